@@ -1,0 +1,251 @@
+'use strict'
+
+const { InspectorBatch, anonymousName } = require('./function-info')
+const { reportInternalError } = require('./internal-errors')
+const {
+  layerMethodNames,
+  shadowSegmentLayer,
+  shadowContainerLayer,
+  shadowRouteLayer,
+  isShadowed,
+  wrapParamCallback,
+  copyFunctionIdentity,
+  kWrapped
+} = require('./wrap-layer')
+
+// Finds every layer of an Express app's router tree and makes it timed: app.use middleware, nested
+// routers, mounted sub-apps, each handler of each route, param callbacks and error handlers. Works from
+// the live objects (req.app), so it needs no preload and does not care about require order. Stacks that
+// grow later are re-walked when a request next enters them.
+
+const kAppState = Symbol('nodebench.app')
+const kRouterState = Symbol('nodebench.router')
+const kRouteState = Symbol('nodebench.route')
+const kSkip = Symbol('nodebench.skip')
+
+function isExpressApp (value) {
+  return typeof value === 'function' && typeof value.handle === 'function' &&
+    typeof value.set === 'function' && typeof value.use === 'function'
+}
+
+function isRouter (value) {
+  return typeof value === 'function' && Array.isArray(value.stack) && typeof value.handle === 'function'
+}
+
+/** Express 4 keeps the router in `app._router`; Express 5 in `app.router` (Express 4's `app.router` throws). */
+function routerOf (app) {
+  if (app._router !== undefined) return app._router
+  try {
+    const router = app.router
+    return isRouter(router) || (router && Array.isArray(router.stack)) ? router : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function rootOf (app) {
+  let root = app
+  const seen = new Set()
+  while (root.parent && isExpressApp(root.parent) && !seen.has(root.parent)) {
+    seen.add(root)
+    root = root.parent
+  }
+  return root
+}
+
+class AppInstrumenter {
+  /**
+   * @param {object} hooks
+   * @param {Function} hooks.selfMiddleware the nodebenchTrace() function itself (not timed)
+   * @param {(app: Function) => void} hooks.onRootApp called once with the root app, to wrap app.handle
+   */
+  constructor ({ selfMiddleware, onRootApp }) {
+    this.selfMiddleware = selfMiddleware
+    this.onRootApp = onRootApp
+  }
+
+  isInstrumented (app) {
+    return app !== undefined && app[kAppState] !== undefined
+  }
+
+  /** Instruments the whole tree that `app` belongs to (from its root down). */
+  instrumentTree (app) {
+    const root = rootOf(app)
+    if (root[kAppState] !== undefined && app[kAppState] !== undefined) return
+    this.withBatch((batch) => {
+      if (root[kAppState] === undefined) {
+        this.instrumentApp(root, batch)
+        this.onRootApp(root)
+      }
+      // An app reached only through a sub-app we could not see into (see discoverFrom).
+      if (app[kAppState] === undefined) this.instrumentApp(app, batch)
+    })
+  }
+
+  withBatch (work) {
+    const batch = new InspectorBatch()
+    try {
+      work(batch)
+    } catch (err) {
+      reportInternalError('instrument app', err)
+    } finally {
+      batch.close()
+    }
+  }
+
+  instrumentApp (app, batch) {
+    const state = { router: undefined }
+    Object.defineProperty(app, kAppState, { value: state, configurable: true })
+    state.refresh = () => {
+      const router = routerOf(app)
+      if (router === undefined) return
+      if (state.router !== router || router.stack.length !== router[kRouterState].knownLength) {
+        state.router = router
+        this.withBatch((b) => this.instrumentRouter(router, b))
+      }
+    }
+    const router = routerOf(app)
+    if (router !== undefined) {
+      state.router = router
+      this.instrumentRouter(router, batch)
+    }
+    return state
+  }
+
+  /** Re-walks the app's router if its stack grew since the last walk (one length check per request). */
+  refreshApp (app) {
+    const state = app[kAppState]
+    if (state !== undefined) state.refresh()
+  }
+
+  instrumentRouter (router, batch) {
+    let state = router[kRouterState]
+    if (state === undefined) {
+      state = { knownLength: -1, handlesPromises: false }
+      Object.defineProperty(router, kRouterState, { value: state, configurable: true })
+      this.watchParams(router)
+    }
+    const stack = router.stack
+    for (let i = 0; i < stack.length; i++) {
+      const layer = stack[i]
+      if (isShadowed(layer) || layer[kSkip]) continue
+      try {
+        this.instrumentLayer(layer, batch)
+      } catch (err) {
+        reportInternalError('instrument layer', err)
+      }
+      const names = layerMethodNames(layer)
+      if (names !== null && names[0] === 'handleRequest') state.handlesPromises = true
+    }
+    state.knownLength = stack.length
+    this.wrapParams(router, state.handlesPromises, batch)
+  }
+
+  instrumentLayer (layer, batch) {
+    const handle = layer.handle
+    if (handle === this.selfMiddleware || typeof handle !== 'function') {
+      layer[kSkip] = true
+      return
+    }
+    if (layer.route) {
+      const route = layer.route
+      this.instrumentRoute(route, batch)
+      shadowRouteLayer(layer, { refresh: () => this.refreshRoute(route) })
+      return
+    }
+    if (isRouter(handle)) {
+      this.instrumentRouter(handle, batch)
+      shadowContainerLayer(layer, this.containerInfo('router', handle, batch), {
+        refresh: () => {
+          if (handle.stack.length !== handle[kRouterState].knownLength) this.withBatch((b) => this.instrumentRouter(handle, b))
+        },
+        discover: null
+      })
+      return
+    }
+    if (handle.name === 'mounted_app') {
+      // Express mounts a sub-app through a closure `function mounted_app () { fn.handle(...) }`.
+      const subApp = batch.closureValue(handle, 'fn')
+      const known = isExpressApp(subApp)
+      if (known && subApp[kAppState] === undefined) this.instrumentApp(subApp, batch)
+      shadowContainerLayer(layer, this.containerInfo('app', handle, batch), {
+        refresh: known ? () => this.refreshApp(subApp) : () => {},
+        // Without the inspector the sub-app shows itself as req.app once inside: instrument it then.
+        discover: known ? null : (req) => this.discoverFrom(req)
+      })
+      return
+    }
+    const kind = handle.length === 4 ? 'error-handler' : 'middleware'
+    shadowSegmentLayer(layer, this.segmentInfo(kind, handle, batch))
+  }
+
+  discoverFrom (req) {
+    const app = req.app
+    if (isExpressApp(app) && app[kAppState] === undefined) this.instrumentTree(app)
+  }
+
+  instrumentRoute (route, batch) {
+    let state = route[kRouteState]
+    if (state === undefined) {
+      state = { knownLength: -1 }
+      Object.defineProperty(route, kRouteState, { value: state, configurable: true })
+    }
+    for (const layer of route.stack) {
+      if (isShadowed(layer) || typeof layer.handle !== 'function') continue
+      const kind = layer.handle.length === 4 ? 'error-handler' : 'handler'
+      shadowSegmentLayer(layer, this.segmentInfo(kind, layer.handle, batch))
+    }
+    state.knownLength = route.stack.length
+  }
+
+  refreshRoute (route) {
+    if (route.stack.length !== route[kRouteState].knownLength) this.withBatch((b) => this.instrumentRoute(route, b))
+  }
+
+  /** `router.param(name, fn)` / `app.param(...)` after instrumentation: wrap the new callbacks at once. */
+  watchParams (router) {
+    const original = router.param
+    if (typeof original !== 'function') return
+    const instrumenter = this
+    const param = function param (name, fn) {
+      const result = original.apply(this, arguments)
+      instrumenter.withBatch((batch) => instrumenter.wrapParams(router, router[kRouterState].handlesPromises, batch))
+      return result
+    }
+    copyFunctionIdentity(original, param)
+    router.param = param
+  }
+
+  wrapParams (router, handlesPromises, batch) {
+    const params = router.params
+    if (params === null || typeof params !== 'object') return
+    for (const name of Object.keys(params)) {
+      const callbacks = params[name]
+      if (!Array.isArray(callbacks)) continue
+      for (let i = 0; i < callbacks.length; i++) {
+        const fn = callbacks[i]
+        if (typeof fn !== 'function' || fn[kWrapped] === true) continue
+        const described = batch.describe(fn)
+        const info = makeInfo('param', name, described)
+        callbacks[i] = wrapParamCallback(fn, info, handlesPromises)
+      }
+    }
+  }
+
+  segmentInfo (kind, fn, batch) {
+    const described = batch.describe(fn)
+    return makeInfo(kind, described.name || anonymousName(described), described)
+  }
+
+  containerInfo (name, fn, batch) {
+    return makeInfo('router', name, batch.describe(fn))
+  }
+}
+
+function makeInfo (kind, name, described) {
+  const file = described.file
+  const line = described.line
+  return Object.freeze({ key: `${kind} ${name} ${file || '?'}:${line || 0}`, name, kind, file, line })
+}
+
+module.exports = { AppInstrumenter, routerOf, rootOf, isExpressApp, isRouter }

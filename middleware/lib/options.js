@@ -1,0 +1,86 @@
+'use strict'
+
+const { codes, NodebenchError, invalidOption, describe } = require('./errors')
+
+const KNOWN_OPTIONS = ['serviceName', 'exporter', 'sampleRatio', 'serverTiming', 'expose', 'maxQueueSize', 'maxOperations']
+
+function isSpanExporter (value) {
+  return value !== null && typeof value === 'object' &&
+    typeof value.export === 'function' && typeof value.shutdown === 'function'
+}
+
+function defaultSampleRatio (env) {
+  const fromEnv = env.OTEL_TRACES_SAMPLER_ARG
+  if (fromEnv === undefined || fromEnv === '') return 1
+  const ratio = Number(fromEnv)
+  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1) {
+    throw invalidOption(codes.NB_ERR_SAMPLE_RATIO, 'sampleRatio (from OTEL_TRACES_SAMPLER_ARG)', fromEnv, 'a number from 0 to 1')
+  }
+  return ratio
+}
+
+/**
+ * Validates the options of nodebenchTrace() once, at construction, and returns a frozen copy the request
+ * path can trust.
+ */
+function normalizeOptions (options, env = process.env) {
+  if (options === undefined) options = {}
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new NodebenchError(codes.NB_ERR_OPTIONS_TYPE,
+      `nodebenchTrace: options must be an object; received ${describe(options)}`)
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.includes(key)) {
+      throw new NodebenchError(codes.NB_ERR_UNKNOWN_OPTION,
+        `nodebenchTrace: unknown option "${key}"; expected one of ${KNOWN_OPTIONS.join(', ')}`)
+    }
+  }
+
+  const serviceName = options.serviceName ?? env.OTEL_SERVICE_NAME ?? defaultServiceName()
+  if (typeof serviceName !== 'string' || serviceName.trim() === '') {
+    throw invalidOption(codes.NB_ERR_SERVICE_NAME, 'serviceName', serviceName, 'a non-empty string')
+  }
+
+  const exporter = options.exporter ?? 'otlp'
+  if (exporter !== 'otlp' && exporter !== 'none' && !isSpanExporter(exporter)) {
+    throw invalidOption(codes.NB_ERR_EXPORTER, 'exporter', exporter,
+      '"otlp", "none" or an OpenTelemetry SpanExporter (an object with export() and shutdown())')
+  }
+
+  const sampleRatio = options.sampleRatio ?? defaultSampleRatio(env)
+  if (typeof sampleRatio !== 'number' || !(sampleRatio >= 0 && sampleRatio <= 1)) {
+    throw invalidOption(codes.NB_ERR_SAMPLE_RATIO, 'sampleRatio', sampleRatio, 'a number from 0 to 1')
+  }
+
+  const serverTiming = options.serverTiming ?? false
+  if (typeof serverTiming !== 'boolean') {
+    throw invalidOption(codes.NB_ERR_SERVER_TIMING, 'serverTiming', serverTiming, 'true or false')
+  }
+
+  let expose = options.expose ?? false
+  if (expose === true) expose = '/__nodebench'
+  if (expose !== false && (typeof expose !== 'string' || !/^\/[^\s?#]*$/.test(expose))) {
+    throw invalidOption(codes.NB_ERR_EXPOSE, 'expose', expose,
+      'false, true, or a path starting with "/" without query or spaces (e.g. "/__nodebench")')
+  }
+
+  const maxQueueSize = options.maxQueueSize ?? 2048
+  if (!Number.isInteger(maxQueueSize) || maxQueueSize < 1) {
+    throw invalidOption(codes.NB_ERR_MAX_QUEUE_SIZE, 'maxQueueSize', maxQueueSize, 'a positive integer (spans)')
+  }
+
+  const maxOperations = options.maxOperations ?? 500
+  if (!Number.isInteger(maxOperations) || maxOperations < 1) {
+    throw invalidOption(codes.NB_ERR_MAX_OPERATIONS, 'maxOperations', maxOperations, 'a positive integer')
+  }
+
+  return Object.freeze({ serviceName, exporter, sampleRatio, serverTiming, expose, maxQueueSize, maxOperations })
+}
+
+function defaultServiceName () {
+  const script = process.argv[1]
+  if (!script) return 'express-app'
+  return require('node:path').basename(script).replace(/\.[cm]?js$/, '') || 'express-app'
+}
+
+module.exports = { normalizeOptions, KNOWN_OPTIONS }

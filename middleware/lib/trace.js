@@ -1,0 +1,149 @@
+'use strict'
+
+const { performance } = require('node:perf_hooks')
+const api = require('@opentelemetry/api')
+const { BreakdownAggregator } = require('@nodebench/breakdown')
+const { normalizeOptions } = require('./options')
+const { RequestRecord, kRecord } = require('./request-record')
+const { AppInstrumenter } = require('./instrument-app')
+const { createSpanPipeline } = require('./span-pipeline')
+const { addServerTiming } = require('./server-timing')
+const { serveBreakdown, pathnameOf } = require('./expose')
+const { copyFunctionIdentity } = require('./wrap-layer')
+const { reportInternalError, internalErrorCount } = require('./internal-errors')
+
+const kSkipRecord = Symbol('nodebench.skipRecord')
+
+/**
+ * Times every layer of the Express app it is mounted in.
+ *
+ * @param {object} [options]
+ * @param {string} [options.serviceName] service name of the spans and the breakdown (default OTEL_SERVICE_NAME, else the script name)
+ * @param {'otlp'|'none'|object} [options.exporter] 'otlp' (default), 'none' (breakdown only) or an OpenTelemetry SpanExporter
+ * @param {number} [options.sampleRatio] fraction of requests exported as spans (default OTEL_TRACES_SAMPLER_ARG, else 1)
+ * @param {boolean} [options.serverTiming] add a Server-Timing header with each segment's duration
+ * @param {string|boolean} [options.expose] serve the breakdown at this path (true: '/__nodebench')
+ * @param {number} [options.maxQueueSize] spans buffered for export before new ones are dropped (default 2048)
+ * @param {number} [options.maxOperations] distinct operations kept in the breakdown (default 500)
+ * @returns {Function} Express middleware with breakdown(), reset(), flush() and shutdown()
+ */
+function nodebenchTrace (options) {
+  const config = normalizeOptions(options)
+  const aggregator = new BreakdownAggregator({ service: config.serviceName, maxOperations: config.maxOperations })
+  const spans = createSpanPipeline(config)
+  const exposePath = config.expose
+  // Features that are off cost nothing on the request path: chosen here, once.
+  const decorateResponse = config.serverTiming ? addServerTiming : null
+
+  function onResponseFinish () {
+    finishRecord(this, false)
+  }
+
+  function onResponseClose () {
+    // 'close' without 'finish': the client went away before the response was sent.
+    finishRecord(this, !this.writableFinished)
+  }
+
+  function finishRecord (res, aborted) {
+    const record = res[kRecord]
+    if (record === undefined || record.done) return
+    try {
+      record.finish(res, aborted)
+      if (record.request[kSkipRecord] === true) return
+      aggregator.recordRequest(record)
+      if (record.sampled) spans.end(record)
+    } catch (err) {
+      reportInternalError('finish request', err)
+    } finally {
+      record.request = null
+    }
+  }
+
+  /** Opens the request's record; returns the context to run the app in (sampled requests) or null. */
+  function beginRequest (req, res) {
+    const record = new RequestRecord(req.method, performance.now())
+    record.request = req
+    req[kRecord] = record
+    res[kRecord] = record
+    res.on('finish', onResponseFinish)
+    res.on('close', onResponseClose)
+    if (decorateResponse !== null) decorateResponse(res)
+    return spans.enabled ? spans.start(record, req) : null
+  }
+
+  const instrumenter = new AppInstrumenter({
+    selfMiddleware: nodebenchTraceMiddleware,
+    onRootApp: (app) => wrapAppHandle(app, instrumenter, beginRequest)
+  })
+
+  function nodebenchTraceMiddleware (req, res, next) {
+    const app = req.app
+    if (app !== undefined && !instrumenter.isInstrumented(app)) {
+      instrumenter.instrumentTree(app)
+      if (spans.enabled) spans.ensureStarted()
+    }
+    if (req[kRecord] === undefined) {
+      // The request that found the app: timed from here on, after nodebench's own set-up (the layers
+      // before this one are not in its record).
+      try {
+        beginRequest(req, res)
+      } catch (err) {
+        reportInternalError('begin request', err)
+      }
+    }
+    if (exposePath !== false && pathnameOf(req) === exposePath) {
+      req[kSkipRecord] = true
+      try {
+        serveBreakdown(req, res, breakdown, reset)
+      } catch (err) {
+        reportInternalError('expose', err)
+        next(err)
+      }
+      return
+    }
+    next()
+  }
+
+  function breakdown () {
+    const snapshot = aggregator.snapshot({ droppedSpans: spans.droppedSpans() })
+    const internalErrors = internalErrorCount()
+    if (internalErrors > 0) snapshot.internalErrors = internalErrors
+    return snapshot
+  }
+
+  function reset () {
+    aggregator.reset()
+  }
+
+  const middleware = nodebenchTraceMiddleware
+  middleware.breakdown = breakdown
+  middleware.reset = reset
+  middleware.flush = () => spans.flush()
+  middleware.shutdown = () => spans.shutdown()
+  middleware.options = config
+  return middleware
+}
+
+/**
+ * Wraps the root app's `handle` (what http.Server calls) so a request is timed from the moment it
+ * enters the app, before any layer runs, and the request span is active while the app handles it.
+ */
+function wrapAppHandle (app, instrumenter, beginRequest) {
+  const original = app.handle
+  const handle = function handle (req, res, callback) {
+    if (req[kRecord] !== undefined) return original.call(this, req, res, callback)
+    let context = null
+    try {
+      instrumenter.refreshApp(app)
+      context = beginRequest(req, res)
+    } catch (err) {
+      reportInternalError('begin request', err)
+    }
+    if (context !== null) return api.context.with(context, original, this, req, res, callback)
+    return original.call(this, req, res, callback)
+  }
+  copyFunctionIdentity(original, handle)
+  app.handle = handle
+}
+
+module.exports = { nodebenchTrace }

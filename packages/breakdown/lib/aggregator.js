@@ -1,0 +1,220 @@
+'use strict'
+
+const hdr = require('hdr-histogram-js')
+
+const SCHEMA_VERSION = 1
+
+// Durations are recorded in whole microseconds: 1 µs .. 1 hour, 3 significant digits.
+// 'packed' buckets keep an idle histogram at a few hundred bytes instead of ~90 kB, which matters
+// because there is one histogram per (operation, segment).
+const HISTOGRAM_OPTIONS = Object.freeze({
+  lowestDiscernibleValue: 1,
+  highestTrackableValue: 3_600_000_000,
+  numberOfSignificantValueDigits: 3,
+  bitBucketSize: 'packed',
+  useWebAssembly: false
+})
+
+const MAX_OPERATIONS_DEFAULT = 500
+
+function newHistogram () {
+  return hdr.build(HISTOGRAM_OPTIONS)
+}
+
+function toMicros (ms) {
+  const micros = Math.round(ms * 1000)
+  if (micros < 1) return 1
+  if (micros > HISTOGRAM_OPTIONS.highestTrackableValue) return HISTOGRAM_OPTIONS.highestTrackableValue
+  return micros
+}
+
+/** Distribution of one duration: exact count, sum and max; percentiles from an hdr histogram. */
+class DurationStats {
+  constructor () {
+    this.count = 0
+    this.totalMs = 0
+    this.maxMs = 0
+    this.histogram = newHistogram()
+  }
+
+  record (ms) {
+    this.count++
+    this.totalMs += ms
+    if (ms > this.maxMs) this.maxMs = ms
+    this.histogram.recordValue(toMicros(ms))
+  }
+
+  percentileMs (p) {
+    if (this.count === 0) return 0
+    return this.histogram.getValueAtPercentile(p) / 1000
+  }
+
+  add (other) {
+    this.count += other.count
+    this.totalMs += other.totalMs
+    if (other.maxMs > this.maxMs) this.maxMs = other.maxMs
+    this.histogram.add(other.histogram)
+  }
+}
+
+/** One segment (a layer) of one operation. */
+class SegmentStats extends DurationStats {
+  constructor (info, firstSeen) {
+    super()
+    this.key = info.key
+    this.name = info.name
+    this.kind = info.kind
+    this.file = info.file
+    this.line = info.line
+    // Sum of the positions in the request's path; the mean orders segments (a request that took
+    // another path, e.g. the first one or an error, does not reorder them).
+    this.positionSum = 0
+    this.firstSeen = firstSeen
+  }
+}
+
+/** One operation: method + route template + response format. */
+class OperationStats {
+  constructor (method, route, format) {
+    this.method = method
+    this.route = route
+    this.format = format
+    this.errors = 0
+    this.aborted = 0
+    this.responseTime = new DurationStats()
+    this.segments = new Map()
+    this.segmentSeq = 0
+  }
+
+  segmentFor (info, position) {
+    let stats = this.segments.get(info.key)
+    if (stats === undefined) {
+      stats = new SegmentStats(info, this.segmentSeq++)
+      this.segments.set(info.key, stats)
+    }
+    stats.positionSum += position
+    return stats
+  }
+}
+
+/**
+ * Folds per-request timings into per-operation statistics, and turns them into breakdown snapshots.
+ * A request is described by a plain object (the middleware's request record, or one rebuilt from spans):
+ *   { method, route, format, responseTimeMs, errored, aborted,
+ *     segmentCount, segmentInfo[i] = { key, name, kind, file, line }, segmentDurationMs(i) }
+ */
+class BreakdownAggregator {
+  constructor ({ service = 'unknown', maxOperations = MAX_OPERATIONS_DEFAULT } = {}) {
+    this.service = service
+    this.maxOperations = maxOperations
+    this.reset()
+  }
+
+  reset () {
+    this.operations = new Map()
+    this.since = new Date().toISOString()
+    this.droppedOperations = 0
+  }
+
+  recordRequest (request) {
+    const operationKey = request.method + ' ' + request.route + ' ' + request.format
+    let operation = this.operations.get(operationKey)
+    if (operation === undefined) {
+      if (this.operations.size >= this.maxOperations) {
+        // Unbounded route cardinality (e.g. regexp routes) must not grow memory without bound.
+        this.droppedOperations++
+        return
+      }
+      operation = new OperationStats(request.method, request.route, request.format)
+      this.operations.set(operationKey, operation)
+    }
+    operation.responseTime.record(request.responseTimeMs)
+    if (request.errored) operation.errors++
+    if (request.aborted) operation.aborted++
+    const infos = request.segmentInfo
+    let position = 0
+    for (let i = 0; i < request.segmentCount; i++) {
+      const info = infos[i]
+      // A router or mounted app contains its layers' segments: its own time is routing (unattributed).
+      if (info.kind === 'router') continue
+      operation.segmentFor(info, position++).record(request.segmentDurationMs(i))
+    }
+  }
+
+  /** The breakdown snapshot (schema 1). `dropped.spans` is filled in by the caller that exports spans. */
+  snapshot ({ pid = process.pid, droppedSpans = 0 } = {}) {
+    const operations = []
+    for (const operation of this.operations.values()) operations.push(operationSnapshot(operation))
+    operations.sort(compareOperations)
+    return {
+      schema: SCHEMA_VERSION,
+      service: this.service,
+      pid,
+      since: this.since,
+      operations,
+      dropped: { spans: droppedSpans, operations: this.droppedOperations }
+    }
+  }
+}
+
+function operationSnapshot (operation) {
+  const responseTime = operation.responseTime
+  const totalMs = responseTime.totalMs
+  const segments = Array.from(operation.segments.values())
+    .sort((a, b) => a.positionSum / a.count - b.positionSum / b.count || a.firstSeen - b.firstSeen)
+  let attributedMs = 0
+  const segmentSnapshots = segments.map((segment, order) => {
+    attributedMs += segment.totalMs
+    return {
+      name: segment.name,
+      kind: segment.kind,
+      order,
+      file: segment.file,
+      line: segment.line,
+      count: segment.count,
+      meanMs: round(segment.totalMs / segment.count),
+      p50Ms: round(segment.percentileMs(50)),
+      p95Ms: round(segment.percentileMs(95)),
+      p99Ms: round(segment.percentileMs(99)),
+      totalMs: round(segment.totalMs),
+      share: totalMs > 0 ? segment.totalMs / totalMs : 0
+    }
+  })
+  return {
+    method: operation.method,
+    route: operation.route,
+    format: operation.format,
+    count: responseTime.count,
+    errors: operation.errors,
+    aborted: operation.aborted,
+    responseTimeMs: {
+      mean: round(totalMs / responseTime.count),
+      p50: round(responseTime.percentileMs(50)),
+      p95: round(responseTime.percentileMs(95)),
+      p99: round(responseTime.percentileMs(99)),
+      max: round(responseTime.maxMs),
+      total: round(totalMs)
+    },
+    unattributedShare: totalMs > 0 ? Math.max(0, totalMs - attributedMs) / totalMs : 0,
+    segments: segmentSnapshots
+  }
+}
+
+function compareOperations (a, b) {
+  return a.route < b.route ? -1 : a.route > b.route ? 1
+    : a.method < b.method ? -1 : a.method > b.method ? 1
+      : a.format < b.format ? -1 : a.format > b.format ? 1 : 0
+}
+
+function round (ms) {
+  return Math.round(ms * 1000) / 1000
+}
+
+module.exports = {
+  SCHEMA_VERSION,
+  BreakdownAggregator,
+  DurationStats,
+  newHistogram,
+  toMicros,
+  round
+}

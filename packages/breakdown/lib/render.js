@@ -1,0 +1,125 @@
+'use strict'
+
+const Table = require('cli-table3')
+
+// Renderers return strings; callers decide where they go (stdout, a file, an HTTP response).
+
+function percent (share) {
+  return (share * 100).toFixed(2) + '%'
+}
+
+function ms (value) {
+  return value.toFixed(3)
+}
+
+function operationTitle (operation) {
+  return `${operation.method} ${operation.route} [${operation.format}]`
+}
+
+function operationSummary (operation) {
+  const rt = operation.responseTimeMs
+  return `${operation.count} requests, ${operation.errors} errors, response time mean ${ms(rt.mean)} ms, ` +
+    `p50 ${ms(rt.p50)}, p95 ${ms(rt.p95)}, p99 ${ms(rt.p99)}, max ${ms(rt.max)}`
+}
+
+/** Rows of one operation: its segments in path order, then `unattributed`. */
+function segmentRows (operation) {
+  const rows = operation.segments.map((segment) => [
+    String(segment.order + 1),
+    segment.name,
+    segment.kind,
+    String(segment.count),
+    ms(segment.meanMs),
+    ms(segment.p50Ms),
+    ms(segment.p95Ms),
+    ms(segment.p99Ms),
+    percent(segment.share)
+  ])
+  rows.push(['', 'unattributed', '', '', '', '', '', '', percent(operation.unattributedShare)])
+  return rows
+}
+
+const HEADER = ['#', 'segment', 'kind', 'count', 'mean ms', 'p50 ms', 'p95 ms', 'p99 ms', 'share']
+
+function emptyMessage (snapshot) {
+  return `nodebench: no requests recorded for ${snapshot.service} since ${snapshot.since}\n`
+}
+
+/** A terminal table per operation. `color: false` gives plain text (files, CI logs). */
+function renderTable (snapshot, { color = false } = {}) {
+  if (snapshot.operations.length === 0) return emptyMessage(snapshot)
+  const style = color ? { head: ['cyan'] } : { head: [], border: [] }
+  let out = ''
+  for (const operation of snapshot.operations) {
+    const table = new Table({ head: HEADER, style, colAligns: ['right', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right'] })
+    for (const row of segmentRows(operation)) table.push(row)
+    out += `${operationTitle(operation)}: ${operationSummary(operation)}\n${table.toString()}\n\n`
+  }
+  return out + droppedLine(snapshot)
+}
+
+function droppedLine (snapshot) {
+  const dropped = snapshot.dropped || {}
+  const parts = []
+  if (dropped.spans) parts.push(`${dropped.spans} spans dropped (exporter queue full or export failed)`)
+  if (dropped.operations) parts.push(`${dropped.operations} requests not counted (operation limit reached)`)
+  return parts.length ? `nodebench: ${parts.join('; ')}\n` : ''
+}
+
+function escapeMarkdown (text) {
+  return String(text).replace(/[|\\`*_<>]/g, (c) => '\\' + c)
+}
+
+function renderMarkdown (snapshot) {
+  if (snapshot.operations.length === 0) return emptyMessage(snapshot)
+  let out = ''
+  for (const operation of snapshot.operations) {
+    out += `### ${escapeMarkdown(operationTitle(operation))}\n\n${operationSummary(operation)}\n\n`
+    out += `| ${HEADER.join(' | ')} |\n|${HEADER.map((_, i) => (i === 1 || i === 2 ? '---' : '---:')).join('|')}|\n`
+    for (const row of segmentRows(operation)) out += `| ${row.map(escapeMarkdown).join(' | ')} |\n`
+    out += '\n'
+  }
+  return out + droppedLine(snapshot)
+}
+
+function escapeHtml (text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
+}
+
+/** A self-contained HTML page with one table per operation. */
+function renderHtml (snapshot) {
+  const sections = snapshot.operations.map((operation) => {
+    const rows = segmentRows(operation).map((row, i) => {
+      const segment = operation.segments[i]
+      const title = segment && segment.file ? ` title="${escapeHtml(segment.file + ':' + segment.line)}"` : ''
+      return `<tr${title}>${row.map((cell, c) => `<td class="c${c}">${escapeHtml(cell)}</td>`).join('')}` +
+        `<td class="bar"><span style="width:${(i < operation.segments.length ? segment.share : operation.unattributedShare) * 100}%"></span></td></tr>`
+    }).join('\n')
+    return `<section><h2>${escapeHtml(operationTitle(operation))}</h2><p>${escapeHtml(operationSummary(operation))}</p>
+<table><thead><tr>${HEADER.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}<th></th></tr></thead><tbody>
+${rows}
+</tbody></table></section>`
+  }).join('\n')
+  const body = sections || `<p>${escapeHtml(emptyMessage(snapshot))}</p>`
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>nodebench breakdown: ${escapeHtml(snapshot.service)}</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2rem;color:#222}
+table{border-collapse:collapse;margin-bottom:1.5rem}
+th,td{padding:.25rem .6rem;border-bottom:1px solid #ddd;text-align:right;font-variant-numeric:tabular-nums}
+td.c1,td.c2,th:nth-child(2),th:nth-child(3){text-align:left}
+td.bar{width:12rem}td.bar span{display:block;height:.8rem;background:#4c78a8}
+</style></head><body>
+<h1>Where the time goes: ${escapeHtml(snapshot.service)}</h1>
+<p>Process ${escapeHtml(snapshot.pid)}, since ${escapeHtml(snapshot.since)}. Share = the segment's time / the operation's response time; <em>unattributed</em> is Express's own routing, gaps between layers and the socket flush.</p>
+${body}
+<p>${escapeHtml(droppedLine(snapshot))}</p>
+</body></html>
+`
+}
+
+function renderJson (snapshot) {
+  return JSON.stringify(snapshot, null, 2) + '\n'
+}
+
+module.exports = { renderTable, renderMarkdown, renderHtml, renderJson }
