@@ -171,9 +171,9 @@ const FUNCTION_KEYWORDS = /\s*(?:async\s*)?(?:function\s*\*?\s*)?$/
  * of the assignment or object key in front of it, e.g. `exp.viewDocument = function` -> `viewDocument`.
  */
 function nameFromSource (lines, lineNumber, columnNumber, file) {
-  let before = lines[lineNumber].slice(0, columnNumber)
+  let before = lines[lineNumber].slice(0, columnNumber).replace(FUNCTION_KEYWORDS, '')
   if (lineNumber > 0 && before.trim() === '') before = lines[lineNumber - 1] + '\n' + before
-  before = before.slice(-300).replace(FUNCTION_KEYWORDS, '')
+  before = before.slice(-300)
   const key = ASSIGNED_KEY.exec(before)
   if (key) return key[2]
   const assigned = ASSIGNED_NAME.exec(before)

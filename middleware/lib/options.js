@@ -9,7 +9,11 @@ function isSpanExporter (value) {
     typeof value.export === 'function' && typeof value.shutdown === 'function'
 }
 
+/** OTEL_TRACES_SAMPLER(_ARG) as a ratio: always_on 1, always_off 0, *traceidratio the ARG, else 1. */
 function defaultSampleRatio (env) {
+  const sampler = (env.OTEL_TRACES_SAMPLER || '').trim().toLowerCase()
+  if (sampler === 'always_off' || sampler === 'parentbased_always_off') return 0
+  if (sampler === 'always_on' || sampler === 'parentbased_always_on') return 1
   const fromEnv = env.OTEL_TRACES_SAMPLER_ARG
   if (fromEnv === undefined || fromEnv === '') return 1
   const ratio = Number(fromEnv)

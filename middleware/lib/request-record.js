@@ -67,12 +67,12 @@ class RequestRecord {
 
   /**
    * Enters a router or mounted app. Express has already set req.baseUrl to include the part of the path
-   * this layer matched; turning the matched values back into `:name` gives the mount's route template.
+   * `layer` matched; turning the matched values back into `:name` gives the mount's route template.
    */
-  enterContainer (info, req, keys) {
+  enterContainer (info, req, layer) {
     const baseUrl = typeof req.baseUrl === 'string' ? req.baseUrl : ''
     const matched = baseUrl.startsWith(this.baseUrl) ? baseUrl.slice(this.baseUrl.length) : baseUrl
-    const template = this.prefix + templateOf(matched, keys, req.params)
+    const template = this.prefix + templateOf(matched, matchedKeys(layer, matched), req.params)
     const index = this.openEntry(info, template)
     this.containers.push(index)
     this.containerBaseUrls.push(baseUrl)
@@ -129,6 +129,17 @@ function safeDecode (segment) {
   } catch {
     return segment
   }
+}
+
+/**
+ * The parameter names `layer` matched. Express 4 and router < 2.3 keep them on the layer; router 2.3 keeps
+ * match results local to the request, so the path the layer consumed is matched again for them.
+ */
+function matchedKeys (layer, matchedPath) {
+  if (layer.keys !== undefined) return layer.keys
+  if (matchedPath === '' || typeof layer.match !== 'function') return undefined
+  const match = layer.match(matchedPath)
+  return match ? match.keys : undefined
 }
 
 /** `/db/nodebench` with keys [database] and params { database: 'nodebench' } -> `/db/:database`. */

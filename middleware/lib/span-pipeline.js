@@ -1,7 +1,7 @@
 'use strict'
 
 const api = require('@opentelemetry/api')
-const { reportInternalError } = require('./internal-errors')
+const { reportInternalError, log } = require('./internal-errors')
 
 const TRACER_NAME = '@nodebench/trace'
 const TRACER_VERSION = require('../package.json').version
@@ -250,30 +250,40 @@ class SpanPipeline {
     return this.dropCounter.count()
   }
 
+  /** Exports what is buffered. Never rejects: spans that could not be delivered are counted as dropped. */
   flush () {
-    if (this.processor !== null) return this.processor.forceFlush()
-    if (this.tracer !== null) {
+    let flushing = Promise.resolve()
+    if (this.processor !== null) {
+      flushing = this.processor.forceFlush()
+    } else if (this.tracer !== null) {
       const provider = api.trace.getTracerProvider()
       const delegate = typeof provider.getDelegate === 'function' ? provider.getDelegate() : provider
-      if (typeof delegate.forceFlush === 'function') return delegate.forceFlush()
+      if (typeof delegate.forceFlush === 'function') flushing = delegate.forceFlush()
     }
-    return Promise.resolve()
+    return flushing.then(noop, (err) => log('flush: spans could not all be exported: %s', err && err.message))
   }
 
+  /** Flushes and stops what nodebench started. Never rejects; always releases the global registrations. */
   async shutdown () {
     if (this.closed) return
     this.closed = true
-    if (this.sdk !== null) {
-      await this.sdk.shutdown()
-      // Leave the process as nodebench found it: no global provider, context manager or propagator.
-      api.trace.disable()
-      api.context.disable()
-      api.propagation.disable()
-    } else if (this.provider !== null) {
-      await this.provider.shutdown()
+    try {
+      if (this.sdk !== null) await this.sdk.shutdown()
+      else if (this.provider !== null) await this.provider.shutdown()
+    } catch (err) {
+      log('shutdown: spans could not all be exported: %s', err && err.message)
+    } finally {
+      if (this.sdk !== null) {
+        // Leave the process as nodebench found it: no global provider, context manager or propagator.
+        api.trace.disable()
+        api.context.disable()
+        api.propagation.disable()
+      }
     }
   }
 }
+
+function noop () {}
 
 function pathOf (url) {
   const query = url.indexOf('?')

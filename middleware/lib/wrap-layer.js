@@ -87,7 +87,7 @@ function containerShadow (original) {
     if (record === undefined || record.done) return original.call(this, req, res, next)
     const container = this[kContainer]
     container.refresh()
-    const index = record.enterContainer(this[kInfo], req, this.keys)
+    const index = record.enterContainer(this[kInfo], req, this)
     const result = original.call(this, req, res, containerNext(record, index, next))
     if (container.discover !== null) container.discover(req)
     return result

@@ -39,6 +39,9 @@ function segmentRows (operation) {
   return rows
 }
 
+// No rule between body rows: one line per segment.
+const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' }
+
 const HEADER = ['#', 'segment', 'kind', 'count', 'mean ms', 'p50 ms', 'p95 ms', 'p99 ms', 'share']
 
 function emptyMessage (snapshot) {
@@ -51,7 +54,7 @@ function renderTable (snapshot, { color = false } = {}) {
   const style = color ? { head: ['cyan'] } : { head: [], border: [] }
   let out = ''
   for (const operation of snapshot.operations) {
-    const table = new Table({ head: HEADER, style, colAligns: ['right', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right'] })
+    const table = new Table({ head: HEADER, style, chars: COMPACT, colAligns: ['right', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right'] })
     for (const row of segmentRows(operation)) table.push(row)
     out += `${operationTitle(operation)}: ${operationSummary(operation)}\n${table.toString()}\n\n`
   }

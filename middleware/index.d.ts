@@ -1,0 +1,64 @@
+import type { BreakdownSnapshot } from '@nodebench/breakdown'
+
+export type { BreakdownSnapshot, OperationSnapshot, SegmentSnapshot, SegmentKind, ResponseFormat } from '@nodebench/breakdown'
+
+/** The shape of an OpenTelemetry SpanExporter (e.g. InMemorySpanExporter, OTLPTraceExporter). */
+export interface SpanExporterLike {
+  export (spans: unknown[], resultCallback: (result: { code: number, error?: Error }) => void): void
+  shutdown (): Promise<void>
+  forceFlush? (): Promise<void>
+}
+
+export interface NodebenchTraceOptions {
+  /** Service name of the spans and the breakdown. Default: OTEL_SERVICE_NAME, else the script's name. */
+  serviceName?: string
+  /**
+   * 'otlp' (default): OTLP/protobuf over HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318),
+   * or through the app's own global TracerProvider when it registered one.
+   * 'none': breakdown only, no spans. Or any OpenTelemetry SpanExporter instance.
+   */
+  exporter?: 'otlp' | 'none' | SpanExporterLike
+  /** Fraction of requests exported as spans, 0..1. Default: from OTEL_TRACES_SAMPLER(_ARG), else 1. The breakdown covers every request. */
+  sampleRatio?: number
+  /** Add a Server-Timing header with each segment's duration. Default false. */
+  serverTiming?: boolean
+  /** Serve the breakdown (JSON, or HTML for browsers) at this path; `true` means '/__nodebench'. DELETE resets it. Default off. */
+  expose?: string | boolean
+  /** Spans buffered for export before new ones are dropped (and counted). Default 2048. */
+  maxQueueSize?: number
+  /** Distinct operations kept in the breakdown; requests of further ones are counted in dropped.operations. Default 500. */
+  maxOperations?: number
+}
+
+/** `app.use(trace)`: an Express middleware with the breakdown attached. */
+export interface NodebenchTrace {
+  (req: any, res: any, next: (err?: unknown) => void): void
+  /** A snapshot of the per-operation time-share breakdown (schema 1). */
+  breakdown (): BreakdownSnapshot
+  /** Clears the aggregates. */
+  reset (): void
+  /** Exports the spans buffered so far. */
+  flush (): Promise<void>
+  /** Flushes and stops what nodebench started (its OpenTelemetry SDK). */
+  shutdown (): Promise<void>
+  /** The validated, frozen options. */
+  readonly options: Readonly<Required<NodebenchTraceOptions>>
+}
+
+export declare function nodebenchTrace (options?: NodebenchTraceOptions): NodebenchTrace
+
+export declare const errorCodes: Readonly<{
+  NB_ERR_OPTIONS_TYPE: 'NB_ERR_OPTIONS_TYPE'
+  NB_ERR_UNKNOWN_OPTION: 'NB_ERR_UNKNOWN_OPTION'
+  NB_ERR_SERVICE_NAME: 'NB_ERR_SERVICE_NAME'
+  NB_ERR_EXPORTER: 'NB_ERR_EXPORTER'
+  NB_ERR_SAMPLE_RATIO: 'NB_ERR_SAMPLE_RATIO'
+  NB_ERR_SERVER_TIMING: 'NB_ERR_SERVER_TIMING'
+  NB_ERR_EXPOSE: 'NB_ERR_EXPOSE'
+  NB_ERR_MAX_QUEUE_SIZE: 'NB_ERR_MAX_QUEUE_SIZE'
+  NB_ERR_MAX_OPERATIONS: 'NB_ERR_MAX_OPERATIONS'
+}>
+
+export declare class NodebenchError extends TypeError {
+  code: keyof typeof errorCodes
+}

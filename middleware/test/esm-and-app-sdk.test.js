@@ -1,0 +1,45 @@
+'use strict'
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const path = require('node:path')
+const { execFile } = require('node:child_process')
+
+function runFixture (name) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [path.join(__dirname, 'fixtures', name)], { timeout: 30_000, env: { ...process.env, OTEL_TRACES_SAMPLER: '' } },
+      (err, stdout, stderr) => {
+        if (err) return reject(new Error(`${name} failed: ${err.message}\n${stderr}`))
+        resolve(JSON.parse(stdout))
+      })
+  })
+}
+
+test('an ESM app using `import express from "express"` is traced', async () => {
+  const snapshot = await runFixture('esm-app.mjs')
+  assert.equal(snapshot.service, 'esm-app')
+  const operation = snapshot.operations.find((o) => o.route === '/items/:id')
+  assert.ok(operation, JSON.stringify(snapshot.operations.map((o) => o.route)))
+  assert.equal(operation.format, 'json')
+  assert.equal(operation.count, 4)
+  assert.deepEqual(operation.segments.map((s) => [s.name, s.kind]), [
+    ['jsonParser', 'middleware'], ['id', 'param'], ['viewItem', 'handler']
+  ])
+  assert.match(operation.segments[2].file, /esm-app\.mjs$/)
+})
+
+test('an app with its own NodeSDK + instrumentation-http: its provider is used and the HTTP span is the parent', async () => {
+  const { spans, breakdown } = await runFixture('otel-sdk-app.js')
+  const httpSpans = spans.filter((s) => s.scope === '@opentelemetry/instrumentation-http' && s.kind === 1)
+  assert.equal(httpSpans.length, 2)
+  const ours = spans.filter((s) => s.scope === '@nodebench/trace')
+  assert.equal(ours.length, 4, 'loadUser and showUser for each of two requests')
+  for (const span of ours) {
+    const parent = httpSpans.find((h) => h.spanId === span.parentSpanId)
+    assert.ok(parent, `${span.name} is a child of an HTTP server span`)
+    assert.equal(parent.traceId, span.traceId)
+    assert.equal(parent.attributes['http.route'], '/users/:id')
+  }
+  assert.deepEqual(ours.slice(0, 2).map((s) => s.name), ['handler - loadUser', 'handler - showUser'])
+  assert.equal(breakdown.operations[0].route, '/users/:id')
+})

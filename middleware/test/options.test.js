@@ -1,0 +1,73 @@
+'use strict'
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const { nodebenchTrace, errorCodes, NodebenchError } = require('..')
+const { normalizeOptions, KNOWN_OPTIONS } = require('../lib/options')
+
+// Every coded error, the input that triggers it, and what its message must say.
+const INVALID = [
+  [42, 'NB_ERR_OPTIONS_TYPE', /options must be an object; received 42/],
+  [[], 'NB_ERR_OPTIONS_TYPE', /options must be an object; received \[\]/],
+  [{ samplerate: 1 }, 'NB_ERR_UNKNOWN_OPTION', /unknown option "samplerate"; expected one of serviceName, exporter, sampleRatio/],
+  [{ serviceName: '' }, 'NB_ERR_SERVICE_NAME', /option "serviceName" must be a non-empty string; received ''/],
+  [{ serviceName: 7 }, 'NB_ERR_SERVICE_NAME', /received 7/],
+  [{ exporter: 'jaeger' }, 'NB_ERR_EXPORTER', /option "exporter" must be "otlp", "none" or an OpenTelemetry SpanExporter .*; received 'jaeger'/],
+  [{ exporter: { export () {} } }, 'NB_ERR_EXPORTER', /received \{ export: \[Function: export\] \}/],
+  [{ sampleRatio: 1.5 }, 'NB_ERR_SAMPLE_RATIO', /option "sampleRatio" must be a number from 0 to 1; received 1\.5/],
+  [{ sampleRatio: '0.1' }, 'NB_ERR_SAMPLE_RATIO', /received '0\.1'/],
+  [{ sampleRatio: NaN }, 'NB_ERR_SAMPLE_RATIO', /received NaN/],
+  [{ serverTiming: 'yes' }, 'NB_ERR_SERVER_TIMING', /option "serverTiming" must be true or false; received 'yes'/],
+  [{ expose: 'metrics' }, 'NB_ERR_EXPOSE', /option "expose" must be false, true, or a path starting with "\/".*; received 'metrics'/],
+  [{ expose: '/a?b' }, 'NB_ERR_EXPOSE', /received '\/a\?b'/],
+  [{ maxQueueSize: 0 }, 'NB_ERR_MAX_QUEUE_SIZE', /option "maxQueueSize" must be a positive integer \(spans\); received 0/],
+  [{ maxOperations: 2.5 }, 'NB_ERR_MAX_OPERATIONS', /option "maxOperations" must be a positive integer; received 2\.5/]
+]
+
+for (const [options, code, message] of INVALID) {
+  test(`nodebenchTrace(${JSON.stringify(options)}) throws ${code}`, () => {
+    assert.throws(() => nodebenchTrace(options), (err) => {
+      assert.ok(err instanceof NodebenchError)
+      assert.ok(err instanceof TypeError)
+      assert.equal(err.code, code)
+      assert.equal(errorCodes[code], code)
+      assert.match(err.message, message)
+      return true
+    })
+  })
+}
+
+test('every error code is pinned by a test above', () => {
+  const tested = new Set(INVALID.map(([, code]) => code))
+  assert.deepEqual([...tested].sort(), Object.keys(errorCodes).sort())
+})
+
+test('defaults: otlp exporter, ratio 1, features off, frozen', () => {
+  const options = normalizeOptions(undefined, {})
+  assert.equal(options.exporter, 'otlp')
+  assert.equal(options.sampleRatio, 1)
+  assert.equal(options.serverTiming, false)
+  assert.equal(options.expose, false)
+  assert.equal(options.maxQueueSize, 2048)
+  assert.ok(Object.isFrozen(options))
+  assert.deepEqual(Object.keys(options).sort(), [...KNOWN_OPTIONS].sort())
+})
+
+test('expose: true means /__nodebench', () => {
+  assert.equal(normalizeOptions({ expose: true }, {}).expose, '/__nodebench')
+})
+
+test('OTEL_SERVICE_NAME and OTEL_TRACES_SAMPLER(_ARG) give the defaults', () => {
+  assert.equal(normalizeOptions({}, { OTEL_SERVICE_NAME: 'mongo-admin' }).serviceName, 'mongo-admin')
+  assert.equal(normalizeOptions({}, { OTEL_TRACES_SAMPLER_ARG: '0.25' }).sampleRatio, 0.25)
+  assert.equal(normalizeOptions({}, { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' }).sampleRatio, 0.1)
+  assert.equal(normalizeOptions({}, { OTEL_TRACES_SAMPLER: 'always_off', OTEL_TRACES_SAMPLER_ARG: '0.5' }).sampleRatio, 0)
+  assert.equal(normalizeOptions({ sampleRatio: 0.3 }, { OTEL_TRACES_SAMPLER_ARG: '0.9' }).sampleRatio, 0.3)
+  assert.throws(() => normalizeOptions({}, { OTEL_TRACES_SAMPLER_ARG: 'lots' }),
+    { code: 'NB_ERR_SAMPLE_RATIO', message: /OTEL_TRACES_SAMPLER_ARG.*received 'lots'/ })
+})
+
+test('an exporter instance is accepted as it is', () => {
+  const exporter = { export () {}, shutdown () { return Promise.resolve() } }
+  assert.equal(normalizeOptions({ exporter }, {}).exporter, exporter)
+})

@@ -1,0 +1,153 @@
+'use strict'
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const http = require('node:http')
+const express = require('express5')
+const { InMemorySpanExporter } = require('@opentelemetry/sdk-trace')
+const { nodebenchTrace } = require('..')
+const { BreakdownAggregator } = require('@nodebench/breakdown')
+const { listen, closedPort, withEnv } = require('./helpers')
+
+function smallApp (trace) {
+  const app = express()
+  app.use(trace)
+  app.use(function tag (req, res, next) { res.set('x-tag', '1'); next() })
+  app.get('/items/:id', function showItem (req, res) { res.json({ id: req.params.id }) })
+  return app
+}
+
+async function requestMany (base, count, concurrency = 10) {
+  const statuses = []
+  let next = 0
+  async function worker () {
+    while (next < count) {
+      next++
+      const response = await fetch(`${base}/items/${next}`)
+      await response.text()
+      statuses.push(response.status)
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  return statuses
+}
+
+test('collector down: every request succeeds, the queue stays bounded, lost spans are counted', async () => {
+  const port = await closedPort()
+  await withEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: '20' }, async () => {
+    const trace = nodebenchTrace({ serviceName: 'down', maxQueueSize: 32 })
+    const { base, close } = await listen(smallApp(trace))
+    try {
+      const statuses = await requestMany(base, 200)
+      assert.deepEqual(new Set(statuses), new Set([200]))
+      await trace.flush().catch(() => {})
+      const snapshot = trace.breakdown()
+      assert.equal(snapshot.operations[0].count, 200)
+      // 3 spans per request (request, tag, showItem): none can have been delivered.
+      assert.ok(snapshot.dropped.spans > 0, `dropped ${snapshot.dropped.spans}`)
+      assert.ok(snapshot.dropped.spans <= 600)
+    } finally {
+      await close()
+      await trace.shutdown()
+    }
+  })
+})
+
+test('collector hanging: requests are not held up by the export', async () => {
+  const sockets = new Set()
+  const hanging = http.createServer(() => {}) // accepts, never answers
+  hanging.on('connection', (socket) => sockets.add(socket))
+  await new Promise((resolve) => hanging.listen(0, '127.0.0.1', resolve))
+  await withEnv({
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${hanging.address().port}`,
+    OTEL_BSP_SCHEDULE_DELAY: '20',
+    OTEL_EXPORTER_OTLP_TIMEOUT: '500',
+    OTEL_BSP_EXPORT_TIMEOUT: '500'
+  }, async () => {
+    const trace = nodebenchTrace({ serviceName: 'hanging', maxQueueSize: 16 })
+    const { base, close } = await listen(smallApp(trace))
+    try {
+      const started = Date.now()
+      const statuses = await requestMany(base, 150)
+      // A liveness bound, not a speed claim: with the export awaited on the request path, 150 requests
+      // behind a 500 ms timeout would take minutes.
+      assert.ok(Date.now() - started < 20_000)
+      assert.deepEqual(new Set(statuses), new Set([200]))
+      assert.ok(trace.breakdown().dropped.spans > 0)
+    } finally {
+      await close()
+      await trace.shutdown()
+      for (const socket of sockets) socket.destroy()
+      hanging.close()
+    }
+  })
+})
+
+test('a throwing exporter never reaches the app', async () => {
+  const exporter = {
+    export () { throw new Error('exporter bug') },
+    shutdown () { return Promise.resolve() }
+  }
+  const trace = nodebenchTrace({ exporter })
+  const { base, close } = await listen(smallApp(trace))
+  try {
+    const statuses = await requestMany(base, 20)
+    assert.deepEqual(new Set(statuses), new Set([200]))
+    await trace.flush()
+    assert.equal(trace.breakdown().dropped.spans, 60)
+  } finally {
+    await close()
+    await trace.shutdown()
+  }
+})
+
+test('a failure inside nodebench while finishing a request never reaches the app', async (t) => {
+  const original = BreakdownAggregator.prototype.recordRequest
+  BreakdownAggregator.prototype.recordRequest = function () { throw new Error('aggregator bug') }
+  t.after(() => { BreakdownAggregator.prototype.recordRequest = original })
+  const trace = nodebenchTrace({ exporter: 'none' })
+  const { base, close } = await listen(smallApp(trace))
+  try {
+    const response = await fetch(`${base}/items/1`)
+    assert.equal(response.status, 200)
+    assert.deepEqual(await response.json(), { id: '1' })
+    const again = await fetch(`${base}/items/2`)
+    assert.equal(again.status, 200)
+    assert.ok(trace.breakdown().internalErrors >= 2)
+  } finally {
+    await close()
+    await trace.shutdown()
+  }
+})
+
+test("exporter 'none': breakdown only, no OpenTelemetry provider is registered", async () => {
+  const api = require('@opentelemetry/api')
+  const trace = nodebenchTrace({ exporter: 'none' })
+  const { base, close } = await listen(smallApp(trace))
+  try {
+    await requestMany(base, 5)
+    assert.equal(trace.breakdown().operations[0].count, 5)
+    assert.equal(api.trace.getTracerProvider().getDelegate(), new api.ProxyTracerProvider().getDelegate())
+  } finally {
+    await close()
+    await trace.shutdown()
+  }
+})
+
+test('shutdown flushes the spans and unregisters the SDK nodebench started', async () => {
+  const api = require('@opentelemetry/api')
+  // InMemorySpanExporter forgets its spans on shutdown; keep what reached it.
+  const exported = []
+  const exporter = new InMemorySpanExporter()
+  const originalExport = exporter.export.bind(exporter)
+  exporter.export = (spans, done) => { exported.push(...spans); originalExport(spans, done) }
+  const trace = nodebenchTrace({ exporter })
+  const { base, close } = await listen(smallApp(trace))
+  await requestMany(base, 3, 1)
+  await close()
+  assert.notEqual(api.trace.getTracerProvider().getDelegate(), new api.ProxyTracerProvider().getDelegate())
+  await trace.shutdown()
+  assert.equal(api.trace.getTracerProvider().getDelegate(), new api.ProxyTracerProvider().getDelegate())
+  // Every request was traced; the first is timed from the nodebenchTrace layer on.
+  assert.equal(exported.filter((s) => s.kind === api.SpanKind.SERVER).length, 3)
+})

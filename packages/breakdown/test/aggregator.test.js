@@ -1,0 +1,102 @@
+'use strict'
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const { BreakdownAggregator, SCHEMA_VERSION } = require('..')
+
+const info = (name, kind = 'middleware') => ({ key: `${kind} ${name} app.js:1`, name, kind, file: '/app/app.js', line: 1 })
+const LOGGER = info('logger')
+const DATABASE = info('database', 'param')
+const VIEW = info('viewDocument', 'handler')
+const ROUTER = info('router', 'router')
+
+/** A request as the middleware's record describes it: entries with their durations. */
+function request (route, responseTimeMs, entries, extra = {}) {
+  return {
+    method: 'GET',
+    route,
+    format: 'json',
+    responseTimeMs,
+    errored: false,
+    aborted: false,
+    segmentCount: entries.length,
+    segmentInfo: entries.map(([segment]) => segment),
+    segmentDurationMs: (i) => entries[i][1],
+    ...extra
+  }
+}
+
+test('shares are each segment\'s total time over the total response time, and sum to 1 with unattributed', () => {
+  const aggregator = new BreakdownAggregator({ service: 'svc' })
+  aggregator.recordRequest(request('/db/:database', 10, [[LOGGER, 1], [DATABASE, 4], [VIEW, 4]]))
+  aggregator.recordRequest(request('/db/:database', 30, [[LOGGER, 1], [DATABASE, 20], [VIEW, 8]]))
+  const snapshot = aggregator.snapshot({ pid: 7, droppedSpans: 3 })
+  assert.equal(snapshot.schema, SCHEMA_VERSION)
+  assert.equal(snapshot.service, 'svc')
+  assert.equal(snapshot.pid, 7)
+  assert.deepEqual(snapshot.dropped, { spans: 3, operations: 0 })
+  const [operation] = snapshot.operations
+  assert.equal(operation.count, 2)
+  assert.equal(operation.responseTimeMs.mean, 20)
+  assert.equal(operation.responseTimeMs.max, 30)
+  assert.deepEqual(operation.segments.map((s) => [s.name, s.order, s.count, s.share]), [
+    ['logger', 0, 2, 2 / 40], ['database', 1, 2, 24 / 40], ['viewDocument', 2, 2, 12 / 40]
+  ])
+  assert.equal(operation.unattributedShare, 2 / 40)
+  const total = operation.segments.reduce((sum, s) => sum + s.share, operation.unattributedShare)
+  assert.ok(Math.abs(total - 1) < 1e-12)
+})
+
+test('percentiles come from the histogram, within its 3 significant digits', () => {
+  const aggregator = new BreakdownAggregator()
+  for (let ms = 1; ms <= 100; ms++) aggregator.recordRequest(request('/x', ms, [[VIEW, ms / 2]]))
+  const [operation] = aggregator.snapshot().operations
+  assert.ok(Math.abs(operation.responseTimeMs.p50 - 50) <= 0.05)
+  assert.ok(Math.abs(operation.responseTimeMs.p95 - 95) <= 0.1)
+  assert.ok(Math.abs(operation.responseTimeMs.p99 - 99) <= 0.1)
+  assert.ok(Math.abs(operation.segments[0].p50Ms - 25) <= 0.05)
+  assert.equal(operation.segments[0].meanMs, 25.25)
+})
+
+test('routers are containers: their time is not a segment', () => {
+  const aggregator = new BreakdownAggregator()
+  aggregator.recordRequest(request('/db/:database', 10, [[LOGGER, 1], [ROUTER, 8], [DATABASE, 3], [VIEW, 4]]))
+  const [operation] = aggregator.snapshot().operations
+  assert.deepEqual(operation.segments.map((s) => s.name), ['logger', 'database', 'viewDocument'])
+  assert.equal(operation.unattributedShare, 2 / 10)
+})
+
+test('segments are ordered by their mean position, so a partial first request does not reorder them', () => {
+  const aggregator = new BreakdownAggregator()
+  aggregator.recordRequest(request('/x', 5, [[DATABASE, 1], [VIEW, 1]]))
+  for (let i = 0; i < 3; i++) aggregator.recordRequest(request('/x', 5, [[LOGGER, 1], [DATABASE, 1], [VIEW, 1]]))
+  assert.deepEqual(aggregator.snapshot().operations[0].segments.map((s) => s.name), ['logger', 'database', 'viewDocument'])
+})
+
+test('operations are keyed by method, route and format; errors and aborts are counted', () => {
+  const aggregator = new BreakdownAggregator()
+  aggregator.recordRequest(request('/x', 1, [], { format: 'html' }))
+  aggregator.recordRequest(request('/x', 1, [], { format: 'json', errored: true }))
+  aggregator.recordRequest(request('/x', 1, [], { method: 'POST', aborted: true }))
+  const operations = aggregator.snapshot().operations
+  assert.deepEqual(operations.map((o) => `${o.method} ${o.format} ${o.errors} ${o.aborted}`), ['GET html 0 0', 'GET json 1 0', 'POST json 0 1'])
+})
+
+test('the number of operations is bounded; what does not fit is counted', () => {
+  const aggregator = new BreakdownAggregator({ maxOperations: 2 })
+  for (let i = 0; i < 5; i++) aggregator.recordRequest(request(`/x/${i}`, 1, []))
+  const snapshot = aggregator.snapshot()
+  assert.equal(snapshot.operations.length, 2)
+  assert.equal(snapshot.dropped.operations, 3)
+})
+
+test('reset clears the aggregates and restarts `since`', async () => {
+  const aggregator = new BreakdownAggregator()
+  aggregator.recordRequest(request('/x', 1, []))
+  const before = aggregator.snapshot().since
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  aggregator.reset()
+  const after = aggregator.snapshot()
+  assert.deepEqual(after.operations, [])
+  assert.ok(after.since > before)
+})
