@@ -28,6 +28,12 @@ export interface NodebenchTraceOptions {
   maxQueueSize?: number
   /** Distinct operations kept in the breakdown; requests of further ones are counted in dropped.operations. Default 500. */
   maxOperations?: number
+  /**
+   * Make the request span the active OpenTelemetry context while the app handles a sampled request, so spans
+   * the app creates itself become its children. Default false: it switches on AsyncLocalStorage propagation
+   * for the whole process, which every request then pays. (With instrumentation-http, its span is active anyway.)
+   */
+  activeContext?: boolean
 }
 
 /** `app.use(trace)`: an Express middleware with the breakdown attached. */
@@ -57,6 +63,7 @@ export declare const errorCodes: Readonly<{
   NB_ERR_EXPOSE: 'NB_ERR_EXPOSE'
   NB_ERR_MAX_QUEUE_SIZE: 'NB_ERR_MAX_QUEUE_SIZE'
   NB_ERR_MAX_OPERATIONS: 'NB_ERR_MAX_OPERATIONS'
+  NB_ERR_ACTIVE_CONTEXT: 'NB_ERR_ACTIVE_CONTEXT'
 }>
 
 export declare class NodebenchError extends TypeError {

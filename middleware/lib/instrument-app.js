@@ -7,6 +7,7 @@ const {
   shadowSegmentLayer,
   shadowContainerLayer,
   shadowRouteLayer,
+  markUntimedLayer,
   isShadowed,
   wrapParamCallback,
   copyFunctionIdentity,
@@ -21,7 +22,6 @@ const {
 const kAppState = Symbol('nodebench.app')
 const kRouterState = Symbol('nodebench.router')
 const kRouteState = Symbol('nodebench.route')
-const kSkip = Symbol('nodebench.skip')
 
 function isExpressApp (value) {
   return typeof value === 'function' && typeof value.handle === 'function' &&
@@ -96,11 +96,16 @@ class AppInstrumenter {
   instrumentApp (app, batch) {
     const state = { router: undefined }
     Object.defineProperty(app, kAppState, { value: state, configurable: true })
+    // Runs on every request for the root app: one length comparison once the router is known.
     state.refresh = () => {
-      const router = routerOf(app)
-      if (router === undefined) return
-      if (state.router !== router || router.stack.length !== router[kRouterState].knownLength) {
+      let router = state.router
+      if (router === undefined) {
+        router = routerOf(app)
+        if (router === undefined) return
         state.router = router
+      }
+      const known = router[kRouterState]
+      if (known === undefined || router.stack.length !== known.knownLength) {
         this.withBatch((b) => this.instrumentRouter(router, b))
       }
     }
@@ -128,7 +133,7 @@ class AppInstrumenter {
     const stack = router.stack
     for (let i = 0; i < stack.length; i++) {
       const layer = stack[i]
-      if (isShadowed(layer) || layer[kSkip]) continue
+      if (isShadowed(layer)) continue
       try {
         this.instrumentLayer(layer, batch)
       } catch (err) {
@@ -144,7 +149,7 @@ class AppInstrumenter {
   instrumentLayer (layer, batch) {
     const handle = layer.handle
     if (handle === this.selfMiddleware || typeof handle !== 'function') {
-      layer[kSkip] = true
+      markUntimedLayer(layer)
       return
     }
     if (layer.route) {

@@ -2,7 +2,7 @@
 
 const { codes, NodebenchError, invalidOption, describe } = require('./errors')
 
-const KNOWN_OPTIONS = ['serviceName', 'exporter', 'sampleRatio', 'serverTiming', 'expose', 'maxQueueSize', 'maxOperations']
+const KNOWN_OPTIONS = ['serviceName', 'exporter', 'sampleRatio', 'serverTiming', 'expose', 'maxQueueSize', 'maxOperations', 'activeContext']
 
 function isSpanExporter (value) {
   return value !== null && typeof value === 'object' &&
@@ -78,7 +78,12 @@ function normalizeOptions (options, env = process.env) {
     throw invalidOption(codes.NB_ERR_MAX_OPERATIONS, 'maxOperations', maxOperations, 'a positive integer')
   }
 
-  return Object.freeze({ serviceName, exporter, sampleRatio, serverTiming, expose, maxQueueSize, maxOperations })
+  const activeContext = options.activeContext ?? false
+  if (typeof activeContext !== 'boolean') {
+    throw invalidOption(codes.NB_ERR_ACTIVE_CONTEXT, 'activeContext', activeContext, 'true or false')
+  }
+
+  return Object.freeze({ serviceName, exporter, sampleRatio, serverTiming, expose, maxQueueSize, maxOperations, activeContext })
 }
 
 function defaultServiceName () {

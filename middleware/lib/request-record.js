@@ -4,13 +4,25 @@ const { performance } = require('node:perf_hooks')
 
 const kRecord = Symbol('nodebench.record')
 
+// Entries are stored flat, four slots each: [info, startMs, endMs, parentIndex]. One array per request
+// instead of one object (or six parallel arrays) per layer: measured as the cheapest layout on the
+// request path, where every allocation is paid by every request.
+const STRIDE = 4
+const INFO = 0
+const START = 1
+const END = 2
+const PARENT = 3
+
+const kTemplates = Symbol('nodebench.templates')
+const TEMPLATE_CACHE_SIZE = 64
+
 /**
  * Everything nodebench keeps about one request: when it entered the app, and one entry per layer
  * invocation (a segment) or per router/sub-app it passed through (a container, whose time overlaps its
- * children and therefore is not a segment of the breakdown). Entries are stored in parallel arrays so a
- * request allocates a handful of arrays, not an object per layer.
+ * children and therefore is not a segment of the breakdown).
  *
- * It is also the request description BreakdownAggregator.recordRequest() reads.
+ * It is also the request description BreakdownAggregator.recordRequest() reads
+ * (segmentCount, segmentInfo(i), segmentDurationMs(i)).
  */
 class RequestRecord {
   constructor (method, startMs) {
@@ -25,44 +37,70 @@ class RequestRecord {
     this.route = null
     this.prefix = ''
     this.baseUrl = ''
-    // One entry per segment or container, in the order they were entered.
     this.segmentCount = 0
-    this.segmentInfo = []
-    this.entryStart = []
-    this.entryEnd = []
-    this.entryParent = []
-    this.entryError = []
-    this.entryTemplate = []
-    // Open containers (indexes into the entries) and their base URLs, innermost last.
-    this.containers = []
-    this.containerBaseUrls = []
+    this.entries = []
+    // Rare: created on first use.
+    this.errors = null // entry index -> error
+    this.templates = null // entry index -> mount template (containers)
+    this.containers = null // open containers, innermost last: entry indexes
+    this.containerBaseUrls = null
     // Tracing state, set only for sampled requests.
     this.sampled = false
+    this.traceId = null
+    this.spanId = null
+    this.remoteParent = null
     this.span = null
     this.parentSpan = null
     // The request, until the record is finished (to know whether it is counted).
     this.request = null
   }
 
-  openEntry (info, template) {
+  openEntry (info) {
     const index = this.segmentCount++
-    this.segmentInfo.push(info)
-    this.entryStart.push(performance.now())
-    this.entryEnd.push(-1)
-    this.entryParent.push(this.containers.length ? this.containers[this.containers.length - 1] : -1)
-    this.entryError.push(null)
-    this.entryTemplate.push(template)
+    const containers = this.containers
+    this.entries.push(info, performance.now(), -1, containers === null || containers.length === 0 ? -1 : containers[containers.length - 1])
     return index
   }
 
   /** Ends a segment at next(err) / throw / rejection. A second call (a layer calling next twice) is ignored. */
   closeEntry (index, err) {
-    if (this.done || this.entryEnd[index] !== -1) return
-    this.entryEnd[index] = performance.now()
+    const at = index * STRIDE + END
+    if (this.done || this.entries[at] !== -1) return
+    this.entries[at] = performance.now()
     if (err && err !== 'route' && err !== 'router') {
-      this.entryError[index] = err
+      if (this.errors === null) this.errors = []
+      this.errors[index] = err
       this.errored = true
     }
+  }
+
+  segmentInfo (index) {
+    return this.entries[index * STRIDE + INFO]
+  }
+
+  entryStart (index) {
+    return this.entries[index * STRIDE + START]
+  }
+
+  /** -1 while the entry is open. */
+  entryEnd (index) {
+    return this.entries[index * STRIDE + END]
+  }
+
+  entryParent (index) {
+    return this.entries[index * STRIDE + PARENT]
+  }
+
+  entryError (index) {
+    return this.errors === null || this.errors[index] === undefined ? null : this.errors[index]
+  }
+
+  entryTemplate (index) {
+    return this.templates === null || this.templates[index] === undefined ? null : this.templates[index]
+  }
+
+  segmentDurationMs (index) {
+    return this.entries[index * STRIDE + END] - this.entries[index * STRIDE + START]
   }
 
   /**
@@ -72,8 +110,14 @@ class RequestRecord {
   enterContainer (info, req, layer) {
     const baseUrl = typeof req.baseUrl === 'string' ? req.baseUrl : ''
     const matched = baseUrl.startsWith(this.baseUrl) ? baseUrl.slice(this.baseUrl.length) : baseUrl
-    const template = this.prefix + templateOf(matched, matchedKeys(layer, matched), req.params)
-    const index = this.openEntry(info, template)
+    const template = this.prefix + mountTemplate(layer, matched, req.params)
+    const index = this.openEntry(info)
+    if (this.containers === null) {
+      this.containers = []
+      this.containerBaseUrls = []
+      this.templates = []
+    }
+    this.templates[index] = template
     this.containers.push(index)
     this.containerBaseUrls.push(baseUrl)
     this.prefix = template
@@ -88,7 +132,7 @@ class RequestRecord {
     if (at === -1) return
     this.containers.length = at
     this.containerBaseUrls.length = at
-    this.prefix = at > 0 ? this.entryTemplate[this.containers[at - 1]] : ''
+    this.prefix = at > 0 ? this.templates[this.containers[at - 1]] : ''
     this.baseUrl = at > 0 ? this.containerBaseUrls[at - 1] : ''
   }
 
@@ -98,8 +142,9 @@ class RequestRecord {
     this.endMs = endMs
     this.done = true
     this.aborted = aborted
-    for (let i = 0; i < this.segmentCount; i++) {
-      if (this.entryEnd[i] === -1) this.entryEnd[i] = endMs
+    const entries = this.entries
+    for (let at = END; at < entries.length; at += STRIDE) {
+      if (entries[at] === -1) entries[at] = endMs
     }
     this.statusCode = res.statusCode
     if (this.statusCode >= 500) this.errored = true
@@ -110,10 +155,26 @@ class RequestRecord {
   get responseTimeMs () {
     return this.endMs - this.startMs
   }
+}
 
-  segmentDurationMs (index) {
-    return this.entryEnd[index] - this.entryStart[index]
+/**
+ * The template of the path a router/app layer matched, cached per layer and matched path (a mount path
+ * usually matches the same few values), so a request entering a router does not split and re-match it.
+ */
+function mountTemplate (layer, matched, params) {
+  if (matched === '') return ''
+  let cache = layer[kTemplates]
+  if (cache === undefined) {
+    cache = new Map()
+    layer[kTemplates] = cache
   }
+  let template = cache.get(matched)
+  if (template === undefined) {
+    template = templateOf(matched, matchedKeys(layer, matched), params)
+    if (cache.size >= TEMPLATE_CACHE_SIZE) cache.clear()
+    cache.set(matched, template)
+  }
+  return template
 }
 
 function formatOf (contentType) {

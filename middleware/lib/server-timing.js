@@ -20,10 +20,10 @@ function quoted (text) {
 function serverTimingHeader (record, nowMs) {
   const parts = []
   for (let i = 0; i < record.segmentCount; i++) {
-    const info = record.segmentInfo[i]
+    const info = record.segmentInfo(i)
     if (info.kind === 'router') continue
-    const end = record.entryEnd[i] === -1 ? nowMs : record.entryEnd[i]
-    parts.push(`${metricName(info.name)};dur=${(end - record.entryStart[i]).toFixed(3)};desc=${quoted(info.name)}`)
+    const end = record.entryEnd(i) === -1 ? nowMs : record.entryEnd(i)
+    parts.push(`${metricName(info.name)};dur=${(end - record.entryStart(i)).toFixed(3)};desc=${quoted(info.name)}`)
   }
   parts.push(`total;dur=${(nowMs - record.startMs).toFixed(3)};desc="nodebench: until headers"`)
   return parts.join(', ')

@@ -25,6 +25,9 @@ const kSkipRecord = Symbol('nodebench.skipRecord')
  * @param {string|boolean} [options.expose] serve the breakdown at this path (true: '/__nodebench')
  * @param {number} [options.maxQueueSize] spans buffered for export before new ones are dropped (default 2048)
  * @param {number} [options.maxOperations] distinct operations kept in the breakdown (default 500)
+ * @param {boolean} [options.activeContext] make the request span the active OpenTelemetry context while the app
+ *   handles a sampled request, so spans the app creates become its children (default false: it switches on
+ *   AsyncLocalStorage propagation for the whole process)
  * @returns {Function} Express middleware with breakdown(), reset(), flush() and shutdown()
  */
 function nodebenchTrace (options) {
@@ -51,7 +54,7 @@ function nodebenchTrace (options) {
       record.finish(res, aborted)
       if (record.request[kSkipRecord] === true) return
       aggregator.recordRequest(record)
-      if (record.sampled) spans.end(record)
+      if (record.sampled) spans.end(record, record.request)
     } catch (err) {
       reportInternalError('finish request', err)
     } finally {

@@ -5,6 +5,7 @@ const assert = require('node:assert/strict')
 const express = require('express5')
 const { nodebenchTrace } = require('..')
 const { serverTimingHeader, metricName } = require('../lib/server-timing')
+const { RequestRecord } = require('../lib/request-record')
 const { listen } = require('./helpers')
 
 function appWith (trace) {
@@ -100,12 +101,8 @@ test('serverTiming is off by default', async () => {
 
 test('Server-Timing metric names are tokens; the readable name is the description', () => {
   assert.equal(metricName('<anonymous> routes/db.js:12'), 'anonymous_routes_db.js_12')
-  const record = {
-    segmentCount: 2,
-    segmentInfo: [{ name: 'say "hi"', kind: 'middleware' }, { name: 'router', kind: 'router' }],
-    entryStart: [1, 1],
-    entryEnd: [3.5, -1],
-    startMs: 0
-  }
+  const record = new RequestRecord('GET', 0)
+  record.entries.push({ name: 'say "hi"', kind: 'middleware' }, 1, 3.5, -1, { name: 'router', kind: 'router' }, 1, -1, -1)
+  record.segmentCount = 2
   assert.equal(serverTimingHeader(record, 4), 'say_hi;dur=2.500;desc="say \\"hi\\"", total;dur=4.000;desc="nodebench: until headers"')
 })

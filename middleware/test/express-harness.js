@@ -12,23 +12,15 @@ const { EventEmitter, once } = require('node:events')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { InMemorySpanExporter } = require('@opentelemetry/sdk-trace')
 const { nodebenchTrace } = require('..')
+const { listen } = require('./helpers')
 
 const EXPRESS_VERSIONS = [['express 4', require('express4')], ['express 5', require('express5')]]
 const NODE_MODULES = `${path.sep}node_modules${path.sep}`
 const WARM_UP_PATH = '/warm-up'
 
-/** Starts `app` on a free loopback port; `close()` also ends kept-alive client connections. */
-async function startApp (app) {
-  const server = http.createServer(app)
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  return {
-    base: `http://127.0.0.1:${server.address().port}`,
-    close () {
-      server.closeAllConnections()
-      return new Promise((resolve) => server.close(resolve))
-    }
-  }
+/** Starts `app` on a free loopback port: `{ base, close }`; `close()` also ends kept-alive connections. */
+function startApp (app) {
+  return listen(app)
 }
 
 /** A nodebench instance exporting to memory, shut down (global OTel provider released) after test `t`. */

@@ -21,7 +21,8 @@ const INVALID = [
   [{ expose: 'metrics' }, 'NB_ERR_EXPOSE', /option "expose" must be false, true, or a path starting with "\/".*; received 'metrics'/],
   [{ expose: '/a?b' }, 'NB_ERR_EXPOSE', /received '\/a\?b'/],
   [{ maxQueueSize: 0 }, 'NB_ERR_MAX_QUEUE_SIZE', /option "maxQueueSize" must be a positive integer \(spans\); received 0/],
-  [{ maxOperations: 2.5 }, 'NB_ERR_MAX_OPERATIONS', /option "maxOperations" must be a positive integer; received 2\.5/]
+  [{ maxOperations: 2.5 }, 'NB_ERR_MAX_OPERATIONS', /option "maxOperations" must be a positive integer; received 2\.5/],
+  [{ activeContext: 1 }, 'NB_ERR_ACTIVE_CONTEXT', /option "activeContext" must be true or false; received 1/]
 ]
 
 for (const [options, code, message] of INVALID) {
@@ -49,6 +50,7 @@ test('defaults: otlp exporter, ratio 1, features off, frozen', () => {
   assert.equal(options.serverTiming, false)
   assert.equal(options.expose, false)
   assert.equal(options.maxQueueSize, 2048)
+  assert.equal(options.activeContext, false)
   assert.ok(Object.isFrozen(options))
   assert.deepEqual(Object.keys(options).sort(), [...KNOWN_OPTIONS].sort())
 })

@@ -51,7 +51,7 @@ export interface RequestTiming {
   errored: boolean
   aborted: boolean
   segmentCount: number
-  segmentInfo: SegmentInfo[]
+  segmentInfo (index: number): SegmentInfo
   segmentDurationMs (index: number): number
 }
 

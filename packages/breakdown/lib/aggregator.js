@@ -4,14 +4,14 @@ const hdr = require('hdr-histogram-js')
 
 const SCHEMA_VERSION = 1
 
-// Durations are recorded in whole microseconds: 1 µs .. 1 hour, 3 significant digits.
-// 'packed' buckets keep an idle histogram at a few hundred bytes instead of ~90 kB, which matters
-// because there is one histogram per (operation, segment).
+// Durations are recorded in whole microseconds: 1 µs .. 1 hour, 2 significant digits (percentiles within
+// 1%). Plain 32-bit buckets: recordValue runs on every request for every segment, and measured ~110 ns
+// against ~550 ns for 'packed' buckets; the price is 14 kB per histogram (3 digits would be 95 kB).
 const HISTOGRAM_OPTIONS = Object.freeze({
   lowestDiscernibleValue: 1,
   highestTrackableValue: 3_600_000_000,
-  numberOfSignificantValueDigits: 3,
-  bitBucketSize: 'packed',
+  numberOfSignificantValueDigits: 2,
+  bitBucketSize: 32,
   useWebAssembly: false
 })
 
@@ -101,7 +101,7 @@ class OperationStats {
  * Folds per-request timings into per-operation statistics, and turns them into breakdown snapshots.
  * A request is described by a plain object (the middleware's request record, or one rebuilt from spans):
  *   { method, route, format, responseTimeMs, errored, aborted,
- *     segmentCount, segmentInfo[i] = { key, name, kind, file, line }, segmentDurationMs(i) }
+ *     segmentCount, segmentInfo(i) -> { key, name, kind, file, line }, segmentDurationMs(i) }
  */
 class BreakdownAggregator {
   constructor ({ service = 'unknown', maxOperations = MAX_OPERATIONS_DEFAULT } = {}) {
@@ -111,30 +111,47 @@ class BreakdownAggregator {
   }
 
   reset () {
-    this.operations = new Map()
+    // route -> method -> format -> OperationStats: looked up without building a key string per request.
+    this.byRoute = new Map()
+    this.operations = []
     this.since = new Date().toISOString()
     this.droppedOperations = 0
   }
 
-  recordRequest (request) {
-    const operationKey = request.method + ' ' + request.route + ' ' + request.format
-    let operation = this.operations.get(operationKey)
+  operationFor (method, route, format) {
+    let byMethod = this.byRoute.get(route)
+    if (byMethod === undefined) {
+      byMethod = new Map()
+      this.byRoute.set(route, byMethod)
+    }
+    let byFormat = byMethod.get(method)
+    if (byFormat === undefined) {
+      byFormat = new Map()
+      byMethod.set(method, byFormat)
+    }
+    let operation = byFormat.get(format)
     if (operation === undefined) {
-      if (this.operations.size >= this.maxOperations) {
-        // Unbounded route cardinality (e.g. regexp routes) must not grow memory without bound.
-        this.droppedOperations++
-        return
-      }
-      operation = new OperationStats(request.method, request.route, request.format)
-      this.operations.set(operationKey, operation)
+      // Unbounded route cardinality (e.g. regexp routes) must not grow memory without bound.
+      if (this.operations.length >= this.maxOperations) return undefined
+      operation = new OperationStats(method, route, format)
+      byFormat.set(format, operation)
+      this.operations.push(operation)
+    }
+    return operation
+  }
+
+  recordRequest (request) {
+    const operation = this.operationFor(request.method, request.route, request.format)
+    if (operation === undefined) {
+      this.droppedOperations++
+      return
     }
     operation.responseTime.record(request.responseTimeMs)
     if (request.errored) operation.errors++
     if (request.aborted) operation.aborted++
-    const infos = request.segmentInfo
     let position = 0
     for (let i = 0; i < request.segmentCount; i++) {
-      const info = infos[i]
+      const info = request.segmentInfo(i)
       // A router or mounted app contains its layers' segments: its own time is routing (unattributed).
       if (info.kind === 'router') continue
       operation.segmentFor(info, position++).record(request.segmentDurationMs(i))
@@ -144,7 +161,7 @@ class BreakdownAggregator {
   /** The breakdown snapshot (schema 1). `dropped.spans` is filled in by the caller that exports spans. */
   snapshot ({ pid = process.pid, droppedSpans = 0 } = {}) {
     const operations = []
-    for (const operation of this.operations.values()) operations.push(operationSnapshot(operation))
+    for (const operation of this.operations) operations.push(operationSnapshot(operation))
     operations.sort(compareOperations)
     return {
       schema: SCHEMA_VERSION,

@@ -12,7 +12,7 @@ function sampleSnapshot () {
   ]
   aggregator.recordRequest({
     method: 'GET', route: '/db/:database/:collection/:document', format: 'html', responseTimeMs: 10,
-    errored: false, aborted: false, segmentCount: 2, segmentInfo: segments, segmentDurationMs: (i) => [6, 3][i]
+    errored: false, aborted: false, segmentCount: 2, segmentInfo: (i) => segments[i], segmentDurationMs: (i) => [6, 3][i]
   })
   return aggregator.snapshot({ droppedSpans: 4 })
 }

@@ -1,0 +1,205 @@
+'use strict'
+
+// The app the overhead benchmark loads: Express 5, ten small middleware and one JSON route, in one of four
+// variants. Run by overhead.js as a child process, one per measured run, so every variant starts from a
+// fresh process with the same heap and JIT state:
+//
+//   node benchmarks/app.js --variant bare|nodebench-0.1|nodebench-1|otel-official [--port 0]
+//
+// Prints `listening on http://127.0.0.1:<port>` when ready. On SIGTERM it stops accepting requests, flushes
+// the spans still queued for export (bounded), prints `stopped <json>` and exits 0.
+
+const { parseArgs } = require('node:util')
+
+// The default run: the issue's four variants, plus nodebench's breakdown alone (exporter 'none').
+const DEFAULT_VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebench-0.1', 'nodebench-1', 'otel-official'])
+// Opt-in (--variants): what merely having an OpenTelemetry SDK loaded and registered costs the bare app.
+const VARIANTS = Object.freeze([...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider'])
+const FLUSH_TIMEOUT_MS = 3000
+
+function parseArguments (argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      variant: { type: 'string' },
+      port: { type: 'string', default: '0' }
+    },
+    strict: true
+  })
+  if (!VARIANTS.includes(values.variant)) {
+    throw new TypeError(`--variant must be one of ${VARIANTS.join(', ')}; received ${JSON.stringify(values.variant)}`)
+  }
+  const port = Number(values.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new TypeError(`--port must be an integer from 0 to 65535; received ${JSON.stringify(values.port)}`)
+  }
+  return { variant: values.variant, port }
+}
+
+/**
+ * Express 5, required by its own name: the official instrumentation recognises Express by the package
+ * directory it is loaded from (`node_modules/express/`), so the npm alias `express5` would run uninstrumented.
+ */
+function requireExpress5 () {
+  const express = require('express')
+  const { version } = require('express/package.json')
+  if (!version.startsWith('5.')) throw new Error(`the benchmark needs Express 5 as \`express\`; found express@${version}`)
+  return express
+}
+
+/**
+ * The official way (opentelemetry.io "Getting started" for Node.js): a NodeSDK with the HTTP and Express
+ * instrumentations, started before the app requires `http` or `express`. Same exporter (OTLP/protobuf over
+ * HTTP to OTEL_EXPORTER_OTLP_ENDPOINT) and same BatchSpanProcessor defaults as nodebench's 'otlp' exporter,
+ * so the export costs the same; every request sampled.
+ */
+function startOfficialSdk () {
+  const { NodeSDK } = require('@opentelemetry/sdk-node')
+  const { AlwaysOnSampler } = require('@opentelemetry/sdk-trace')
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto')
+  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http')
+  const { ExpressInstrumentation } = require('@opentelemetry/instrumentation-express')
+  const sdk = new NodeSDK({
+    serviceName: 'overhead-bench',
+    traceExporter: new OTLPTraceExporter(),
+    sampler: new AlwaysOnSampler(),
+    instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation()],
+    metricReaders: [],
+    logRecordProcessors: []
+  })
+  sdk.start()
+  return sdk
+}
+
+// Requests the app handled, reported on exit (the runner compares it with what autocannon counted).
+let requestCount = 0
+
+/** Ten small middleware: each sets something on the request or response, or does a tiny computation. */
+function addMiddleware (app) {
+  app.use(function countRequests (req, res, next) {
+    requestCount++
+    next()
+  })
+  app.use(function assignRequestId (req, res, next) {
+    req.requestId = requestCount.toString(36)
+    next()
+  })
+  app.use(function setRequestIdHeader (req, res, next) {
+    res.setHeader('X-Request-Id', req.requestId)
+    next()
+  })
+  app.use(function markStart (req, res, next) {
+    req.receivedAt = Date.now()
+    next()
+  })
+  app.use(function negotiateJson (req, res, next) {
+    const accept = req.headers.accept
+    req.wantsJson = accept === undefined || accept.includes('json') || accept.includes('*/*')
+    next()
+  })
+  app.use(function detectLocale (req, res, next) {
+    const language = req.headers['accept-language']
+    req.locale = typeof language === 'string' && language.length >= 2 ? language.slice(0, 2) : 'en'
+    next()
+  })
+  app.use(function hashPath (req, res, next) {
+    let hash = 0
+    for (let i = 0; i < req.url.length; i++) hash = (hash * 31 + req.url.charCodeAt(i)) | 0
+    req.pathHash = hash >>> 0
+    next()
+  })
+  app.use(function loadUser (req, res, next) {
+    res.locals.user = { id: 7, role: 'reader' }
+    next()
+  })
+  app.use(function setCacheControl (req, res, next) {
+    res.setHeader('Cache-Control', 'private, max-age=0')
+    next()
+  })
+  app.use(function setServiceHeader (req, res, next) {
+    res.setHeader('X-Service', 'overhead-bench')
+    next()
+  })
+}
+
+function createApp (express, tracing) {
+  const app = express()
+  if (tracing !== null) app.use(tracing)
+  addMiddleware(app)
+  app.get('/api/items/:id', function getItem (req, res) {
+    const id = Number(req.params.id)
+    res.json({
+      id,
+      name: `item ${id}`,
+      price: (id % 100) + 0.99,
+      tags: ['small', 'json'],
+      owner: res.locals.user.id,
+      locale: req.locale,
+      requestId: req.requestId
+    })
+  })
+  return app
+}
+
+/** The bare app with an OpenTelemetry SDK loaded and registered that records nothing. */
+function startIdleSdk (variant) {
+  const { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } = require('@opentelemetry/sdk-trace')
+  const processor = new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() })
+  if (variant === 'bare-nodesdk') {
+    const { NodeSDK } = require('@opentelemetry/sdk-node')
+    new NodeSDK({ spanProcessors: [processor], instrumentations: [], metricReaders: [], logRecordProcessors: [] }).start()
+    return
+  }
+  const api = require('@opentelemetry/api')
+  const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks')
+  api.trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [processor] }))
+  api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+  require('@opentelemetry/exporter-trace-otlp-proto')
+}
+
+function main () {
+  const { variant, port } = parseArguments(process.argv.slice(2))
+  // The official SDK must be started before `http` and `express` are required; nodebench need not be.
+  const sdk = variant === 'otel-official' ? startOfficialSdk() : null
+  if (variant === 'bare-nodesdk' || variant === 'bare-tracerprovider') startIdleSdk(variant)
+  const http = require('node:http')
+  const express = requireExpress5()
+  let tracing = null
+  if (variant.startsWith('nodebench-')) {
+    const { nodebenchTrace } = require('@nodebench/trace')
+    tracing = variant === 'nodebench-breakdown'
+      ? nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'none' })
+      : nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'otlp', sampleRatio: variant === 'nodebench-1' ? 1 : 0.1 })
+  }
+  const server = http.createServer(createApp(express, tracing))
+
+  server.listen(port, '127.0.0.1', () => {
+    process.stdout.write(`listening on http://127.0.0.1:${server.address().port}\n`)
+  })
+
+  let stopping = false
+  process.on('SIGTERM', () => {
+    if (stopping) return
+    stopping = true
+    server.close()
+    server.closeAllConnections()
+    const flushed = sdk !== null ? sdk.shutdown() : tracing !== null ? tracing.shutdown() : Promise.resolve()
+    // An exporter that cannot reach its endpoint (--sink none) retries; the runner does not wait for it.
+    const timeout = new Promise((resolve) => setTimeout(resolve, FLUSH_TIMEOUT_MS, 'timeout').unref())
+    Promise.race([flushed.then(() => 'flushed'), timeout]).then((flush) => {
+      const stats = { flush, requestsServed: requestCount }
+      if (tracing !== null) stats.droppedSpans = tracing.breakdown().dropped.spans
+      process.stdout.write(`stopped ${JSON.stringify(stats)}\n`)
+      process.exit(0)
+    }, (err) => {
+      process.stderr.write(`flush failed: ${err && err.stack ? err.stack : err}\n`)
+      process.exit(1)
+    })
+  })
+}
+
+if (require.main === module) {
+  main()
+}
+
+module.exports = { VARIANTS, DEFAULT_VARIANTS, parseArguments, createApp }

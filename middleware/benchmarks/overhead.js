@@ -1,0 +1,444 @@
+#!/usr/bin/env node
+'use strict'
+
+// What does nodebench cost an Express app, and how does it compare with the official OpenTelemetry
+// instrumentation? Runs benchmarks/app.js in four variants, interleaved (A B C D, A B C D, ...) so a drift of
+// the machine hits every variant alike, drives each with autocannon and prints requests/s, p50/p99 latency,
+// the ratio to the bare app measured in the same run, the app's CPU time per request and how many of its
+// spans reached the OTLP sink.
+//
+//   node benchmarks/overhead.js [--rounds 3] [--duration 10] [--connections 50] [--warmup 2]
+//                               [--sink otlp|none] [--variants a,b] [--cpu-prof-dir dir] [--json]
+//
+// Progress goes to stderr, so `--json` leaves stdout to the results. Exits 0 whether or not the targets
+// are met (it is a report); non-zero when a run fails (an app that does not start, non-2xx responses,
+// autocannon errors).
+
+const { spawn, execFileSync } = require('node:child_process')
+const fs = require('node:fs')
+const net = require('node:net')
+const os = require('node:os')
+const path = require('node:path')
+const { parseArgs } = require('node:util')
+const autocannon = require('autocannon')
+const Table = require('cli-table3')
+const { VARIANTS, DEFAULT_VARIANTS } = require('./app')
+
+const APP_SCRIPT = path.join(__dirname, 'app.js')
+const SINK_SCRIPT = path.join(__dirname, 'otlp-sink.js')
+const ROUTE_PATH = '/api/items/42'
+const START_TIMEOUT_MS = 20000
+const STOP_GRACE_MS = 5000
+const LISTENING_LINE = /^listening on (http:\/\/\S+)$/
+const STOPPED_LINE = /^stopped (\{.*\})$/
+
+const TARGETS = Object.freeze([
+  Object.freeze({ label: 'sampleRatio 0.1 vs bare', variant: 'nodebench-0.1', baseline: 'bare', min: 0.95 }),
+  Object.freeze({ label: 'sampleRatio 1 vs official instrumentation', variant: 'nodebench-1', baseline: 'otel-official', min: 2 })
+])
+
+const USAGE = `Usage: node benchmarks/overhead.js [options]
+
+  --rounds <n>          interleaved rounds of all variants (default 3)
+  --duration <s>        measured seconds per run (default 10)
+  --warmup <s>          unmeasured autocannon seconds before each run (default 2)
+  --connections <n>     autocannon connections (default 50)
+  --sink <otlp|none>    'otlp': a local OTLP/HTTP sink receives the spans; 'none': a closed port (default otlp)
+  --variants <list>     comma-separated subset of ${VARIANTS.join(', ')} (default ${DEFAULT_VARIANTS.join(',')})
+  --cpu-prof-dir <dir>  run each app with --cpu-prof and write its profile to <dir>
+  --json                print the results as JSON on stdout
+  -h, --help            show this help`
+
+function positiveInteger (name, value) {
+  const number = Number(value)
+  if (!Number.isInteger(number) || number < 1) {
+    throw new TypeError(`--${name} must be a positive integer; received ${JSON.stringify(value)}`)
+  }
+  return number
+}
+
+/** Turns argv into validated options; throws a TypeError that names the bad argument. */
+function parseArguments (argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      rounds: { type: 'string', default: '3' },
+      duration: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '2' },
+      connections: { type: 'string', default: '50' },
+      sink: { type: 'string', default: 'otlp' },
+      variants: { type: 'string', default: DEFAULT_VARIANTS.join(',') },
+      'cpu-prof-dir': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false }
+    },
+    strict: true
+  })
+  if (values.sink !== 'otlp' && values.sink !== 'none') {
+    throw new TypeError(`--sink must be "otlp" or "none"; received ${JSON.stringify(values.sink)}`)
+  }
+  const variants = values.variants.split(',').map((name) => name.trim()).filter((name) => name !== '')
+  for (const variant of variants) {
+    if (!VARIANTS.includes(variant)) {
+      throw new TypeError(`--variants: unknown variant ${JSON.stringify(variant)}; expected some of ${VARIANTS.join(', ')}`)
+    }
+  }
+  if (variants.length === 0) throw new TypeError('--variants must name at least one variant')
+  return {
+    rounds: positiveInteger('rounds', values.rounds),
+    durationSeconds: positiveInteger('duration', values.duration),
+    warmupSeconds: Number(values.warmup) === 0 ? 0 : positiveInteger('warmup', values.warmup),
+    connections: positiveInteger('connections', values.connections),
+    sink: values.sink,
+    variants,
+    cpuProfDir: values['cpu-prof-dir'] === undefined ? null : path.resolve(values['cpu-prof-dir']),
+    json: values.json,
+    help: values.help
+  }
+}
+
+/**
+ * Spawns a node script and resolves `listening` with the URL it prints on its `listening on <url>` line.
+ * `exited` resolves with { code, signal } once the process is gone.
+ */
+function spawnServer (script, args, { env, execArgv = [], name, log }) {
+  const child = spawn(process.execPath, [...execArgv, script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const handle = { child, name, stopped: null, exitStatus: null }
+  // 'close', not 'exit': by then stdout is drained, so the `stopped` line has been read.
+  handle.exited = new Promise((resolve) => {
+    child.once('close', (code, signal) => {
+      handle.exitStatus = { code, signal }
+      resolve(handle.exitStatus)
+    })
+    // A process that could not be spawned may never emit 'close'.
+    child.once('error', () => {
+      if (handle.exitStatus !== null) return
+      handle.exitStatus = { code: null, signal: null }
+      resolve(handle.exitStatus)
+    })
+  })
+  handle.listening = new Promise((resolve, reject) => {
+    let buffered = ''
+    const timer = setTimeout(() => reject(new Error(`${name} did not print "listening on" within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS)
+    child.once('error', (err) => {
+      clearTimeout(timer)
+      reject(new Error(`${name} could not be started: ${err.message}`))
+    })
+    child.stdout.setEncoding('utf8')
+    child.stdout.on('data', (chunk) => {
+      buffered += chunk
+      let newline
+      while ((newline = buffered.indexOf('\n')) !== -1) {
+        const line = buffered.slice(0, newline).trim()
+        buffered = buffered.slice(newline + 1)
+        const listening = LISTENING_LINE.exec(line)
+        if (listening !== null) {
+          clearTimeout(timer)
+          resolve(listening[1])
+        }
+        const stopped = STOPPED_LINE.exec(line)
+        if (stopped !== null) handle.stopped = JSON.parse(stopped[1])
+      }
+    })
+    handle.exited.then(({ code, signal }) => {
+      clearTimeout(timer)
+      reject(new Error(`${name} exited (code ${code}, signal ${signal}) before it was listening`))
+    })
+  })
+  // Attach a handler now: a child that dies early must not surface as an unhandled rejection.
+  handle.listening.catch(() => {})
+  child.stderr.setEncoding('utf8')
+  child.stderr.on('data', (chunk) => {
+    for (const line of chunk.split('\n')) if (line.trim() !== '') log(`  [${name}] ${line}`)
+  })
+  return handle
+}
+
+/** SIGTERM, then SIGKILL after STOP_GRACE_MS; resolves with the exit status and whether it had to be killed. */
+async function stopServer (handle, log) {
+  if (handle.exitStatus !== null) return { ...handle.exitStatus, killed: false }
+  handle.child.kill('SIGTERM')
+  let timer
+  const graceOver = new Promise((resolve) => { timer = setTimeout(resolve, STOP_GRACE_MS, 'timeout') })
+  const outcome = await Promise.race([handle.exited, graceOver])
+  clearTimeout(timer)
+  if (outcome !== 'timeout') return { ...outcome, killed: false }
+  log(`  ${handle.name} did not exit ${STOP_GRACE_MS} ms after SIGTERM: SIGKILL`)
+  handle.child.kill('SIGKILL')
+  return { ...(await handle.exited), killed: true }
+}
+
+let clockTicks = null
+
+/** Clock ticks per second of /proc/<pid>/stat times (USER_HZ), asked once. */
+function clockTicksPerSecond () {
+  if (clockTicks === null) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100
+    } catch {
+      clockTicks = 100
+    }
+  }
+  return clockTicks
+}
+
+/**
+ * CPU seconds (user + system, all threads) a process has used, from /proc (Linux); null elsewhere.
+ * Requests/s depends on what else the machine is running; the app's CPU time per request much less so.
+ */
+function processCpuSeconds (pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    // After "pid (comm) ", field 3 (state) is index 0: utime (field 14) and stime (field 15) are 11 and 12.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond()
+  } catch {
+    return null
+  }
+}
+
+/** A URL nothing listens on: the port of a server that was just closed ("OTLP to nowhere"). */
+function closedPortUrl () {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(`http://127.0.0.1:${port}`))
+    })
+  })
+}
+
+async function sinkStats (sinkUrl) {
+  const response = await fetch(`${sinkUrl}/stats`)
+  if (!response.ok) throw new Error(`OTLP sink /stats answered ${response.status}`)
+  return response.json()
+}
+
+/** The app's environment: the caller's, without OTEL_* settings that would change what is measured. */
+function appEnvironment (endpoint) {
+  const env = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!key.startsWith('OTEL_')) env[key] = value
+  }
+  env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint
+  return env
+}
+
+async function loadTest (url, connections, durationSeconds) {
+  const result = await autocannon({ url: url + ROUTE_PATH, connections, duration: durationSeconds })
+  const problems = []
+  if (result.errors > 0) problems.push(`${result.errors} errors`)
+  if (result.timeouts > 0) problems.push(`${result.timeouts} timeouts`)
+  if (result.non2xx > 0) problems.push(`${result.non2xx} non-2xx responses`)
+  if (result.requests.total === 0) problems.push('no response')
+  if (problems.length > 0) throw new Error(`autocannon against ${url}: ${problems.join(', ')}`)
+  return result
+}
+
+/** One measured run of one variant in a fresh app process. */
+async function measureRun (variant, round, options, context) {
+  const { log, endpoint, sinkUrl } = context
+  const execArgv = options.cpuProfDir === null
+    ? []
+    : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${variant}-round${round}.cpuprofile`]
+  const sinkBefore = sinkUrl !== null ? await sinkStats(sinkUrl) : null
+  const app = spawnServer(APP_SCRIPT, ['--variant', variant, '--port', '0'], {
+    env: appEnvironment(endpoint),
+    execArgv,
+    name: `app ${variant}`,
+    log
+  })
+  let result
+  let cpuMicrosPerRequest
+  let stop
+  try {
+    const url = await app.listening
+    if (options.warmupSeconds > 0) await loadTest(url, options.connections, options.warmupSeconds)
+    const cpuBefore = processCpuSeconds(app.child.pid)
+    result = await loadTest(url, options.connections, options.durationSeconds)
+    const cpuAfter = processCpuSeconds(app.child.pid)
+    cpuMicrosPerRequest = cpuBefore !== null && cpuAfter !== null ? (cpuAfter - cpuBefore) * 1e6 / result.requests.total : null
+  } finally {
+    stop = await stopServer(app, log)
+  }
+  if (stop.code !== 0 && !stop.killed) throw new Error(`app ${variant} exited with code ${stop.code} (signal ${stop.signal})`)
+  const sinkAfter = sinkUrl !== null ? await sinkStats(sinkUrl) : null
+  return {
+    variant,
+    round,
+    requestsPerSec: result.requests.average,
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    totalRequests: result.requests.total,
+    cpuMicrosPerRequest,
+    otlpExports: sinkBefore !== null ? sinkAfter.requests - sinkBefore.requests : null,
+    otlpBytes: sinkBefore !== null ? sinkAfter.bytes - sinkBefore.bytes : null,
+    spansExported: sinkBefore !== null ? sinkAfter.spans - sinkBefore.spans : null,
+    otlpUndecodable: sinkBefore !== null ? sinkAfter.undecodable - sinkBefore.undecodable : null,
+    requestsServed: app.stopped !== null ? app.stopped.requestsServed : null,
+    droppedSpans: app.stopped !== null && app.stopped.droppedSpans !== undefined ? app.stopped.droppedSpans : null,
+    flush: app.stopped !== null ? app.stopped.flush : (stop.killed ? 'killed' : null)
+  }
+}
+
+/** Spans the sink received per request the app served (warm-up included; both are counted over its whole life). */
+function spansPerRequest (run) {
+  if (run.spansExported === null || !run.requestsServed) return null
+  return run.spansExported / run.requestsServed
+}
+
+function median (values) {
+  const sorted = values.filter((value) => value !== null).sort((a, b) => a - b)
+  if (sorted.length === 0) return null
+  const middle = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/** Per variant: medians over the rounds, and the ratio of its median requests/s to bare's. */
+function summarize (runs, variants) {
+  const byVariant = {}
+  for (const variant of variants) {
+    const own = runs.filter((run) => run.variant === variant)
+    byVariant[variant] = {
+      variant,
+      rounds: own.length,
+      requestsPerSec: median(own.map((run) => run.requestsPerSec)),
+      latencyP50Ms: median(own.map((run) => run.latencyP50Ms)),
+      latencyP99Ms: median(own.map((run) => run.latencyP99Ms)),
+      cpuMicrosPerRequest: median(own.map((run) => run.cpuMicrosPerRequest)),
+      otlpBytesPerRun: median(own.map((run) => run.otlpBytes)),
+      spansExportedPerRequest: median(own.map((run) => spansPerRequest(run))),
+      requestsPerSecByRound: own.map((run) => run.requestsPerSec),
+      ratioToBare: null
+    }
+  }
+  const bare = byVariant.bare
+  if (bare !== undefined) {
+    for (const variant of variants) byVariant[variant].ratioToBare = byVariant[variant].requestsPerSec / bare.requestsPerSec
+  }
+  const targets = TARGETS.map((target) => {
+    const measured = byVariant[target.variant]
+    const baseline = byVariant[target.baseline]
+    if (measured === undefined || baseline === undefined) return { ...target, ratio: null, pass: null }
+    const ratio = measured.requestsPerSec / baseline.requestsPerSec
+    return { ...target, ratio, pass: ratio >= target.min }
+  })
+  return { variants: variants.map((variant) => byVariant[variant]), targets }
+}
+
+function formatNumber (value, digits) {
+  return value === null ? 'n/a' : value.toFixed(digits)
+}
+
+function renderTable (summary) {
+  const table = new Table({
+    head: ['variant', 'req/s', 'p50 ms', 'p99 ms', 'ratio to bare', 'app CPU µs/req', 'spans exported/req', 'OTLP MB/run'],
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    style: { head: [], border: [] }
+  })
+  for (const row of summary.variants) {
+    table.push([
+      row.variant,
+      formatNumber(row.requestsPerSec, 0),
+      formatNumber(row.latencyP50Ms, 1),
+      formatNumber(row.latencyP99Ms, 1),
+      formatNumber(row.ratioToBare, 3),
+      formatNumber(row.cpuMicrosPerRequest, 0),
+      row.spansExportedPerRequest === null ? '-' : row.spansExportedPerRequest.toFixed(2),
+      row.otlpBytesPerRun === null ? '-' : (row.otlpBytesPerRun / 1e6).toFixed(1)
+    ])
+  }
+  return table.toString()
+}
+
+function renderTargets (summary) {
+  return summary.targets.map((target) => {
+    if (target.ratio === null) return `${target.label}: not measured (needs ${target.variant} and ${target.baseline})`
+    return `${target.label}: ${target.ratio.toFixed(2)} (target >= ${target.min}) ${target.pass ? 'PASS' : 'FAIL'}`
+  }).join('\n')
+}
+
+function environment () {
+  const cpus = os.cpus()
+  return {
+    node: process.version,
+    cpu: cpus.length > 0 ? cpus[0].model : 'unknown',
+    cores: cpus.length,
+    platform: `${os.platform()} ${os.release()}`,
+    // Whatever else runs on the machine competes with the app and autocannon for the same cores.
+    loadAverage1m: os.loadavg()[0],
+    date: new Date().toISOString()
+  }
+}
+
+/** Runs the whole benchmark; resolves with { options, environment, runs, summary }. */
+async function start (options, log = (line) => process.stderr.write(line + '\n')) {
+  const env = environment()
+  log(`node ${env.node}, ${env.cpu} x ${env.cores}; ${options.rounds} round(s) of ${options.variants.join(', ')}; ` +
+    `${options.warmupSeconds} s warm-up + ${options.durationSeconds} s, ${options.connections} connections; sink ${options.sink}; ` +
+    `load average ${env.loadAverage1m.toFixed(2)}`)
+  let sink = null
+  const runs = []
+  try {
+    let endpoint
+    let sinkUrl = null
+    if (options.sink === 'otlp') {
+      sink = spawnServer(SINK_SCRIPT, ['--port', '0'], { env: process.env, name: 'otlp-sink', log })
+      sinkUrl = await sink.listening
+      endpoint = sinkUrl
+    } else {
+      endpoint = await closedPortUrl()
+    }
+    log(`OTLP endpoint: ${endpoint}${sink === null ? ' (closed port)' : ''}`)
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const variant of options.variants) {
+        const run = await measureRun(variant, round, options, { log, endpoint, sinkUrl })
+        runs.push(run)
+        if (run.otlpUndecodable > 0) log(`  warning: the sink could not count the spans of ${run.otlpUndecodable} export(s)`)
+        log(`[round ${round}/${options.rounds}] ${variant.padEnd(13)} ${run.requestsPerSec.toFixed(0).padStart(6)} req/s  ` +
+          `p50 ${run.latencyP50Ms} ms  p99 ${run.latencyP99Ms} ms` +
+          (run.cpuMicrosPerRequest !== null ? `  CPU ${run.cpuMicrosPerRequest.toFixed(0)} µs/req` : '') +
+          (run.otlpBytes !== null ? `  OTLP ${run.otlpExports} exports ${(run.otlpBytes / 1e6).toFixed(1)} MB ${run.spansExported} spans` : '') +
+          (run.droppedSpans ? `  dropped spans ${run.droppedSpans}` : ''))
+      }
+    }
+  } finally {
+    if (sink !== null) await stopServer(sink, log)
+  }
+  env.loadAverage1mAtEnd = os.loadavg()[0]
+  log(`load average at the end: ${env.loadAverage1mAtEnd.toFixed(2)}`)
+  return { options, environment: env, runs, summary: summarize(runs, options.variants) }
+}
+
+async function main () {
+  let options
+  try {
+    options = parseArguments(process.argv.slice(2))
+  } catch (err) {
+    process.stderr.write(`${err.message}\n\n${USAGE}\n`)
+    process.exitCode = 2
+    return
+  }
+  if (options.help) {
+    process.stdout.write(USAGE + '\n')
+    return
+  }
+  const report = await start(options)
+  const text = `${renderTable(report.summary)}\n${renderTargets(report.summary)}\n`
+  if (options.json) {
+    process.stderr.write(text)
+    process.stdout.write(JSON.stringify(report, null, 2) + '\n')
+  } else {
+    process.stdout.write(text)
+  }
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`overhead benchmark failed: ${err && err.stack ? err.stack : err}\n`)
+    process.exitCode = 1
+  })
+}
+
+module.exports = { parseArguments, start, summarize, renderTable, renderTargets, median, TARGETS }
