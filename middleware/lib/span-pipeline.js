@@ -1,7 +1,8 @@
 'use strict'
 
 const api = require('@opentelemetry/api')
-const { timeInputToHrTime, hrTimeDuration } = require('@opentelemetry/core')
+const { performance } = require('node:perf_hooks')
+const { hrTimeDuration } = require('@opentelemetry/core')
 const { reportInternalError, log } = require('./internal-errors')
 
 const TRACER_NAME = '@nodebench/trace'
@@ -393,8 +394,8 @@ class DirectSpanWriter {
       const template = info.kind === 'router' ? record.entryTemplate(i) : null
       const spanId = this.ids.generateSpanId()
       const parentIndex = record.entryParent(i)
-      const startTime = timeInputToHrTime(record.entryStart(i))
-      const endTime = timeInputToHrTime(record.entryEnd(i))
+      const startTime = toHrTime(record.entryStart(i))
+      const endTime = toHrTime(record.entryEnd(i))
       const error = record.entryError(i)
       const span = new FinishedSpan(
         spanName(info, template), api.SpanKind.INTERNAL, traceId, spanId,
@@ -413,11 +414,22 @@ class DirectSpanWriter {
       attributes['url.path'] = pathOf(req.url)
       this.processor.onEnd(new FinishedSpan(
         `${record.method} ${record.route}`, api.SpanKind.SERVER, traceId, record.spanId, record.remoteParent || undefined,
-        timeInputToHrTime(record.startMs), timeInputToHrTime(record.endMs), attributes,
+        toHrTime(record.startMs), toHrTime(record.endMs), attributes,
         record.statusCode >= 500 ? { code: api.SpanStatusCode.ERROR } : OK_STATUS, NO_EVENTS,
         this.resource, this.scope))
     }
   }
+}
+
+// performance.now() -> [seconds, nanoseconds] since the epoch. The origin is split into whole seconds and a
+// sub-second remainder so the sum stays exact to the nanosecond in a double.
+const ORIGIN_SECONDS = Math.trunc(performance.timeOrigin / 1000)
+const ORIGIN_REMAINDER_MS = performance.timeOrigin - ORIGIN_SECONDS * 1000
+
+function toHrTime (performanceMs) {
+  const ms = ORIGIN_REMAINDER_MS + performanceMs
+  const seconds = Math.trunc(ms / 1000)
+  return [ORIGIN_SECONDS + seconds, Math.round((ms - seconds * 1000) * 1e6)]
 }
 
 /** What Span.recordException writes. */
