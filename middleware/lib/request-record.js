@@ -4,9 +4,9 @@ const { performance } = require('node:perf_hooks')
 
 const kRecord = Symbol('nodebench.record')
 
-// Entries are stored flat, four slots each: [info, startMs, endMs, parentIndex]. One array per request
-// instead of one object (or six parallel arrays) per layer: measured as the cheapest layout on the
-// request path, where every allocation is paid by every request.
+// Entries are stored flat, four slots each: [info, startMs, endMs, parentIndex]: one array per request
+// instead of an object (or six parallel arrays) per layer, since every allocation here is paid by every
+// request.
 const STRIDE = 4
 const INFO = 0
 const START = 1
