@@ -46,7 +46,8 @@ class DurationStats {
 
   percentileMs (p) {
     if (this.count === 0) return 0
-    return this.histogram.getValueAtPercentile(p) / 1000
+    // The histogram answers with its bucket's upper edge, which can lie above the exact maximum.
+    return Math.min(this.histogram.getValueAtPercentile(p) / 1000, this.maxMs)
   }
 
   add (other) {

@@ -55,6 +55,12 @@ test('percentiles come from the histogram, within its 2 significant digits (1%)'
   assert.ok(Math.abs(operation.responseTimeMs.p95 - 95) <= 0.95, operation.responseTimeMs.p95)
   assert.ok(Math.abs(operation.responseTimeMs.p99 - 99) <= 0.99, operation.responseTimeMs.p99)
   assert.ok(Math.abs(operation.segments[0].p50Ms - 25) <= 0.25, operation.segments[0].p50Ms)
+  // A percentile never lies above the exact maximum, whatever the bucket's edge.
+  const single = new BreakdownAggregator()
+  single.recordRequest(request('/y', 6.037, [[VIEW, 6.037]]))
+  const [one] = single.snapshot().operations
+  assert.equal(one.responseTimeMs.p99, 6.037)
+  assert.equal(one.segments[0].p95Ms, 6.037)
   // Means and maxima are exact, not from the histogram.
   assert.equal(operation.segments[0].meanMs, 25.25)
   assert.equal(operation.responseTimeMs.max, 100)
