@@ -51,8 +51,9 @@ class RequestRecord {
     this.remoteParent = null
     this.span = null
     this.parentSpan = null
-    // The request, until the record is finished (to know whether it is counted).
+    // The request, until the record is finished; `skip`: not counted (nodebench's own endpoint).
     this.request = null
+    this.skip = false
   }
 
   openEntry (info) {

@@ -12,8 +12,6 @@ const { serveBreakdown, pathnameOf } = require('./expose')
 const { copyFunctionIdentity } = require('./wrap-layer')
 const { reportInternalError, internalErrorCount } = require('./internal-errors')
 
-const kSkipRecord = Symbol('nodebench.skipRecord')
-
 /**
  * Times every layer of the Express app it is mounted in.
  *
@@ -52,7 +50,7 @@ function nodebenchTrace (options) {
     if (record === undefined || record.done) return
     try {
       record.finish(res, aborted)
-      if (record.request[kSkipRecord] === true) return
+      if (record.skip) return
       aggregator.recordRequest(record)
       if (record.sampled) spans.end(record, record.request)
     } catch (err) {
@@ -66,7 +64,7 @@ function nodebenchTrace (options) {
   function beginRequest (req, res) {
     const record = new RequestRecord(req.method, performance.now())
     record.request = req
-    req[kRecord] = record
+    // Kept on the response only (every layer call receives `res` too): the app's `req` stays as it is.
     res[kRecord] = record
     res.on('finish', onResponseFinish)
     res.on('close', onResponseClose)
@@ -85,7 +83,7 @@ function nodebenchTrace (options) {
       instrumenter.instrumentTree(app)
       if (spans.enabled) spans.ensureStarted()
     }
-    if (req[kRecord] === undefined) {
+    if (res[kRecord] === undefined) {
       // The request that found the app: timed from here on, after nodebench's own set-up (the layers
       // before this one are not in its record).
       try {
@@ -95,7 +93,8 @@ function nodebenchTrace (options) {
       }
     }
     if (exposePath !== false && pathnameOf(req) === exposePath) {
-      req[kSkipRecord] = true
+      const record = res[kRecord]
+      if (record !== undefined) record.skip = true
       try {
         serveBreakdown(req, res, breakdown, reset)
       } catch (err) {
@@ -134,7 +133,7 @@ function nodebenchTrace (options) {
 function wrapAppHandle (app, instrumenter, beginRequest) {
   const original = app.handle
   const handle = function handle (req, res, callback) {
-    if (req[kRecord] !== undefined) return original.call(this, req, res, callback)
+    if (res[kRecord] !== undefined) return original.call(this, req, res, callback)
     let context = null
     try {
       instrumenter.refreshApp(app)
