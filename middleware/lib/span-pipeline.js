@@ -98,8 +98,18 @@ class SpanPipeline {
     this.direct = null
   }
 
+  /** Starts the export pipeline once. If that fails, spans are off and the breakdown carries on. */
   ensureStarted () {
-    if (this.tracer !== null) return
+    if (this.tracer !== null || this.closed) return
+    try {
+      this.startPipeline()
+    } catch (err) {
+      reportInternalError('start OpenTelemetry (spans are off)', err)
+      this.closed = true
+    }
+  }
+
+  startPipeline () {
     const config = this.config
     const appHasProvider = isGlobalTracerProviderRegistered()
     if (config.exporter === 'otlp' && appHasProvider) {
@@ -163,8 +173,8 @@ class SpanPipeline {
    * Returns the context to run the app in (only with `activeContext`), or null to run it as it is.
    */
   start (record, req) {
-    if (this.closed) return null
     this.ensureStarted()
+    if (this.closed) return null
     const activeContext = api.context.active()
     const activeSpan = api.trace.getSpan(activeContext)
     if (activeSpan !== undefined) {

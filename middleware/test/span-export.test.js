@@ -151,3 +151,22 @@ test('shutdown flushes the spans and unregisters the SDK nodebench started', asy
   // Every request was traced; the first is timed from the nodebenchTrace layer on.
   assert.equal(exported.filter((s) => s.kind === api.SpanKind.SERVER).length, 3)
 })
+
+test('OpenTelemetry failing to start turns spans off; the app and the breakdown carry on', async (t) => {
+  const sdkNode = require('@opentelemetry/sdk-node')
+  const originalStart = sdkNode.NodeSDK.prototype.start
+  sdkNode.NodeSDK.prototype.start = function () { throw new Error('sdk cannot start') }
+  t.after(() => { sdkNode.NodeSDK.prototype.start = originalStart })
+  const trace = nodebenchTrace({ exporter: new InMemorySpanExporter() })
+  const { base, close } = await listen(smallApp(trace))
+  try {
+    const statuses = await requestMany(base, 5, 1)
+    assert.deepEqual(new Set(statuses), new Set([200]))
+    const snapshot = trace.breakdown()
+    assert.equal(snapshot.operations[0].count, 5)
+    assert.ok(snapshot.internalErrors >= 1)
+  } finally {
+    await close()
+    await trace.shutdown()
+  }
+})
