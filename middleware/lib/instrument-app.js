@@ -11,6 +11,7 @@ const {
   isShadowed,
   wrapParamCallback,
   copyFunctionIdentity,
+  routePath,
   kWrapped
 } = require('./wrap-layer')
 
@@ -155,7 +156,8 @@ class AppInstrumenter {
     if (layer.route) {
       const route = layer.route
       this.instrumentRoute(route, batch)
-      shadowRouteLayer(layer, { refresh: () => this.refreshRoute(route) })
+      // The route's own template is fixed: joined to the mount prefix per request, computed once here.
+      shadowRouteLayer(layer, { refresh: () => this.refreshRoute(route), path: routePath(route.path) })
       return
     }
     if (isRouter(handle)) {

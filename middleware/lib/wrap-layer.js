@@ -98,9 +98,9 @@ function routeShadow (original) {
   return function handleRequest (req, res, next) {
     const record = res[kRecord]
     if (record !== undefined && !record.done) {
-      const route = this.route
-      this[kContainer].refresh()
-      record.route = record.prefix + routePath(route.path)
+      const container = this[kContainer]
+      container.refresh()
+      record.route = record.prefix + container.path
     }
     return original.call(this, req, res, next)
   }
