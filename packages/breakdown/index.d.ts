@@ -39,6 +39,23 @@ export interface BreakdownSnapshot {
   since: string
   operations: OperationSnapshot[]
   dropped: { spans: number, operations: number }
+  /** Failures nodebench caught inside itself (only when there were any). */
+  internalErrors?: number
+  /** A merged cluster snapshot: the workers that took part and the requests each served. */
+  processes?: Array<{ pid: number, requests: number }>
+  /** A merged cluster snapshot: workers that did not answer in time. */
+  missingProcesses?: number
+  /** Why this snapshot covers less than asked (e.g. the cluster primary did not answer). */
+  warning?: string
+}
+
+/** What `exportState()` returns: an aggregator's whole content, JSON-safe, histograms compressed. */
+export interface BreakdownState {
+  schema: 1
+  service: string
+  since: string
+  droppedOperations: number
+  operations: unknown[]
 }
 
 export interface SegmentInfo { key: string, name: string, kind: SegmentKind, file: string | null, line: number | null }
@@ -60,6 +77,10 @@ export declare class BreakdownAggregator {
   recordRequest (request: RequestTiming): void
   reset (): void
   snapshot (options?: { pid?: number, droppedSpans?: number }): BreakdownSnapshot
+  /** Everything this aggregator knows, for another process to merge exactly. */
+  exportState (): BreakdownState
+  /** Adds a state from `exportState()` (of this or another process). */
+  mergeState (state: BreakdownState): void
 }
 
 export declare function renderTable (snapshot: BreakdownSnapshot, options?: { color?: boolean }): string

@@ -56,6 +56,23 @@ class DurationStats {
     if (other.maxMs > this.maxMs) this.maxMs = other.maxMs
     this.histogram.add(other.histogram)
   }
+
+  /** A JSON-safe copy that another process can merge exactly (the histogram compressed, base64). */
+  exportState () {
+    return {
+      count: this.count,
+      totalMs: this.totalMs,
+      maxMs: this.maxMs,
+      histogram: hdr.encodeIntoCompressedBase64(this.histogram)
+    }
+  }
+
+  addState (state) {
+    this.count += state.count
+    this.totalMs += state.totalMs
+    if (state.maxMs > this.maxMs) this.maxMs = state.maxMs
+    this.histogram.add(hdr.decodeFromCompressedBase64(state.histogram, HISTOGRAM_OPTIONS.bitBucketSize, false))
+  }
 }
 
 /** One segment (a layer) of one operation. */
@@ -156,6 +173,64 @@ class BreakdownAggregator {
       // A router or mounted app contains its layers' segments: its own time is routing (unattributed).
       if (info.kind === 'router') continue
       operation.segmentFor(info, position++).record(request.segmentDurationMs(i))
+    }
+  }
+
+  /**
+   * Everything this aggregator knows, as a JSON-safe object another process can merge exactly with
+   * `mergeState()` (histograms included, compressed): how cluster workers' breakdowns become one.
+   */
+  exportState () {
+    return {
+      schema: SCHEMA_VERSION,
+      service: this.service,
+      since: this.since,
+      droppedOperations: this.droppedOperations,
+      operations: this.operations.map((operation) => ({
+        method: operation.method,
+        route: operation.route,
+        format: operation.format,
+        errors: operation.errors,
+        aborted: operation.aborted,
+        responseTime: operation.responseTime.exportState(),
+        segments: Array.from(operation.segments.values(), (segment) => ({
+          key: segment.key,
+          name: segment.name,
+          kind: segment.kind,
+          file: segment.file,
+          line: segment.line,
+          positionSum: segment.positionSum,
+          ...segment.exportState()
+        }))
+      }))
+    }
+  }
+
+  /** Adds a state from `exportState()` (of this or another process) to this aggregator. */
+  mergeState (state) {
+    if (state === null || typeof state !== 'object' || state.schema !== SCHEMA_VERSION || !Array.isArray(state.operations)) {
+      throw new TypeError(`mergeState: expected a breakdown state of schema ${SCHEMA_VERSION} (from exportState()); received ${state === null ? 'null' : typeof state}`)
+    }
+    if (state.since < this.since) this.since = state.since
+    this.droppedOperations += state.droppedOperations
+    for (const operationState of state.operations) {
+      const operation = this.operationFor(operationState.method, operationState.route, operationState.format)
+      if (operation === undefined) {
+        this.droppedOperations += operationState.responseTime.count
+        continue
+      }
+      operation.errors += operationState.errors
+      operation.aborted += operationState.aborted
+      operation.responseTime.addState(operationState.responseTime)
+      for (const segmentState of operationState.segments) {
+        let segment = operation.segments.get(segmentState.key)
+        if (segment === undefined) {
+          segment = new SegmentStats(segmentState, operation.segmentSeq++)
+          operation.segments.set(segmentState.key, segment)
+        }
+        segment.positionSum += segmentState.positionSum
+        segment.addState(segmentState)
+      }
     }
   }
 

@@ -108,3 +108,43 @@ test('reset clears the aggregates and restarts `since`', async () => {
   assert.deepEqual(after.operations, [])
   assert.ok(after.since > before)
 })
+
+test('states exported by several aggregators merge into exactly the snapshot one aggregator would give', () => {
+  const whole = new BreakdownAggregator({ service: 'svc' })
+  const workers = [new BreakdownAggregator({ service: 'svc' }), new BreakdownAggregator({ service: 'svc' })]
+  for (let i = 0; i < 200; i++) {
+    const entries = [[LOGGER, 0.1 + (i % 7) / 10], [DATABASE, 1 + (i % 13)], [VIEW, 2 + (i % 5)]]
+    const responseTimeMs = entries.reduce((sum, [, ms]) => sum + ms, 0.5)
+    const extra = { errored: i % 50 === 0, aborted: i % 99 === 0, format: i % 3 === 0 ? 'html' : 'json' }
+    whole.recordRequest(request('/db/:database', responseTimeMs, entries, extra))
+    workers[i % 2].recordRequest(request('/db/:database', responseTimeMs, entries, extra))
+  }
+  const merged = new BreakdownAggregator({ service: 'svc' })
+  // Through JSON, as the states travel between processes.
+  for (const worker of workers) merged.mergeState(JSON.parse(JSON.stringify(worker.exportState())))
+  const expected = whole.snapshot({ pid: 1 })
+  const actual = merged.snapshot({ pid: 1 })
+  assert.equal(actual.since <= workers[0].since, true)
+  delete expected.since
+  delete actual.since
+  // Sums of floating-point durations differ in the last bits with the order of addition.
+  const roundShares = (snapshot) => JSON.parse(JSON.stringify(snapshot, (key, value) =>
+    typeof value === 'number' && !Number.isInteger(value) ? Number(value.toFixed(9)) : value))
+  assert.deepEqual(roundShares(actual), roundShares(expected))
+  assert.equal(actual.operations.length, 2)
+  assert.equal(actual.operations.reduce((sum, o) => sum + o.count, 0), 200)
+})
+
+test('mergeState rejects what is not a state, and counts operations past maxOperations as dropped', () => {
+  const aggregator = new BreakdownAggregator({ maxOperations: 1 })
+  assert.throws(() => aggregator.mergeState({ schema: 99, operations: [] }), /expected a breakdown state of schema 1/)
+  assert.throws(() => aggregator.mergeState(null), /received null/)
+  const other = new BreakdownAggregator()
+  other.recordRequest(request('/a', 1, [[VIEW, 1]]))
+  other.recordRequest(request('/b', 1, [[VIEW, 1]]))
+  other.recordRequest(request('/b', 1, [[VIEW, 1]]))
+  aggregator.mergeState(other.exportState())
+  const snapshot = aggregator.snapshot()
+  assert.deepEqual(snapshot.operations.map((o) => [o.route, o.count]), [['/a', 1]])
+  assert.equal(snapshot.dropped.operations, 2)
+})
