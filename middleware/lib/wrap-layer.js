@@ -176,6 +176,10 @@ function wrapParamCallback (fn, info, handlesPromises) {
   const wrapped = function (req, res, next, value, name) {
     const record = res[kRecord]
     if (record === undefined || record.done) return fn.apply(this, arguments)
+    // Express runs param callbacks after it matched the route (req.route is set) but before the route's
+    // own layer: a request that ends in a param callback (404, 400, a database error) belongs to that route.
+    const route = req.route
+    if (route !== undefined && route !== null) record.route = record.prefix + routePath(route.path)
     const index = record.openEntry(info)
     let result
     try {

@@ -17,6 +17,10 @@ const {
   appStack
 } = require('./express-harness')
 
+function describeRoutes (snapshot) {
+  return snapshot.operations.map((o) => `${o.method} ${o.route} ${o.format}`).join(', ')
+}
+
 function routerOf (app) {
   return app._router !== undefined ? app._router : app.router
 }
@@ -82,6 +86,35 @@ const treeScenarios = [
       assert.deepEqual(appSegments(operation),
         ['param database', 'param collection', 'param document', 'handler viewDocument'])
       for (const name of ['database', 'collection', 'document']) assert.equal(segmentOf(operation, name).kind, 'param')
+    }
+  },
+  {
+    name: 'a request that ends in a param callback (404, error) belongs to the route it matched, after a catch-all route',
+    requests: [{ path: '/api/docs/missing' }, { path: '/api/docs/bad' }, { path: '/api/docs/found' }],
+    build (app, { express }) {
+      app.all(/.*/, function setLocals (req, res, next) {
+        next()
+      })
+      const api = express.Router()
+      api.param('document', function (req, res, next, id) {
+        if (id === 'missing') return res.status(404).json({ error: 'not found' })
+        if (id === 'bad') return next(new Error('bad id'))
+        next()
+      })
+      api.get('/docs/:document', function viewDocument (req, res) {
+        res.json({ ok: true })
+      })
+      api.use(function sendError (err, req, res, next) {
+        res.status(500).json({ error: err.message })
+      })
+      app.use('/api', api)
+    },
+    check ({ snapshot, responses }) {
+      assert.deepEqual(responses.map((r) => r.status), [404, 500, 200])
+      const operation = operationOf(snapshot, 'GET', '/api/docs/:document', 'json')
+      assert.equal(operation.count, 3)
+      assert.equal(operation.errors, 1)
+      assert.equal(snapshot.operations.length, 1, describeRoutes(snapshot))
     }
   },
   {
