@@ -53,6 +53,17 @@ export interface NodebenchTrace {
 
 export declare function nodebenchTrace (options?: NodebenchTraceOptions): NodebenchTrace
 
+/**
+ * In a node:cluster primary: merge the workers' breakdowns, so `GET <expose>` on any worker answers for
+ * the whole app (with `processes`) and `DELETE <expose>` resets every worker.
+ */
+export declare function nodebenchPrimary (options?: { timeoutMs?: number }): {
+  /** The merged breakdown of every traced worker (resetting them after when asked). */
+  breakdown (options?: { reset?: boolean }): Promise<BreakdownSnapshot>
+  /** Stops listening to the workers. */
+  close (): void
+}
+
 export declare const errorCodes: Readonly<{
   NB_ERR_OPTIONS_TYPE: 'NB_ERR_OPTIONS_TYPE'
   NB_ERR_UNKNOWN_OPTION: 'NB_ERR_UNKNOWN_OPTION'

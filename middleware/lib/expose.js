@@ -11,7 +11,11 @@ function pathnameOf (req) {
   return query === -1 ? url : url.slice(0, query)
 }
 
-function serveBreakdown (req, res, getSnapshot, reset) {
+/**
+ * `produce(reset)` gives the snapshot (resetting the aggregates after taking it when asked): a value, or a
+ * promise when it comes from the cluster primary.
+ */
+function serveBreakdown (req, res, produce) {
   const method = req.method
   if (method !== 'GET' && method !== 'HEAD' && method !== 'DELETE') {
     res.statusCode = 405
@@ -20,8 +24,16 @@ function serveBreakdown (req, res, getSnapshot, reset) {
     res.end(JSON.stringify({ error: `method ${method} not allowed here; use GET for the breakdown or DELETE to reset it` }))
     return
   }
-  const snapshot = getSnapshot()
-  if (method === 'DELETE') reset()
+  const snapshot = produce(method === 'DELETE')
+  if (typeof snapshot.then === 'function') {
+    snapshot.then((value) => sendSnapshot(req, res, value))
+    return
+  }
+  sendSnapshot(req, res, snapshot)
+}
+
+function sendSnapshot (req, res, snapshot) {
+  const method = req.method
   const accepts = typeof req.accepts === 'function' ? req.accepts(['json', 'html']) : 'json'
   res.statusCode = 200
   res.setHeader('Cache-Control', 'no-store')

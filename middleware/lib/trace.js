@@ -11,6 +11,7 @@ const { addServerTiming } = require('./server-timing')
 const { serveBreakdown, pathnameOf } = require('./expose')
 const { copyFunctionIdentity } = require('./wrap-layer')
 const { reportInternalError, internalErrorCount } = require('./internal-errors')
+const { joinCluster, clusterBreakdownAvailable, requestClusterBreakdown } = require('./cluster-breakdown')
 
 /**
  * Times every layer of the Express app it is mounted in.
@@ -96,7 +97,7 @@ function nodebenchTrace (options) {
       const record = res[kRecord]
       if (record !== undefined) record.skip = true
       try {
-        serveBreakdown(req, res, breakdown, reset)
+        serveBreakdown(req, res, exposedBreakdown)
       } catch (err) {
         reportInternalError('expose', err)
         next(err)
@@ -116,6 +117,36 @@ function nodebenchTrace (options) {
   function reset () {
     aggregator.reset()
   }
+
+  /** What the expose path serves: this process's breakdown, or the whole cluster's when the primary merges. */
+  function exposedBreakdown (resetAfter) {
+    if (inCluster && clusterBreakdownAvailable()) {
+      return requestClusterBreakdown({ reset: resetAfter }).catch((err) => {
+        const snapshot = localBreakdown(resetAfter)
+        snapshot.warning = `this snapshot covers process ${process.pid} only: ${err.message}`
+        return snapshot
+      })
+    }
+    return localBreakdown(resetAfter)
+  }
+
+  function localBreakdown (resetAfter) {
+    const snapshot = breakdown()
+    if (resetAfter) reset()
+    return snapshot
+  }
+
+  const inCluster = joinCluster({
+    exportState (resetAfter) {
+      const state = {
+        breakdown: aggregator.exportState(),
+        droppedSpans: spans.droppedSpans(),
+        internalErrors: internalErrorCount()
+      }
+      if (resetAfter) reset()
+      return state
+    }
+  })
 
   const middleware = nodebenchTraceMiddleware
   middleware.breakdown = breakdown

@@ -1,0 +1,236 @@
+'use strict'
+
+const cluster = require('node:cluster')
+const { BreakdownAggregator } = require('@nodebench/breakdown')
+const { reportInternalError } = require('./internal-errors')
+
+// One breakdown for a whole node:cluster app. Each worker aggregates its own requests; a request to the
+// expose path lands on one worker, which asks the primary; the primary collects every traced worker's
+// aggregator state over the cluster's IPC channel, merges them exactly (histograms included) and answers.
+//
+// Messages, all marked `nodebench: <type>`:
+//   worker -> primary  hello                    a traced worker exists (sent when nodebenchTrace() is built)
+//   primary -> worker  primary-ready            the primary merges; expose may ask it
+//   worker -> primary  breakdown {id, reset}    expose was requested on this worker
+//   primary -> worker  collect {id, reset}      send your state (and reset it when asked)
+//   worker -> primary  state {id, states}       the states of this worker's traces
+//   primary -> worker  breakdown-result {id, snapshot | error}
+
+const DEFAULT_TIMEOUT_MS = 5000
+
+// ---------------------------------------------------------------------------------------------------
+// Worker side
+
+const workerTraces = []
+let workerListening = false
+let primaryReady = false
+let nextRequestId = 1
+const pendingBreakdowns = new Map()
+
+function isClusterWorker () {
+  return cluster.isWorker === true && typeof process.send === 'function'
+}
+
+/**
+ * Registers a trace of this worker with the cluster primary. `trace` gives `exportState(reset)`.
+ * Returns false (and does nothing) outside a node:cluster worker.
+ */
+function joinCluster (trace) {
+  if (!isClusterWorker()) return false
+  workerTraces.push(trace)
+  if (!workerListening) {
+    workerListening = true
+    process.on('message', onWorkerMessage)
+  }
+  send({ nodebench: 'hello' })
+  return true
+}
+
+function onWorkerMessage (message) {
+  if (message === null || typeof message !== 'object' || typeof message.nodebench !== 'string') return
+  try {
+    switch (message.nodebench) {
+      case 'primary-ready':
+        primaryReady = true
+        break
+      case 'collect':
+        send({
+          nodebench: 'state',
+          id: message.id,
+          pid: process.pid,
+          states: workerTraces.map((trace) => trace.exportState(message.reset === true))
+        })
+        break
+      case 'breakdown-result': {
+        const pending = pendingBreakdowns.get(message.id)
+        if (pending === undefined) break
+        pendingBreakdowns.delete(message.id)
+        clearTimeout(pending.timer)
+        if (message.error) pending.reject(new Error(message.error))
+        else pending.resolve(message.snapshot)
+        break
+      }
+    }
+  } catch (err) {
+    reportInternalError('cluster message', err)
+  }
+}
+
+function send (message) {
+  try {
+    if (process.connected) process.send(message)
+  } catch (err) {
+    reportInternalError('cluster send', err)
+  }
+}
+
+/** True when the breakdown should come from the primary: it runs nodebenchPrimary() and said so. */
+function clusterBreakdownAvailable () {
+  return primaryReady && process.connected === true
+}
+
+/** Asks the primary for the merged breakdown of every worker (resetting all of them when asked). */
+function requestClusterBreakdown ({ reset = false, timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
+  return new Promise((resolve, reject) => {
+    const id = nextRequestId++
+    const timer = setTimeout(() => {
+      pendingBreakdowns.delete(id)
+      reject(new Error(`the cluster primary did not answer within ${timeoutMs} ms`))
+    }, timeoutMs)
+    pendingBreakdowns.set(id, { resolve, reject, timer })
+    send({ nodebench: 'breakdown', id, reset })
+  })
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Primary side
+
+/**
+ * Makes the node:cluster primary merge its workers' breakdowns: `GET <expose>` on any worker then answers
+ * with one snapshot for the whole app (and `DELETE` resets every worker). Call it in the primary, before
+ * or after forking.
+ *
+ * @param {object} [options]
+ * @param {number} [options.timeoutMs] how long to wait for the workers' states (default 5000)
+ * @returns {{ breakdown: (options?: { reset?: boolean }) => Promise<object>, close: () => void }}
+ */
+function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
+  if (!cluster.isPrimary) {
+    throw new Error('nodebenchPrimary() runs in the node:cluster primary; in a worker use nodebenchTrace({ expose })')
+  }
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
+    throw new TypeError(`nodebenchPrimary: timeoutMs must be a positive integer (milliseconds); received ${timeoutMs}`)
+  }
+  const tracedWorkers = new Set()
+  const collections = new Map()
+  let nextCollectId = 1
+
+  function onMessage (worker, message) {
+    if (message === null || typeof message !== 'object' || typeof message.nodebench !== 'string') return
+    switch (message.nodebench) {
+      case 'hello':
+        tracedWorkers.add(worker)
+        worker.send({ nodebench: 'primary-ready' })
+        break
+      case 'breakdown':
+        collect(message.reset === true).then(
+          (snapshot) => sendTo(worker, { nodebench: 'breakdown-result', id: message.id, snapshot }),
+          (err) => sendTo(worker, { nodebench: 'breakdown-result', id: message.id, error: err.message }))
+        break
+      case 'state': {
+        const collection = collections.get(message.id)
+        if (collection !== undefined) collection.answer(worker, message)
+        break
+      }
+    }
+  }
+
+  function onExit (worker) {
+    tracedWorkers.delete(worker)
+    for (const collection of collections.values()) collection.forget(worker)
+  }
+
+  function collect (reset) {
+    return new Promise((resolve) => {
+      const id = nextCollectId++
+      const waiting = new Set()
+      const answers = []
+      const finish = () => {
+        clearTimeout(timer)
+        collections.delete(id)
+        resolve(mergeAnswers(answers, waiting.size))
+      }
+      const timer = setTimeout(finish, timeoutMs)
+      collections.set(id, {
+        answer (worker, message) {
+          if (!waiting.delete(worker)) return
+          answers.push(message)
+          if (waiting.size === 0) finish()
+        },
+        forget (worker) {
+          if (waiting.delete(worker) && waiting.size === 0) finish()
+        }
+      })
+      for (const worker of tracedWorkers) {
+        if (worker.isConnected()) {
+          waiting.add(worker)
+          sendTo(worker, { nodebench: 'collect', id, reset })
+        }
+      }
+      if (waiting.size === 0) finish()
+    })
+  }
+
+  cluster.on('message', onMessage)
+  cluster.on('exit', onExit)
+  return {
+    breakdown: ({ reset = false } = {}) => collect(reset === true),
+    close () {
+      cluster.off('message', onMessage)
+      cluster.off('exit', onExit)
+    }
+  }
+}
+
+function sendTo (worker, message) {
+  try {
+    if (worker.isConnected()) worker.send(message)
+  } catch (err) {
+    reportInternalError('cluster send', err)
+  }
+}
+
+/**
+ * One snapshot from the workers' answers. `processes` lists who took part and how many requests each
+ * served (so a load balance can be checked); `missingProcesses` counts workers that did not answer in time.
+ */
+function mergeAnswers (answers, missing) {
+  let aggregator = null
+  let droppedSpans = 0
+  let internalErrors = 0
+  const processes = []
+  for (const answer of answers) {
+    let requests = 0
+    for (const state of answer.states) {
+      if (aggregator === null) aggregator = new BreakdownAggregator({ service: state.breakdown.service })
+      aggregator.mergeState(state.breakdown)
+      droppedSpans += state.droppedSpans
+      internalErrors += state.internalErrors
+      for (const operation of state.breakdown.operations) requests += operation.responseTime.count
+    }
+    processes.push({ pid: answer.pid, requests })
+  }
+  if (aggregator === null) aggregator = new BreakdownAggregator()
+  const snapshot = aggregator.snapshot({ pid: process.pid, droppedSpans })
+  if (internalErrors > 0) snapshot.internalErrors = internalErrors
+  snapshot.processes = processes.sort((a, b) => a.pid - b.pid)
+  if (missing > 0) snapshot.missingProcesses = missing
+  return snapshot
+}
+
+module.exports = {
+  joinCluster,
+  clusterBreakdownAvailable,
+  requestClusterBreakdown,
+  nodebenchPrimary
+}

@@ -1,0 +1,88 @@
+'use strict'
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const path = require('node:path')
+const http = require('node:http')
+const { spawn } = require('node:child_process')
+const cluster = require('node:cluster')
+const { nodebenchPrimary } = require('..')
+
+/** Starts the cluster fixture; resolves with its base URL once every worker listens. */
+function startClusterApp (t, env = {}) {
+  const child = spawn(process.execPath, [path.join(__dirname, 'fixtures', 'cluster-app.js')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
+  t.after(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+  return new Promise((resolve, reject) => {
+    let output = ''
+    const timer = setTimeout(() => reject(new Error(`cluster app did not start: ${output}`)), 15_000)
+    child.stdout.on('data', (chunk) => {
+      output += chunk
+      const match = /port (\d+)/.exec(output)
+      if (match) {
+        clearTimeout(timer)
+        resolve(`http://127.0.0.1:${match[1]}`)
+      }
+    })
+    child.on('exit', (code) => reject(new Error(`cluster app exited with ${code}`)))
+  })
+}
+
+/** One request on a new connection (so the cluster spreads requests over its workers). */
+function request (url, method = 'GET') {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, agent: false }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk) => { body += chunk })
+      res.on('end', () => resolve({ status: res.statusCode, body }))
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+test('with nodebenchPrimary(), GET /__nodebench on any worker answers for every worker; DELETE resets them all', async (t) => {
+  const base = await startClusterApp(t)
+  for (let i = 0; i < 40; i++) assert.equal((await request(`${base}/items/${i}`)).status, 200)
+  const snapshot = JSON.parse((await request(`${base}/__nodebench`)).body)
+  assert.equal(snapshot.service, 'cluster-app')
+  assert.equal(snapshot.processes.length, 2, JSON.stringify(snapshot.processes))
+  assert.notEqual(snapshot.processes[0].pid, snapshot.processes[1].pid)
+  for (const worker of snapshot.processes) assert.ok(worker.requests > 0, `worker ${worker.pid} served requests`)
+  assert.equal(snapshot.processes[0].requests + snapshot.processes[1].requests, 40)
+  const operation = snapshot.operations.find((o) => o.route === '/items/:id')
+  assert.equal(operation.count, 40)
+  assert.deepEqual(operation.segments.map((s) => s.name), ['loadItem', 'viewItem'])
+  assert.equal(operation.segments[0].count, 40)
+
+  const deleted = JSON.parse((await request(`${base}/__nodebench`, 'DELETE')).body)
+  assert.equal(deleted.operations.find((o) => o.route === '/items/:id').count, 40)
+  const afterReset = JSON.parse((await request(`${base}/__nodebench`)).body)
+  assert.deepEqual(afterReset.operations, [])
+  assert.equal(afterReset.processes.length, 2)
+})
+
+test('without nodebenchPrimary(), each worker answers for itself', async (t) => {
+  const base = await startClusterApp(t, { NO_PRIMARY: '1' })
+  for (let i = 0; i < 10; i++) await request(`${base}/items/${i}`)
+  const snapshot = JSON.parse((await request(`${base}/__nodebench`)).body)
+  assert.equal(snapshot.processes, undefined)
+  const operation = snapshot.operations.find((o) => o.route === '/items/:id')
+  assert.ok(operation.count > 0 && operation.count < 10, `one worker's share of 10 requests: ${operation.count}`)
+})
+
+test('nodebenchPrimary() validates its options, and answers with an empty snapshot when no worker is traced', async () => {
+  assert.equal(cluster.isPrimary, true)
+  assert.throws(() => nodebenchPrimary({ timeoutMs: 0 }), /timeoutMs must be a positive integer/)
+  const primary = nodebenchPrimary()
+  try {
+    const snapshot = await primary.breakdown()
+    assert.deepEqual(snapshot.operations, [])
+    assert.deepEqual(snapshot.processes, [])
+  } finally {
+    primary.close()
+  }
+})
