@@ -1,0 +1,5 @@
+'use strict'
+
+const { main, parseArguments } = require('./lib/main')
+
+module.exports = { main, parseArguments }

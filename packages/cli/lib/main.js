@@ -1,0 +1,46 @@
+'use strict'
+
+const { parseArguments, NB_ERR_USAGE } = require('./arguments')
+const { runServices } = require('./commands/services')
+const { USAGE } = require('./usage')
+
+const COMMANDS = Object.freeze({
+  async help (parsed, { stdout }) {
+    stdout.write(USAGE)
+    return 0
+  },
+  services: runServices,
+  async demo (parsed, { stdout, stderr }) {
+    // Required on use: it loads autocannon, which the other commands do not need.
+    const { runDemo } = require('./commands/demo')
+    return runDemo({ seconds: parsed.seconds, outDir: parsed.outDir, stdout, stderr })
+  }
+})
+
+function isCoded (err) {
+  return typeof err?.code === 'string' && err.code.startsWith('NB_ERR_')
+}
+
+/**
+ * Runs the nodebench command line `argv` (without node and the script). Resolves to the exit code: 0,
+ * 1 when the command failed, 2 when the command line was not understood.
+ */
+async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
+  let parsed
+  try {
+    parsed = parseArguments(argv, env)
+  } catch (err) {
+    if (err.code !== NB_ERR_USAGE) throw err
+    stderr.write(`nodebench: ${err.message}\n\n${USAGE}`)
+    return 2
+  }
+  try {
+    return await COMMANDS[parsed.command](parsed, { stdout, stderr, env })
+  } catch (err) {
+    // A coded error says what went wrong and what to do; its stack trace would only bury that.
+    stderr.write(isCoded(err) ? `nodebench: ${err.message}\n` : `nodebench: unexpected error: ${err.stack}\n`)
+    return 1
+  }
+}
+
+module.exports = { main, parseArguments }

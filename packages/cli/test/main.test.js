@@ -1,0 +1,138 @@
+'use strict'
+
+// main() in this process with string streams for what needs no database; the real command in a child
+// process, against a real FerretDB, for the rest. Every run points NODEBENCH_STATE_DIR and NODEBENCH_DATA_DIR
+// at a temporary dir, so the developer's own `nodebench services start db` is never seen nor touched.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const net = require('node:net')
+const os = require('node:os')
+const path = require('node:path')
+const { Writable } = require('node:stream')
+const { execFile, spawn } = require('node:child_process')
+const { MongoClient } = require('mongodb')
+const { main } = require('..')
+
+const BIN = path.join(__dirname, '..', 'bin', 'nodebench.js')
+
+function stringStream () {
+  const stream = new Writable({ write (chunk, encoding, done) { stream.text += chunk; done() } })
+  stream.text = ''
+  return stream
+}
+
+async function runMain (argv, env = process.env) {
+  const stdout = stringStream()
+  const stderr = stringStream()
+  const code = await main(argv, { stdout, stderr, env })
+  return { code, stdout: stdout.text, stderr: stderr.text }
+}
+
+/** `nodebench <argv>` in a child process: resolves to `{ code, stdout, stderr }`. */
+function runCli (argv, env) {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...argv], { env, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? error.code : 0, stdout, stderr })
+    })
+  })
+}
+
+/** An environment whose state and data dirs are temporary; the database left running is stopped after `t`. */
+function isolatedEnv (t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-cli-'))
+  const { MONGODB_URI, ...env } = process.env
+  const isolated = { ...env, NODEBENCH_STATE_DIR: path.join(dir, 'services'), NODEBENCH_DATA_DIR: path.join(dir, 'data') }
+  t.after(async () => {
+    await runCli(['services', 'stop'], isolated)
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+  return isolated
+}
+
+/** Resolves once a TCP connection to the host and port of `uri` opens, rejects when it cannot. */
+function connect (uri) {
+  const { hostname, port } = new URL(uri)
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => { socket.destroy(); resolve() })
+    socket.once('error', reject)
+  })
+}
+
+async function ping (uri) {
+  const client = new MongoClient(uri, { serverSelectionTimeoutMS: 2000 })
+  try {
+    return (await client.db('admin').command({ ping: 1 })).ok
+  } finally {
+    await client.close()
+  }
+}
+
+test('help: the usage on stdout, exit 0', async () => {
+  for (const argv of [[], ['help'], ['--help']]) {
+    const { code, stdout, stderr } = await runMain(argv)
+    assert.equal(code, 0)
+    assert.match(stdout, /^Usage: nodebench <command>\n/)
+    assert.match(stdout, /services start \[db\]/)
+    assert.equal(stderr, '')
+  }
+})
+
+test('a command line not understood: the reason and the usage on stderr, exit 2', async () => {
+  for (const [argv, reason] of [
+    [['frobnicate'], /^nodebench: unknown command 'frobnicate'/],
+    [['services', 'start', 'foo'], /^nodebench: unknown service 'foo'; expected one of db\n/],
+    [['services', 'stop', 'db', 'now'], /^nodebench: services stop: unexpected 'now'/]
+  ]) {
+    const { code, stdout, stderr } = await runMain(argv)
+    assert.equal(code, 2)
+    assert.equal(stdout, '')
+    assert.match(stderr, reason)
+    assert.match(stderr, /\n\nUsage: nodebench <command>/)
+  }
+})
+
+test('a failure with a coded error: `nodebench: <message>`, no stack trace, exit 1', async (t) => {
+  const env = isolatedEnv(t)
+  // A registered process that does not answer on the registered address.
+  const silent = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
+  t.after(() => silent.kill('SIGKILL'))
+  fs.mkdirSync(env.NODEBENCH_STATE_DIR, { recursive: true })
+  fs.writeFileSync(path.join(env.NODEBENCH_STATE_DIR, 'db.json'), JSON.stringify({
+    name: 'db', pid: silent.pid, uri: 'mongodb://127.0.0.1:1/', startedAt: new Date().toISOString(), owner: null
+  }))
+  const { code, stdout, stderr } = await runMain(['services', 'start', 'db'], env)
+  assert.equal(code, 1)
+  assert.equal(stdout, '')
+  assert.match(stderr, /^nodebench: service "db" is registered as running .* but does not answer; .*\n$/)
+  assert.doesNotMatch(stderr, /\n\s+at /)
+})
+
+test('services start db: MONGODB_URI last on stdout, running after the CLI exits; status; stop', async (t) => {
+  const env = isolatedEnv(t)
+  const started = await runCli(['services', 'start', 'db'], env)
+  assert.equal(started.code, 0, started.stderr)
+  const lines = started.stdout.trimEnd().split('\n')
+  const [, uri] = /^MONGODB_URI=(mongodb:\/\/127\.0\.0\.1:\d+\/)$/.exec(lines.at(-1)) ?? []
+  assert.ok(uri, `last stdout line: ${lines.at(-1)}`)
+  const [, pid] = /^nodebench: db started \(pid (\d+), log .*ferretdb\.log\); stop it with `nodebench services stop db`$/m
+    .exec(started.stderr) ?? []
+  assert.ok(pid, started.stderr)
+  assert.equal(await ping(uri), 1)
+
+  const again = await runCli(['services', 'start'], env)
+  assert.equal(again.stdout, `MONGODB_URI=${uri}\n`)
+  assert.match(again.stderr, new RegExp(`^nodebench: db already running \\(pid ${pid}, since \\S+\\)$`, 'm'))
+
+  const status = await runCli(['services', 'status', 'db'], env)
+  assert.equal(status.code, 0)
+  assert.match(status.stdout, new RegExp(`^db: running, pid ${pid}, ${uri}, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\n$`))
+
+  const stopped = await runCli(['services', 'stop', 'db'], env)
+  assert.equal(stopped.stdout, `db: stopped (pid ${pid})\n`)
+  await assert.rejects(connect(uri), { code: 'ECONNREFUSED' }, 'nothing listens on its port any more')
+
+  assert.equal((await runCli(['services', 'status'], env)).stdout, 'db: not running\n')
+  assert.equal((await runCli(['services', 'stop', 'db'], env)).stdout, 'db: not running\n')
+})

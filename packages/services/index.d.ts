@@ -1,0 +1,148 @@
+/** Receives progress messages (a build, a start); the default writes them to stderr. */
+export type OnProgress = (message: string) => void
+
+export interface ResolvedDatabase {
+  uri: string
+  /** 'MONGODB_URI' (given), 'service' (a registered database, shared), 'embedded' (started for this process). */
+  source: 'MONGODB_URI' | 'service' | 'embedded'
+  /** Stops an embedded database and removes its registration; a no-op for the other sources. */
+  stop (): Promise<void>
+}
+
+export interface ResolveDatabaseOptions {
+  onProgress?: OnProgress
+  /** Read for MONGODB_URI, NODEBENCH_STATE_DIR, NODEBENCH_DATA_DIR, NODEBENCH_CACHE_DIR; default process.env. */
+  env?: NodeJS.ProcessEnv
+  /** Where services are registered; default NODEBENCH_STATE_DIR or <root>/.cache/services. */
+  stateDir?: string
+  /** The embedded database's data; default NODEBENCH_DATA_DIR or <root>/.cache/ferretdb/data. */
+  dataDir?: string
+  readyTimeoutMs?: number
+}
+
+/** The database an app should use: MONGODB_URI, else the registered `db` service, else an embedded FerretDB. */
+export declare function resolveDatabase (options?: ResolveDatabaseOptions): Promise<ResolvedDatabase>
+
+export interface StartDatabaseOptions {
+  /** Default NODEBENCH_DATA_DIR or <root>/.cache/ferretdb/data. */
+  dataDir?: string
+  /** Default: a free loopback port. */
+  port?: number
+  onProgress?: OnProgress
+  /** true: the database outlives this process; false (default): it stops when this process ends, even on SIGKILL. */
+  detached?: boolean
+  /** FerretDB's stdout and stderr are appended here; default <dataDir>/../ferretdb.log. */
+  logFile?: string
+  /** Default 30000. */
+  readyTimeoutMs?: number
+  env?: NodeJS.ProcessEnv
+}
+
+export interface StartedDatabase {
+  /** mongodb://127.0.0.1:<port>/ */
+  uri: string
+  pid: number
+  port: number
+  dataDir: string
+  logFile: string
+  /** SIGTERM, SIGKILL after 5 s; resolves once the process is gone. Idempotent. */
+  stop (): Promise<void>
+}
+
+/** Starts FerretDB and resolves once it answers a ping. Not registered: see resolveDatabase and startService. */
+export declare function startDatabase (options?: StartDatabaseOptions): Promise<StartedDatabase>
+
+/** The path of the FerretDB launcher (tools/ferretdb), built with Go the first time. */
+export declare function ferretdbBinary (options?: { onProgress?: OnProgress, env?: NodeJS.ProcessEnv }): Promise<string>
+
+export interface GoBuildContext {
+  /** Where the build must write the executable (a temporary file, renamed into place afterwards). */
+  output: string
+  /** The build environment: the caller's, with GOFLAGS including -mod=mod. */
+  env: NodeJS.ProcessEnv
+  /** Runs `go <args>` in the build environment; resolves to its output. */
+  go (args: string[], options?: { cwd?: string }): Promise<string>
+}
+
+export interface EnsureGoBinaryOptions {
+  /** File name prefix: letters, digits, '.', '_', '+', '-'. */
+  name: string
+  version: string
+  /** go.mod, go.sum and *.go files: their hash is part of the cache key. */
+  sourceFiles: string[]
+  build (context: GoBuildContext): Promise<unknown>
+  /** Name in messages; default `name`. */
+  displayName?: string
+  /** How long a build takes, for the progress message ('about a minute'). */
+  buildTime?: string
+  /** What the user can do instead of installing Go, listed in NB_ERR_GO_MISSING. */
+  alternatives?: string[]
+  onProgress?: OnProgress
+  env?: NodeJS.ProcessEnv
+  /** Default <root>/.cache/bin. */
+  binDir?: string
+  /** Default NODEBENCH_CACHE_DIR, $XDG_CACHE_HOME/nodebench or ~/.cache/nodebench. */
+  userCacheDir?: string
+}
+
+/** The path of `<binDir>/<name>-<version>-<hash>`, copied from the per-user cache or built when missing. */
+export declare function ensureGoBinary (options: EnsureGoBinaryOptions): Promise<string>
+
+export type ServiceName = 'db'
+export declare const SERVICE_NAMES: readonly ServiceName[]
+
+export interface ServiceOptions {
+  onProgress?: OnProgress
+  /** Read for NODEBENCH_STATE_DIR, NODEBENCH_DATA_DIR, NODEBENCH_CACHE_DIR; default process.env. */
+  env?: NodeJS.ProcessEnv
+  stateDir?: string
+  readyTimeoutMs?: number
+}
+
+export interface StartedService {
+  name: ServiceName
+  pid: number
+  uri: string
+  port: number
+  dataDir: string
+  logFile: string
+  startedAt: string
+  /** The pid of the app whose embedded database this is (it stops with it), or null for a detached service. */
+  owner: number | null
+  /** What reaches the service: { MONGODB_URI } for db. */
+  env: Record<string, string>
+  alreadyRunning: boolean
+}
+
+export interface ServiceStatus {
+  name: ServiceName
+  running: boolean
+  pid: number | null
+  uri: string | null
+  startedAt: string | null
+  owner: number | null
+  answering: boolean
+}
+
+export declare function startService (name: ServiceName, options?: ServiceOptions): Promise<StartedService>
+export declare function stopService (name: ServiceName, options?: ServiceOptions): Promise<{ name: ServiceName, wasRunning: boolean, pid: number | null }>
+export declare function serviceStatus (name: ServiceName, options?: ServiceOptions): Promise<ServiceStatus>
+
+/** NODEBENCH_CACHE_DIR, else $XDG_CACHE_HOME/nodebench, else ~/.cache/nodebench. */
+export declare function userCacheDir (env?: NodeJS.ProcessEnv): string
+
+export type ErrorCode =
+  | 'NB_ERR_INVALID_OPTION'
+  | 'NB_ERR_GO_MISSING'
+  | 'NB_ERR_GO_BUILD'
+  | 'NB_ERR_DB_START'
+  | 'NB_ERR_LOCK_TIMEOUT'
+  | 'NB_ERR_SERVICE_UNKNOWN'
+  | 'NB_ERR_SERVICE_NOT_ANSWERING'
+
+export declare const errorCodes: Readonly<{ [code in ErrorCode]: code }>
+
+export declare class NodebenchError extends Error {
+  constructor (code: string, message: string)
+  code: string
+}

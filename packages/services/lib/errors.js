@@ -1,0 +1,98 @@
+'use strict'
+
+const path = require('node:path')
+const { inspect } = require('node:util')
+const { ROOT_DIR } = require('./cache-dirs')
+
+// Every error @nodebench/services throws at a user is one of these codes. The message says what went wrong
+// and what to do instead; test/errors.test.js pins each code.
+const codes = Object.freeze({
+  NB_ERR_INVALID_OPTION: 'NB_ERR_INVALID_OPTION',
+  NB_ERR_GO_MISSING: 'NB_ERR_GO_MISSING',
+  NB_ERR_GO_BUILD: 'NB_ERR_GO_BUILD',
+  NB_ERR_DB_START: 'NB_ERR_DB_START',
+  NB_ERR_LOCK_TIMEOUT: 'NB_ERR_LOCK_TIMEOUT',
+  NB_ERR_SERVICE_UNKNOWN: 'NB_ERR_SERVICE_UNKNOWN',
+  NB_ERR_SERVICE_NOT_ANSWERING: 'NB_ERR_SERVICE_NOT_ANSWERING'
+})
+
+class NodebenchError extends Error {
+  constructor (code, message) {
+    super(message)
+    this.name = 'NodebenchError'
+    this.code = code
+  }
+}
+
+function describe (value) {
+  return inspect(value, { depth: 0, breakLength: Infinity, maxStringLength: 80 })
+}
+
+/** Indents the last `count` non-empty lines of `text`, for quoting a log or a compiler's output in a message. */
+function lastLines (text, count = 15) {
+  const lines = String(text).split('\n').filter((line) => line.trim() !== '')
+  return lines.slice(-count).map((line) => `  ${line}`).join('\n')
+}
+
+function invalidOption (option, received, expected) {
+  return new NodebenchError(codes.NB_ERR_INVALID_OPTION,
+    `option "${option}" must be ${expected}; received ${describe(received)}`)
+}
+
+/** `alternatives`: what the user can do instead of building, one sentence each. */
+function goMissing (displayName, alternatives) {
+  const instead = alternatives.map((alternative) => `\n  - ${alternative}`).join('')
+  return new NodebenchError(codes.NB_ERR_GO_MISSING,
+    `building ${displayName} needs Go (https://go.dev/dl/), but \`go version\` did not run: \`go\` is not on PATH. ` +
+    `Install Go 1.22 or later, or instead:${instead}`)
+}
+
+function goBuildFailed (displayName, version, reason, output) {
+  const tail = lastLines(output)
+  return new NodebenchError(codes.NB_ERR_GO_BUILD,
+    `building ${displayName} ${version} with Go failed (${reason})` +
+    (tail ? `; the last lines of go's output:\n${tail}` : '; go printed nothing'))
+}
+
+function databaseStart (reason, logFile, logTail) {
+  const tail = lastLines(logTail)
+  return new NodebenchError(codes.NB_ERR_DB_START,
+    `FerretDB ${reason}; its log is ${logFile}` + (tail ? `, ending with:\n${tail}` : ' (empty)'))
+}
+
+function lockTimeout (lockFile, holderPid, waitedMs) {
+  return new NodebenchError(codes.NB_ERR_LOCK_TIMEOUT,
+    `waited ${waitedMs} ms for process ${holderPid || '(unknown)'} to finish starting the database ` +
+    `(lock file ${lockFile}); expected it to be released sooner. If no such process runs, delete the lock file`)
+}
+
+function serviceUnknown (name, known) {
+  return new NodebenchError(codes.NB_ERR_SERVICE_UNKNOWN,
+    `unknown service ${describe(name)}; expected one of ${known.join(', ')}`)
+}
+
+function serviceNotAnswering (state) {
+  return new NodebenchError(codes.NB_ERR_SERVICE_NOT_ANSWERING,
+    `service "${state.name}" is registered as running (pid ${state.pid}, ${state.uri}) but does not answer; ` +
+    `expected it to answer before starting another. Stop it with \`nodebench services stop ${state.name}\``)
+}
+
+/** The alternatives to building FerretDB, for NB_ERR_GO_MISSING. */
+const DATABASE_ALTERNATIVES = Object.freeze([
+  'set MONGODB_URI to a running MongoDB (for example MONGODB_URI=mongodb://127.0.0.1:27017/), or',
+  `start MongoDB with Docker: \`docker compose -f ${path.join(ROOT_DIR, 'examples', 'mongo-admin', 'docker-compose.yml')} up -d\`, ` +
+    'then set MONGODB_URI=mongodb://127.0.0.1:27017/'
+])
+
+module.exports = {
+  codes,
+  NodebenchError,
+  invalidOption,
+  goMissing,
+  goBuildFailed,
+  databaseStart,
+  lockTimeout,
+  serviceUnknown,
+  serviceNotAnswering,
+  DATABASE_ALTERNATIVES
+}

@@ -1,0 +1,43 @@
+'use strict'
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const path = require('node:path')
+const { errorCodes, NodebenchError } = require('..')
+const errors = require('../lib/errors')
+const { ROOT_DIR } = require('../lib/cache-dirs')
+
+// Every coded error, how it is made, and what its message must say. The tests of each module throw them
+// for real; this file pins the wording and that no code goes untested.
+const CASES = [
+  [errors.invalidOption('port', -1, 'an integer from 1 to 65535'), 'NB_ERR_INVALID_OPTION',
+    /^option "port" must be an integer from 1 to 65535; received -1$/],
+  [errors.goMissing('FerretDB', errors.DATABASE_ALTERNATIVES), 'NB_ERR_GO_MISSING',
+    /^building FerretDB needs Go .*not on PATH.*\n {2}- set MONGODB_URI to a running MongoDB .*\n {2}- start MongoDB with Docker: `docker compose -f \S+ up -d`/s],
+  [errors.goBuildFailed('FerretDB', 'v1.24.0', 'exit code 1', 'go: downloading\n\nmain.go:3: undefined: x\n'), 'NB_ERR_GO_BUILD',
+    /^building FerretDB v1\.24\.0 with Go failed \(exit code 1\); the last lines of go's output:\n {2}go: downloading\n {2}main\.go:3: undefined: x$/],
+  [errors.databaseStart('did not answer a ping on mongodb://127.0.0.1:1/ within 10 ms', '/tmp/ferretdb.log', 'a\nb\n'), 'NB_ERR_DB_START',
+    /^FerretDB did not answer a ping on mongodb:\/\/127\.0\.0\.1:1\/ within 10 ms; its log is \/tmp\/ferretdb\.log, ending with:\n {2}a\n {2}b$/],
+  [errors.lockTimeout('/tmp/data.lock', 42, 1000), 'NB_ERR_LOCK_TIMEOUT',
+    /^waited 1000 ms for process 42 to finish starting the database \(lock file \/tmp\/data\.lock\)/],
+  [errors.serviceUnknown('foo', ['db']), 'NB_ERR_SERVICE_UNKNOWN', /^unknown service 'foo'; expected one of db$/],
+  [errors.serviceNotAnswering({ name: 'db', pid: 7, uri: 'mongodb://127.0.0.1:1/' }), 'NB_ERR_SERVICE_NOT_ANSWERING',
+    /^service "db" is registered as running \(pid 7, mongodb:\/\/127\.0\.0\.1:1\/\) but does not answer; .*`nodebench services stop db`$/]
+]
+
+for (const [err, code, message] of CASES) {
+  test(`${code}: coded, and says what was wrong and what was expected`, () => {
+    assert.ok(err instanceof NodebenchError)
+    assert.equal(err.code, code)
+    assert.equal(errorCodes[code], code)
+    assert.match(err.message, message)
+  })
+}
+
+test('every error code is pinned above', () => {
+  assert.deepEqual(CASES.map(([, code]) => code).sort(), Object.keys(errorCodes).sort())
+})
+
+test('the Docker alternative names the compose file by its absolute path', () => {
+  assert.ok(errors.DATABASE_ALTERNATIVES[1].includes(path.join(ROOT_DIR, 'examples', 'mongo-admin', 'docker-compose.yml')))
+})
