@@ -421,7 +421,8 @@ class DirectSpanWriter {
     if (record.parentSpan === null) {
       const attributes = requestEndAttributes(record)
       attributes['http.request.method'] = record.method
-      attributes['url.path'] = pathOf(req.url)
+      // Inside a router req.url is relative to its mount path until the router hands over: originalUrl is whole.
+      attributes['url.path'] = pathOf(req.originalUrl || req.url)
       this.processor.onEnd(new FinishedSpan(
         `${record.method} ${record.route}`, api.SpanKind.SERVER, traceId, record.spanId, record.remoteParent || undefined,
         toHrTime(record.startMs), toHrTime(record.endMs), attributes,

@@ -348,6 +348,8 @@ const controlFlow = [
         assert.equal(span.attributes['express.name'], functionName)
       }
       const apiServer = spanNamed(spans, 'GET /api/items')
+      assert.equal(apiServer.attributes['url.path'], '/api/items', 'the whole path, not the router-relative one')
+      assert.equal(server.attributes['url.path'], '/users/42')
       const router = spanNamed(spans, 'router - /api')
       assert.ok(isChildOf(router, apiServer))
       assert.equal(router.attributes['express.type'], 'router')
