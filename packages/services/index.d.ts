@@ -88,8 +88,35 @@ export interface EnsureGoBinaryOptions {
 /** The path of `<binDir>/<name>-<version>-<hash>`, copied from the per-user cache or built when missing. */
 export declare function ensureGoBinary (options: EnsureGoBinaryOptions): Promise<string>
 
-export type ServiceName = 'db'
-export declare const SERVICE_NAMES: readonly ServiceName[]
+export type ServiceName = 'db' | 'jaeger' | string
+/** The built-in database, then the services registered with registerService. */
+export declare function serviceNames (): ServiceName[]
+
+/** A service's registration in its state file. */
+export interface ServiceState {
+  name: string
+  pid: number
+  uri: string
+  startedAt: string
+  owner?: number | null
+  command?: string
+  [field: string]: unknown
+}
+
+export interface ServiceSpec {
+  description?: string
+  start (options: { stateDir: string, onProgress?: OnProgress, env: NodeJS.ProcessEnv, readyTimeoutMs?: number }): Promise<{ state: ServiceState, alreadyRunning: boolean }>
+  answers (state: ServiceState): Promise<boolean>
+  env (state: ServiceState): Record<string, string>
+}
+
+/** Adds a service `nodebench services` can start, stop and report on. */
+export declare function registerService (name: string, spec: ServiceSpec): void
+export declare function readServiceState (name: string, options: { stateDir: string }): ServiceState | null
+export declare function writeServiceState (state: ServiceState, options: { stateDir: string }): string
+export declare function freeLoopbackPort (): Promise<number>
+export declare function terminate (pid: number, options?: { graceMs?: number }): Promise<void>
+export declare const PROJECT_CACHE_DIR: string
 
 export interface ServiceOptions {
   onProgress?: OnProgress

@@ -2,8 +2,10 @@
 
 const { ensureGoBinary } = require('./lib/go-binary')
 const { ferretdbBinary, startDatabase, resolveDatabase } = require('./lib/database')
-const { SERVICE_NAMES, startService, stopService, serviceStatus } = require('./lib/services')
-const { userCacheDir } = require('./lib/cache-dirs')
+const { registerService, serviceNames, startService, stopService, serviceStatus } = require('./lib/services')
+const { readState: readServiceState, writeState: writeServiceState } = require('./lib/service-state')
+const { userCacheDir, PROJECT_CACHE_DIR } = require('./lib/cache-dirs')
+const { freeLoopbackPort, terminate } = require('./lib/processes')
 const { codes, NodebenchError } = require('./lib/errors')
 
 module.exports = {
@@ -11,11 +13,17 @@ module.exports = {
   startDatabase,
   ferretdbBinary,
   ensureGoBinary,
-  SERVICE_NAMES,
+  registerService,
+  serviceNames,
+  readServiceState,
+  writeServiceState,
   startService,
   stopService,
   serviceStatus,
   userCacheDir,
+  PROJECT_CACHE_DIR,
+  freeLoopbackPort,
+  terminate,
   errorCodes: codes,
   NodebenchError
 }

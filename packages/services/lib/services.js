@@ -1,7 +1,8 @@
 'use strict'
 
 // Background services `nodebench services start|stop|status` manages: detached processes that outlive the
-// CLI, found again through their state files. Adding a service is an entry in SERVICES.
+// CLI, found again through their state files. The database is built in; other packages add theirs with
+// registerService (the collector adds Jaeger), so this package need not depend on them.
 
 const { stateDir: defaultStateDir, databaseDataDir } = require('./cache-dirs')
 const { ensureRegisteredDatabase, pingDatabase } = require('./database')
@@ -13,8 +14,8 @@ const errors = require('./errors')
  * `start(options)` resolves to `{ state, alreadyRunning }`; `answers(state)` to whether the running service
  * responds; `env(state)` is what a client needs to reach it, as environment variables.
  */
-const SERVICES = Object.freeze({
-  db: Object.freeze({
+const services = new Map([
+  ['db', Object.freeze({
     description: 'the embedded database (FerretDB, MongoDB wire protocol)',
     async start ({ stateDir, onProgress, env, readyTimeoutMs }) {
       const { state, database } = await ensureRegisteredDatabase({
@@ -24,14 +25,34 @@ const SERVICES = Object.freeze({
     },
     answers: (state) => pingDatabase(state.uri),
     env: (state) => ({ MONGODB_URI: state.uri })
-  })
-})
+  })]
+])
 
-const SERVICE_NAMES = Object.freeze(Object.keys(SERVICES))
+/**
+ * Adds service `name`: `{ description, start(options) -> { state, alreadyRunning }, answers(state) -> boolean,
+ * env(state) -> variables }`. `start` registers what it started with writeState (from ./service-state).
+ */
+function registerService (name, spec) {
+  if (typeof name !== 'string' || !/^[a-z][a-z0-9-]*$/.test(name)) {
+    throw errors.invalidOption('name', name, 'a lower-case service name, e.g. "jaeger"')
+  }
+  for (const method of ['start', 'answers', 'env']) {
+    if (spec === null || typeof spec !== 'object' || typeof spec[method] !== 'function') {
+      throw errors.invalidOption(`spec.${method}`, spec && spec[method], 'a function')
+    }
+  }
+  services.set(name, Object.freeze({ ...spec }))
+}
+
+/** The names of the services, the built-in database first. */
+function serviceNames () {
+  return Array.from(services.keys())
+}
 
 function serviceNamed (name) {
-  if (!Object.hasOwn(SERVICES, name)) throw errors.serviceUnknown(name, SERVICE_NAMES)
-  return SERVICES[name]
+  const service = services.get(name)
+  if (service === undefined) throw errors.serviceUnknown(name, serviceNames())
+  return service
 }
 
 function stateDirOf ({ env = process.env, stateDir }) {
@@ -69,4 +90,4 @@ async function serviceStatus (name, options = {}) {
   return { name, running: true, pid, uri, startedAt, owner, answering: await service.answers(state) }
 }
 
-module.exports = { SERVICE_NAMES, SERVICES, startService, stopService, serviceStatus }
+module.exports = { registerService, serviceNames, startService, stopService, serviceStatus }

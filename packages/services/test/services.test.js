@@ -4,7 +4,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { SERVICE_NAMES, startService, stopService, serviceStatus } = require('..')
+const { serviceNames, startService, stopService, serviceStatus } = require('..')
 const { pingDatabase } = require('../lib/database')
 const { readState } = require('../lib/service-state')
 const { isAlive, terminate } = require('../lib/processes')
@@ -20,8 +20,8 @@ function isolated (t) {
   return Object.assign(options, { dir, stateDir, env: { ...process.env, NODEBENCH_DATA_DIR: path.join(dir, 'data') } })
 }
 
-test('SERVICE_NAMES lists the services', () => {
-  assert.deepEqual(SERVICE_NAMES, ['db'])
+test('serviceNames lists the services: the built-in database', () => {
+  assert.deepEqual(serviceNames(), ['db'])
 })
 
 test('startService db: detached, registered, logging to its file; again: alreadyRunning', async (t) => {
