@@ -1,0 +1,111 @@
+'use strict'
+
+const fs = require('node:fs')
+const net = require('node:net')
+const path = require('node:path')
+const { spawn } = require('node:child_process')
+const { setTimeout: sleep } = require('node:timers/promises')
+const { freeLoopbackPort, terminate, PROJECT_CACHE_DIR } = require('@nodebench/services')
+const { jaegerBinary } = require('./jaeger-binary')
+
+// Jaeger v2 as nodebench runs it: one process (OTLP receivers, in-memory store, query API v3) with
+// collector/jaeger.yaml, bound to loopback, from the binary jaeger-binary.js builds.
+
+const CONFIG_FILE = path.join(__dirname, '..', 'jaeger.yaml')
+const DEFAULT_PORTS = Object.freeze({ otlpHttp: 4318, otlpGrpc: 4317, query: 16686, queryGrpc: 16685, health: 13133 })
+
+/** Whether something listens on the loopback `port`. */
+function portInUse (port) {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1')
+    socket.once('connect', () => { socket.destroy(); resolve(true) })
+    socket.once('error', () => resolve(false))
+  })
+}
+
+/** Jaeger's usual ports where they are free (so default OTLP settings reach it), free ones otherwise. */
+async function choosePorts ({ preferDefaults }) {
+  const ports = {}
+  for (const [name, port] of Object.entries(DEFAULT_PORTS)) {
+    ports[name] = preferDefaults && !(await portInUse(port)) ? port : await freeLoopbackPort()
+  }
+  return ports
+}
+
+/**
+ * Starts Jaeger with collector/jaeger.yaml, bound to loopback; resolves once its query API answers.
+ * Resolves to `{ pid, queryUrl, otlpHttpEndpoint, otlpGrpcEndpoint, ports, logFile, stop() }`; `ports` can be
+ * given back to a later startJaeger to listen where this one did.
+ * `detached`: outlives this process (`nodebench services start jaeger`); else it is stopped when this
+ * process exits.
+ */
+async function startJaeger ({ detached = false, preferDefaultPorts = detached, ports: givenPorts, logFile, maxTraces, onProgress, env = process.env, readyTimeoutMs = 60_000 } = {}) {
+  const binary = await jaegerBinary({ onProgress, env })
+  // `ports`: the same ports as an earlier run (a restarted Jaeger that apps already export to).
+  const ports = givenPorts ?? await choosePorts({ preferDefaults: preferDefaultPorts })
+  const childEnv = {
+    ...env,
+    JAEGER_OTLP_HTTP_PORT: String(ports.otlpHttp),
+    JAEGER_OTLP_GRPC_PORT: String(ports.otlpGrpc),
+    JAEGER_QUERY_PORT: String(ports.query),
+    JAEGER_QUERY_GRPC_PORT: String(ports.queryGrpc),
+    JAEGER_HEALTH_PORT: String(ports.health)
+  }
+  if (maxTraces !== undefined) childEnv.JAEGER_MAX_TRACES = String(maxTraces)
+  const log = logFile ?? path.join(PROJECT_CACHE_DIR, 'jaeger', 'jaeger.log')
+  fs.mkdirSync(path.dirname(log), { recursive: true })
+  const logFd = fs.openSync(log, 'a')
+  let child
+  try {
+    child = spawn(binary, ['--config', CONFIG_FILE], { env: childEnv, detached, stdio: ['ignore', logFd, logFd] })
+  } finally {
+    fs.closeSync(logFd)
+  }
+  let exited = null
+  child.once('exit', (code, signal) => { exited = signal || `code ${code}` })
+  child.once('error', (err) => { exited = err.message })
+  const killOnExit = () => child.kill('SIGTERM')
+  if (detached) child.unref()
+  else process.on('exit', killOnExit)
+  let stopped = null
+  const stop = () => (stopped ??= (async () => {
+    process.removeListener('exit', killOnExit)
+    if (child.pid !== undefined) await terminate(child.pid)
+  })())
+
+  const queryUrl = `http://127.0.0.1:${ports.query}`
+  const deadline = Date.now() + readyTimeoutMs
+  for (;;) {
+    if (exited !== null) {
+      throw new Error(`Jaeger exited (${exited}) before its query API answered; see ${log}`)
+    }
+    if (await answers(queryUrl)) break
+    if (Date.now() > deadline) {
+      await stop()
+      throw new Error(`Jaeger's query API did not answer on ${queryUrl} within ${readyTimeoutMs} ms; see ${log}`)
+    }
+    await sleep(100)
+  }
+  return {
+    pid: child.pid,
+    queryUrl,
+    otlpHttpEndpoint: `http://127.0.0.1:${ports.otlpHttp}`,
+    otlpGrpcEndpoint: `http://127.0.0.1:${ports.otlpGrpc}`,
+    ports,
+    logFile: log,
+    stop
+  }
+}
+
+/** Whether Jaeger's query API answers at `queryUrl`. */
+async function answers (queryUrl) {
+  try {
+    const response = await fetch(`${queryUrl}/api/v3/services`, { signal: AbortSignal.timeout(2000) })
+    await response.arrayBuffer()
+    return response.ok
+  } catch {
+    return false
+  }
+}
+
+module.exports = { startJaeger, answers, DEFAULT_PORTS }

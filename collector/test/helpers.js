@@ -1,0 +1,46 @@
+'use strict'
+
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { startJaeger } = require('..')
+
+/** A real Jaeger on free loopback ports, logging to a temporary file; stopped when test `t` ends. */
+async function startTestJaeger (t, options = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-jaeger-'))
+  const jaeger = await startJaeger({ logFile: path.join(dir, 'jaeger.log'), onProgress: (m) => t.diagnostic(m), ...options })
+  t.after(async () => {
+    await jaeger.stop()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+  return jaeger
+}
+
+/** Sets environment variables until test `t` ends. */
+function setEnv (t, vars) {
+  const saved = {}
+  for (const [key, value] of Object.entries(vars)) {
+    saved[key] = process.env[key]
+    process.env[key] = value
+  }
+  t.after(() => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
+  })
+}
+
+/** Polls `check` (async, returns a value or undefined) until it gives a value or `timeoutMs` passes. */
+async function eventually (check, { timeoutMs = 20_000, intervalMs = 250 } = {}) {
+  const deadline = Date.now() + timeoutMs
+  let last
+  for (;;) {
+    last = await check()
+    if (last !== undefined) return last
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, intervalMs))
+  }
+}
+
+module.exports = { startTestJaeger, setEnv, eventually }

@@ -1,0 +1,78 @@
+'use strict'
+
+// Jaeger goes away while a traced app serves: requests go on, spans are dropped and counted, memory
+// stays bounded; Jaeger comes back on the same ports: export resumes without touching the app.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const v8 = require('node:v8')
+const vm = require('node:vm')
+const express = require('express')
+const { nodebenchTrace } = require('@nodebench/trace')
+const { JaegerClient } = require('..')
+const { startTestJaeger, setEnv, eventually } = require('./helpers')
+
+v8.setFlagsFromString('--expose-gc')
+const gc = vm.runInNewContext('gc')
+
+function heapAfterGc () {
+  gc()
+  gc()
+  return process.memoryUsage().heapUsed
+}
+
+test('Jaeger stopped while the app serves: no request fails, spans are dropped and counted, export resumes when it is back', { timeout: 180_000 }, async (t) => {
+  const first = await startTestJaeger(t)
+  setEnv(t, { OTEL_EXPORTER_OTLP_ENDPOINT: first.otlpHttpEndpoint, OTEL_BSP_SCHEDULE_DELAY: '100', OTEL_BSP_EXPORT_TIMEOUT: '2000' })
+  const trace = nodebenchTrace({ serviceName: 'outage-app', sampleRatio: 1, maxQueueSize: 256 })
+  t.after(() => trace.shutdown())
+  const app = express()
+  app.use(trace)
+  app.use(function stamp (req, res, next) { next() })
+  app.get('/items/:id', function viewItem (req, res) { res.json({ id: req.params.id }) })
+  const server = app.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  t.after(() => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve) }))
+  const base = `http://127.0.0.1:${server.address().port}`
+
+  async function serve (count) {
+    const started = performance.now()
+    let failures = 0
+    for (let i = 0; i < count; i += 20) {
+      const statuses = await Promise.all(Array.from({ length: 20 }, (_, j) => fetch(`${base}/items/${i + j}`).then(async (r) => { await r.text(); return r.status })))
+      failures += statuses.filter((status) => status !== 200).length
+    }
+    return { failures, msPerRequest: (performance.now() - started) / count }
+  }
+
+  const up = await serve(200)
+  assert.equal(up.failures, 0)
+  await trace.flush()
+  assert.equal(trace.breakdown().dropped.spans, 0)
+
+  await first.stop()
+  await serve(500) // warm-up of the failing exporter
+  const heapBefore = heapAfterGc()
+  const down = await serve(2000)
+  await trace.flush()
+  const heapGrowth = heapAfterGc() - heapBefore
+  assert.equal(down.failures, 0, 'no request failed while Jaeger was down')
+  const dropped = trace.breakdown().dropped.spans
+  assert.ok(dropped > 2000, `spans dropped and counted: ${dropped}`)
+  // 2000 requests x 4 spans went nowhere; the bounded queue holds at most 256 spans.
+  assert.ok(heapGrowth < 8 * 1024 * 1024, `heap grew ${(heapGrowth / 1048576).toFixed(1)} MB`)
+  t.diagnostic(`ms per request (20 concurrent): Jaeger up ${up.msPerRequest.toFixed(3)}, down ${down.msPerRequest.toFixed(3)}; ` +
+    `${dropped} spans dropped; heap growth over 2000 requests ${(heapGrowth / 1048576).toFixed(2)} MB`)
+
+  const second = await startTestJaeger(t, { ports: first.ports })
+  const resumedAt = new Date()
+  assert.equal((await serve(100)).failures, 0)
+  await trace.flush()
+  const client = new JaegerClient({ url: second.queryUrl })
+  const requests = await eventually(async () => {
+    const spans = await client.findAllSpans({ service: 'outage-app', start: new Date(resumedAt - 1000), end: new Date() })
+    const count = spans.filter((s) => s.attributes['nodebench.kind'] === 'request').length
+    return count >= 100 ? count : undefined
+  })
+  assert.ok(requests >= 100, `export resumed: ${requests} request spans in the new Jaeger`)
+})
