@@ -2,7 +2,8 @@
 
 const path = require('node:path')
 const { parseArgs } = require('node:util')
-const { SERVICE_NAMES, NodebenchError } = require('@nodebench/services')
+const { serviceNames, NodebenchError } = require('./service-table')
+const { parseSince } = require('@nodebench/collector')
 
 const NB_ERR_USAGE = 'NB_ERR_USAGE'
 const SERVICE_ACTIONS = Object.freeze(['start', 'stop', 'status'])
@@ -37,10 +38,11 @@ function parseServices ([action, ...names]) {
     throw usageError(`services ${action}: unexpected ${names.slice(1).map(quote).join(' ')}; expected at most one service name`)
   }
   const [name] = names
-  if (name !== undefined && !SERVICE_NAMES.includes(name)) {
-    throw usageError(`unknown service ${quote(name)}; expected one of ${SERVICE_NAMES.join(', ')}`)
+  const known = serviceNames()
+  if (name !== undefined && !known.includes(name)) {
+    throw usageError(`unknown service ${quote(name)}; expected one of ${known.join(', ')}`)
   }
-  return { command: 'services', action, services: name === undefined ? [...SERVICE_NAMES] : [name] }
+  return { command: 'services', action, services: name === undefined ? known : [name] }
 }
 
 /** `nodebench demo [--seconds <s>] [--out <dir>]` */
@@ -67,16 +69,62 @@ function parseDemo (argv, env) {
 }
 
 /**
- * `nodebench <command> ...` -> `{ command: 'help' }`, `{ command: 'services', action, services }` or
- * `{ command: 'demo', seconds, outDir }`. Throws NB_ERR_USAGE for anything else.
+ * `nodebench report --source jaeger [--jaeger <query-url>] --service <name> [--since 10m] [--json|--md]`
+ * `nodebench report --source app --url <expose-url> [--json|--md]`
+ */
+function parseReport (argv, env) {
+  let values
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        source: { type: 'string', default: 'jaeger' },
+        jaeger: { type: 'string' },
+        service: { type: 'string' },
+        since: { type: 'string', default: '10m' },
+        url: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        md: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' }
+      },
+      allowPositionals: false,
+      strict: true
+    }))
+  } catch (err) {
+    throw usageError(`report: ${err.message}`)
+  }
+  if (values.help) return { command: 'help' }
+  if (values.json && values.md) throw usageError('report: --json and --md exclude each other; pick one')
+  const format = values.json ? 'json' : values.md ? 'md' : 'table'
+  if (values.source === 'app') {
+    if (!values.url) throw usageError('report --source app: --url is required, e.g. --url http://127.0.0.1:3000/__nodebench')
+    return { command: 'report', source: 'app', url: values.url, format }
+  }
+  if (values.source !== 'jaeger') throw usageError(`report: --source must be jaeger or app; received ${quote(values.source)}`)
+  const service = values.service ?? env.OTEL_SERVICE_NAME
+  if (!service) throw usageError('report --source jaeger: --service is required (or OTEL_SERVICE_NAME), e.g. --service mongo-admin')
+  const jaeger = values.jaeger ?? env.JAEGER_QUERY_URL ?? 'http://localhost:16686'
+  try {
+    parseSince(values.since)
+  } catch (err) {
+    throw usageError(`report: ${err.message}`)
+  }
+  return { command: 'report', source: 'jaeger', jaeger, service, since: values.since, format }
+}
+
+/**
+ * `nodebench <command> ...` -> `{ command: 'help' }`, `{ command: 'services', action, services }`,
+ * `{ command: 'demo', seconds, outDir }` or `{ command: 'report', source, ... }`. Throws NB_ERR_USAGE for
+ * anything else.
  */
 function parseArguments (argv, env = process.env) {
   if (argv[0] === 'demo') return parseDemo(argv.slice(1), env)
+  if (argv[0] === 'report') return parseReport(argv.slice(1), env)
   const { values, positionals } = parseOptions(argv)
   const [command, ...rest] = positionals
   if (values.help || command === undefined || command === 'help') return { command: 'help' }
   if (command === 'services') return parseServices(rest)
-  throw usageError(`unknown command ${quote(command)}; expected demo, services or help`)
+  throw usageError(`unknown command ${quote(command)}; expected demo, report, services or help`)
 }
 
 module.exports = { parseArguments, NB_ERR_USAGE }

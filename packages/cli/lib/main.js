@@ -10,6 +10,7 @@ const COMMANDS = Object.freeze({
     return 0
   },
   services: runServices,
+  report: (parsed, io) => require('./commands/report').runReport(parsed, io),
   async demo (parsed, { stdout, stderr }) {
     // Required on use: it loads autocannon, which the other commands do not need.
     const { runDemo } = require('./commands/demo')

@@ -10,9 +10,9 @@ const VALID = [
   [['--help'], { command: 'help' }],
   [['services', 'start', '-h'], { command: 'help' }],
   [['services', 'start', 'db'], { command: 'services', action: 'start', services: ['db'] }],
-  [['services', 'start'], { command: 'services', action: 'start', services: ['db'] }],
+  [['services', 'start'], { command: 'services', action: 'start', services: ['db', 'jaeger'] }],
   [['services', 'stop', 'db'], { command: 'services', action: 'stop', services: ['db'] }],
-  [['services', 'status'], { command: 'services', action: 'status', services: ['db'] }]
+  [['services', 'status'], { command: 'services', action: 'status', services: ['db', 'jaeger'] }]
 ]
 
 for (const [argv, expected] of VALID) {
@@ -22,10 +22,10 @@ for (const [argv, expected] of VALID) {
 }
 
 const INVALID = [
-  [['frobnicate'], /^unknown command 'frobnicate'; expected demo, services or help$/],
+  [['frobnicate'], /^unknown command 'frobnicate'; expected demo, report, services or help$/],
   [['services'], /^services: missing action; expected one of start, stop, status$/],
   [['services', 'restart'], /^services: unknown action 'restart'; expected one of start, stop, status$/],
-  [['services', 'start', 'foo'], /^unknown service 'foo'; expected one of db$/],
+  [['services', 'start', 'foo'], /^unknown service 'foo'; expected one of db, jaeger$/],
   [['services', 'start', 'db', 'extra'], /^services start: unexpected 'extra'; expected at most one service name$/],
   [['services', 'status', '--verbose'], /^unknown option '--verbose'; expected --help$/],
   [['--help=yes'], /--help/]

@@ -74,7 +74,7 @@ test('help: the usage on stdout, exit 0', async () => {
     const { code, stdout, stderr } = await runMain(argv)
     assert.equal(code, 0)
     assert.match(stdout, /^Usage: nodebench <command>\n/)
-    assert.match(stdout, /services start \[db\]/)
+    assert.match(stdout, /services start \[db\|jaeger\]/)
     assert.equal(stderr, '')
   }
 })
@@ -82,7 +82,7 @@ test('help: the usage on stdout, exit 0', async () => {
 test('a command line not understood: the reason and the usage on stderr, exit 2', async () => {
   for (const [argv, reason] of [
     [['frobnicate'], /^nodebench: unknown command 'frobnicate'/],
-    [['services', 'start', 'foo'], /^nodebench: unknown service 'foo'; expected one of db\n/],
+    [['services', 'start', 'foo'], /^nodebench: unknown service 'foo'; expected one of db, jaeger\n/],
     [['services', 'stop', 'db', 'now'], /^nodebench: services stop: unexpected 'now'/]
   ]) {
     const { code, stdout, stderr } = await runMain(argv)
@@ -121,7 +121,7 @@ test('services start db: MONGODB_URI last on stdout, running after the CLI exits
   assert.ok(pid, started.stderr)
   assert.equal(await ping(uri), 1)
 
-  const again = await runCli(['services', 'start'], env)
+  const again = await runCli(['services', 'start', 'db'], env)
   assert.equal(again.stdout, `MONGODB_URI=${uri}\n`)
   assert.match(again.stderr, new RegExp(`^nodebench: db already running \\(pid ${pid}, since \\S+\\)$`, 'm'))
 
@@ -133,6 +133,6 @@ test('services start db: MONGODB_URI last on stdout, running after the CLI exits
   assert.equal(stopped.stdout, `db: stopped (pid ${pid})\n`)
   await assert.rejects(connect(uri), { code: 'ECONNREFUSED' }, 'nothing listens on its port any more')
 
-  assert.equal((await runCli(['services', 'status'], env)).stdout, 'db: not running\n')
+  assert.equal((await runCli(['services', 'status'], env)).stdout, 'db: not running\njaeger: not running\n')
   assert.equal((await runCli(['services', 'stop', 'db'], env)).stdout, 'db: not running\n')
 })

@@ -1,6 +1,6 @@
 'use strict'
 
-const { startService, stopService, serviceStatus } = require('@nodebench/services')
+const { startService, stopService, serviceStatus } = require('../service-table')
 
 // `nodebench services start|stop|status [name]`. Progress goes to stderr; stdout carries the results, and
 // for `start` ends with the variables that reach the services (MONGODB_URI=...), so that

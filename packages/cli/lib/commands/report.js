@@ -1,0 +1,51 @@
+'use strict'
+
+const { breakdownFromJaeger, breakdownFromApp, parseSince } = require('@nodebench/collector')
+const { renderTable, renderMarkdown } = require('@nodebench/breakdown')
+
+// `nodebench report --source jaeger|app`: the same breakdown tables from the traces Jaeger holds (any
+// number of processes and machines) or from one app's expose path.
+
+async function runReport (parsed, { stdout, stderr, env }) {
+  const progress = (message) => stderr.write(`nodebench report: ${message}\n`)
+  let snapshot
+  if (parsed.source === 'app') {
+    progress(`reading ${parsed.url}`)
+    snapshot = await breakdownFromApp({ url: parsed.url })
+  } else {
+    const since = parseSince(parsed.since)
+    progress(`reading traces of "${parsed.service}" since ${since.toISOString()} from Jaeger at ${parsed.jaeger}`)
+    snapshot = await breakdownFromJaeger({
+      url: parsed.jaeger,
+      service: parsed.service,
+      since,
+      onProgress: ({ traces, from, to }) => progress(`${traces} traces from ${from.toISOString()} to ${to.toISOString()}`)
+    })
+  }
+  if (parsed.format === 'json') {
+    stdout.write(JSON.stringify(snapshot, null, 2) + '\n')
+    return 0
+  }
+  const render = parsed.format === 'md' ? renderMarkdown : (s) => renderTable(s, { color: false })
+  stdout.write(render(snapshot) + '\n')
+  if (snapshot.source === 'jaeger') stdout.write(renderExemplars(snapshot, parsed.jaeger, parsed.format === 'md'))
+  return 0
+}
+
+/** Per operation, links to a median request's trace and the slowest one in Jaeger's UI. */
+function renderExemplars (snapshot, jaegerUrl, markdown) {
+  const base = jaegerUrl.replace(/\/$/, '')
+  const lines = [markdown ? '\n## Traces\n' : '\nTraces (Jaeger UI):']
+  for (const operation of snapshot.operations) {
+    if (!operation.exemplars) continue
+    const name = `${operation.method} ${operation.route} [${operation.format}]`
+    const median = `${base}/trace/${operation.exemplars.median}`
+    const slowest = `${base}/trace/${operation.exemplars.slowest}`
+    lines.push(markdown
+      ? `- ${name}: [median](${median}), [slowest](${slowest})`
+      : `  ${name}\n    median  ${median}\n    slowest ${slowest}`)
+  }
+  return lines.join('\n') + '\n'
+}
+
+module.exports = { runReport, renderExemplars }
