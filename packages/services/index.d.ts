@@ -117,6 +117,8 @@ export declare function writeServiceState (state: ServiceState, options: { state
 export declare function freeLoopbackPort (): Promise<number>
 export declare function terminate (pid: number, options?: { graceMs?: number }): Promise<void>
 export declare const PROJECT_CACHE_DIR: string
+/** The FerretDB version the embedded database's launcher is built with (from tools/ferretdb/go.mod), e.g. 'v1.24.0'. */
+export declare function ferretdbVersion (): string
 
 export interface ServiceOptions {
   onProgress?: OnProgress
@@ -155,6 +157,25 @@ export declare function startService (name: ServiceName, options?: ServiceOption
 export declare function stopService (name: ServiceName, options?: ServiceOptions): Promise<{ name: ServiceName, wasRunning: boolean, pid: number | null }>
 export declare function serviceStatus (name: ServiceName, options?: ServiceOptions): Promise<ServiceStatus>
 
+export interface EnsureChromiumOptions {
+  onProgress?: OnProgress
+  /** Read for CHROMIUM_PATH and PATH; default process.env. */
+  env?: NodeJS.ProcessEnv
+  /** Where to look when CHROMIUM_PATH is not set; default ['/usr/bin/chromium', '/usr/bin/chromium-browser']. */
+  candidates?: string[]
+  /** Whether Debian's chromium package may be installed; default: running as root with apt-get on PATH. */
+  canInstall?: boolean
+  /** The apt-get to run; default the one on PATH. */
+  aptGet?: string
+}
+
+/**
+ * The path of a Chromium executable: CHROMIUM_PATH, else /usr/bin/chromium or /usr/bin/chromium-browser, else
+ * Debian's chromium package installed with apt-get (as root). Throws NB_ERR_CHROMIUM_MISSING otherwise.
+ * Never downloads a browser build.
+ */
+export declare function ensureChromium (options?: EnsureChromiumOptions): Promise<string>
+
 /** NODEBENCH_CACHE_DIR, else $XDG_CACHE_HOME/nodebench, else ~/.cache/nodebench. */
 export declare function userCacheDir (env?: NodeJS.ProcessEnv): string
 
@@ -166,6 +187,7 @@ export type ErrorCode =
   | 'NB_ERR_LOCK_TIMEOUT'
   | 'NB_ERR_SERVICE_UNKNOWN'
   | 'NB_ERR_SERVICE_NOT_ANSWERING'
+  | 'NB_ERR_CHROMIUM_MISSING'
 
 export declare const errorCodes: Readonly<{ [code in ErrorCode]: code }>
 

@@ -1,17 +1,19 @@
 'use strict'
 
 const { ensureGoBinary } = require('./lib/go-binary')
-const { ferretdbBinary, startDatabase, resolveDatabase } = require('./lib/database')
+const { ferretdbBinary, ferretdbVersion, startDatabase, resolveDatabase } = require('./lib/database')
 const { registerService, serviceNames, startService, stopService, serviceStatus } = require('./lib/services')
 const { readState: readServiceState, writeState: writeServiceState } = require('./lib/service-state')
 const { userCacheDir, PROJECT_CACHE_DIR } = require('./lib/cache-dirs')
 const { freeLoopbackPort, terminate } = require('./lib/processes')
+const { ensureChromium } = require('./lib/chromium')
 const { codes, NodebenchError } = require('./lib/errors')
 
 module.exports = {
   resolveDatabase,
   startDatabase,
   ferretdbBinary,
+  ferretdbVersion,
   ensureGoBinary,
   registerService,
   serviceNames,
@@ -24,6 +26,7 @@ module.exports = {
   PROJECT_CACHE_DIR,
   freeLoopbackPort,
   terminate,
+  ensureChromium,
   errorCodes: codes,
   NodebenchError
 }

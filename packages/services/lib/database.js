@@ -256,4 +256,4 @@ async function resolveDatabase (options = {}) {
   return { uri: database.uri, source: 'embedded', stop }
 }
 
-module.exports = { ferretdbBinary, pingDatabase, startDatabase, ensureRegisteredDatabase, resolveDatabase, SERVICE_NAME }
+module.exports = { ferretdbBinary, ferretdbVersion, pingDatabase, startDatabase, ensureRegisteredDatabase, resolveDatabase, SERVICE_NAME }

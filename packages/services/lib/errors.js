@@ -13,7 +13,8 @@ const codes = Object.freeze({
   NB_ERR_DB_START: 'NB_ERR_DB_START',
   NB_ERR_LOCK_TIMEOUT: 'NB_ERR_LOCK_TIMEOUT',
   NB_ERR_SERVICE_UNKNOWN: 'NB_ERR_SERVICE_UNKNOWN',
-  NB_ERR_SERVICE_NOT_ANSWERING: 'NB_ERR_SERVICE_NOT_ANSWERING'
+  NB_ERR_SERVICE_NOT_ANSWERING: 'NB_ERR_SERVICE_NOT_ANSWERING',
+  NB_ERR_CHROMIUM_MISSING: 'NB_ERR_CHROMIUM_MISSING'
 })
 
 class NodebenchError extends Error {
@@ -77,6 +78,15 @@ function serviceNotAnswering (state) {
     `expected it to answer before starting another. Stop it with \`nodebench services stop ${state.name}\``)
 }
 
+/** `reason`: why no Chromium was found; `output`: apt-get's, when an installation failed. */
+function chromiumMissing (reason, output) {
+  const tail = output ? lastLines(output) : ''
+  return new NodebenchError(codes.NB_ERR_CHROMIUM_MISSING,
+    `the report's browser check needs Chromium, but ${reason}` + (tail ? `; the last lines of apt-get's output:\n${tail}\n` : '. ') +
+    'Install Debian\'s package as root (`apt-get update && apt-get install -y --no-install-recommends chromium`), ' +
+    'or set CHROMIUM_PATH to a Chromium or Chrome executable')
+}
+
 /** The alternatives to building FerretDB, for NB_ERR_GO_MISSING. */
 const DATABASE_ALTERNATIVES = Object.freeze([
   'set MONGODB_URI to a running MongoDB (for example MONGODB_URI=mongodb://127.0.0.1:27017/), or',
@@ -94,5 +104,6 @@ module.exports = {
   lockTimeout,
   serviceUnknown,
   serviceNotAnswering,
+  chromiumMissing,
   DATABASE_ALTERNATIVES
 }

@@ -22,7 +22,9 @@ const CASES = [
     /^waited 1000 ms for process 42 to finish starting the database \(lock file \/tmp\/data\.lock\)/],
   [errors.serviceUnknown('foo', ['db']), 'NB_ERR_SERVICE_UNKNOWN', /^unknown service 'foo'; expected one of db$/],
   [errors.serviceNotAnswering({ name: 'db', pid: 7, uri: 'mongodb://127.0.0.1:1/' }), 'NB_ERR_SERVICE_NOT_ANSWERING',
-    /^service "db" is registered as running \(pid 7, mongodb:\/\/127\.0\.0\.1:1\/\) but does not answer; .*`nodebench services stop db`$/]
+    /^service "db" is registered as running \(pid 7, mongodb:\/\/127\.0\.0\.1:1\/\) but does not answer; .*`nodebench services stop db`$/],
+  [errors.chromiumMissing('none of /usr/bin/chromium exists and this process is not root'), 'NB_ERR_CHROMIUM_MISSING',
+    /^the report's browser check needs Chromium, but none of \/usr\/bin\/chromium exists and this process is not root\. Install Debian's package as root \(`apt-get update && apt-get install -y --no-install-recommends chromium`\), or set CHROMIUM_PATH to a Chromium or Chrome executable$/]
 ]
 
 for (const [err, code, message] of CASES) {
@@ -36,6 +38,11 @@ for (const [err, code, message] of CASES) {
 
 test('every error code is pinned above', () => {
   assert.deepEqual(CASES.map(([, code]) => code).sort(), Object.keys(errorCodes).sort())
+})
+
+test('NB_ERR_CHROMIUM_MISSING quotes the end of a failed apt-get', () => {
+  const err = errors.chromiumMissing("installing Debian's chromium package failed (exit code 100)", 'Reading package lists...\nE: Unable to locate package chromium\n')
+  assert.match(err.message, /failed \(exit code 100\); the last lines of apt-get's output:\n {2}Reading package lists\.\.\.\n {2}E: Unable to locate package chromium\nInstall Debian's package/)
 })
 
 test('the Docker alternative names the compose file by its absolute path', () => {

@@ -21,12 +21,13 @@ test('isAlive: this process yes; an exited one, 0 and non-integers no', () => {
 })
 
 test('isAlive: an exited child not yet reaped (a zombie) is gone', { skip: process.platform !== 'linux' }, async (t) => {
-  // The shell starts `true` in the background, then becomes `sleep`, which never reaps it.
-  const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] })
+  // The shell starts a short sleep in the background and becomes a long `sleep`, which never reaps it. The
+  // short one ends after the exec, so the shell cannot have reaped it first.
+  const parent = spawn('sh', ['-c', 'sleep 0.1 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] })
   t.after(() => parent.kill('SIGKILL'))
   const [line] = await once(parent.stdout, 'data')
   const zombie = Number(String(line).trim())
-  await new Promise((resolve) => setTimeout(resolve, 200))
+  await new Promise((resolve) => setTimeout(resolve, 400))
   assert.match(fs.readFileSync(`/proc/${zombie}/stat`, 'utf8'), /\) Z /, 'the fixture made a zombie')
   assert.equal(isAlive(zombie), false)
 })
