@@ -1,9 +1,9 @@
 'use strict'
 
-const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { serviceNames, NodebenchError } = require('./service-table')
 const { parseSince } = require('@nodebench/collector')
+const { parseBenchArguments } = require('./bench/config')
 
 const NB_ERR_USAGE = 'NB_ERR_USAGE'
 const SERVICE_ACTIONS = Object.freeze(['start', 'stop', 'status'])
@@ -45,27 +45,16 @@ function parseServices ([action, ...names]) {
   return { command: 'services', action, services: name === undefined ? known : [name] }
 }
 
-/** `nodebench demo [--seconds <s>] [--out <dir>]` */
-function parseDemo (argv, env) {
+/** `nodebench demo [--out <dir>]`: `nodebench bench --quick` on the example app. */
+function parseDemo (argv) {
   let values
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: { seconds: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-      allowPositionals: false,
-      strict: true
-    }))
+    ({ values } = parseArgs({ args: argv, options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: false, strict: true }))
   } catch (err) {
-    throw usageError(`demo: ${err.message}; expected --seconds <s> and --out <dir>`)
+    throw usageError(`demo: ${err.message}; expected --out <dir>`)
   }
   if (values.help) return { command: 'help' }
-  const secondsText = values.seconds ?? env.DEMO_SECONDS ?? '3'
-  const seconds = Number(secondsText)
-  if (String(secondsText).trim() === '' || !Number.isInteger(seconds) || seconds < 1 || seconds > 600) {
-    throw usageError(`demo: --seconds must be a whole number from 1 to 600; received ${quote(secondsText)}`)
-  }
-  const outDir = values.out ?? path.join('runs', `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`)
-  return { command: 'demo', seconds, outDir }
+  return parseBenchArguments(['--quick', ...(values.out === undefined ? [] : ['--out', values.out])])
 }
 
 /**
@@ -114,17 +103,18 @@ function parseReport (argv, env) {
 
 /**
  * `nodebench <command> ...` -> `{ command: 'help' }`, `{ command: 'services', action, services }`,
- * `{ command: 'demo', seconds, outDir }` or `{ command: 'report', source, ... }`. Throws NB_ERR_USAGE for
- * anything else.
+ * `{ command: 'bench', config }` (also for `demo`, which is `bench --quick`) or `{ command: 'report', ... }`.
+ * Throws NB_ERR_USAGE for anything else.
  */
 function parseArguments (argv, env = process.env) {
-  if (argv[0] === 'demo') return parseDemo(argv.slice(1), env)
+  if (argv[0] === 'demo') return parseDemo(argv.slice(1))
   if (argv[0] === 'report') return parseReport(argv.slice(1), env)
+  if (argv[0] === 'bench') return parseBenchArguments(argv.slice(1))
   const { values, positionals } = parseOptions(argv)
   const [command, ...rest] = positionals
   if (values.help || command === undefined || command === 'help') return { command: 'help' }
   if (command === 'services') return parseServices(rest)
-  throw usageError(`unknown command ${quote(command)}; expected demo, report, services or help`)
+  throw usageError(`unknown command ${quote(command)}; expected bench, demo, report, services or help`)
 }
 
 module.exports = { parseArguments, NB_ERR_USAGE }

@@ -10,12 +10,9 @@ const COMMANDS = Object.freeze({
     return 0
   },
   services: runServices,
+  // Required on use: they load autocannon, vega or the collector, which the other commands do not need.
   report: (parsed, io) => require('./commands/report').runReport(parsed, io),
-  async demo (parsed, { stdout, stderr }) {
-    // Required on use: it loads autocannon, which the other commands do not need.
-    const { runDemo } = require('./commands/demo')
-    return runDemo({ seconds: parsed.seconds, outDir: parsed.outDir, stdout, stderr })
-  }
+  bench: (parsed, io) => require('./commands/bench').runBenchCommand(parsed, io)
 })
 
 function isCoded (err) {

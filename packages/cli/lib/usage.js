@@ -3,11 +3,19 @@
 const USAGE = `Usage: nodebench <command>
 
 Commands:
-  demo [--seconds <s>] [--out <dir>]
-                         the study in one command: the example app (examples/mongo-admin) on the
-                         embedded database, each operation driven in HTML and JSON for <s> seconds
-                         (default 3, or DEMO_SECONDS); prints where the time went and writes
-                         breakdown.{json,md,html} to <dir> (default runs/demo-<time>)
+  bench [options]        the study's load matrix on an app: results.json, report.md and report.html
+                         (charts) in --out (default runs/<time>); progress on stderr
+    --app <dir>          an app with the example's entry points (default examples/mongo-admin), on the
+                         embedded database unless MONGODB_URI is set
+    --cmd "<command>" --url <base>
+                         or your own start command ({port} and {processes} are filled in), ready when
+                         --url answers; --url alone: an app already running
+    --scenarios doc-read,write,collection-read   --formats html,json   --processes 1,2,3,4,8
+    --reps 5   --connections <n> (default: the study's 100, 25, 100)
+    --amount <requests> (default 5000) | --duration <seconds>   --warmup <requests> (default 200)
+    --quick              processes 1,2, one repetition, fewer requests: about a minute
+    --out <dir>          --json: the results on stdout
+  demo [--out <dir>]     bench --quick on examples/mongo-admin (what npm run demo runs)
   report --source jaeger --service <name> [--jaeger <query-url>] [--since 10m] [--json|--md]
                          the breakdown computed from the traces Jaeger holds (default query URL:
                          JAEGER_QUERY_URL, else http://localhost:16686), with links to exemplar traces

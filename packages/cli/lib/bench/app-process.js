@@ -1,0 +1,135 @@
+'use strict'
+
+const path = require('node:path')
+const { spawn } = require('node:child_process')
+const { setTimeout: sleep } = require('node:timers/promises')
+const { freeLoopbackPort, NodebenchError } = require('@nodebench/services')
+
+// The app under load, one start per bench cell: an app directory with the example's entry points
+// (`server.js --port <p> --processes <n>`, printing `listening on <url>`), a command of the user's
+// (`--cmd`, with {port} and {processes} filled in, ready when --url answers), or an app already running
+// (`--url` alone, never started or stopped).
+
+const START_TIMEOUT_MS = 60_000
+const STOP_TIMEOUT_MS = 15_000
+
+function appError (message) {
+  return new NodebenchError('NB_ERR_APP_START', message)
+}
+
+/** Resolves to `{ base, stop() }` once the app answers. */
+async function startApp (config, { processes, env }) {
+  if (config.app !== null) return startAppDirectory(config.app, { processes, env })
+  if (config.cmd !== null) return startCommand(config, { processes, env })
+  await waitUntilAnswering(config.url, { deadline: Date.now() + 5000, exited: () => null })
+  return { base: config.url, stop: async () => {} }
+}
+
+function startAppDirectory (appDir, { processes, env }) {
+  const child = spawn(process.execPath, [path.join(appDir, 'server.js'), '--port', '0', '--processes', String(processes)], {
+    env: { ...env, NODEBENCH: 'on' },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  const output = captureOutput(child)
+  const stop = stopper(child)
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop()
+      reject(appError(`the app did not print "listening on" within ${START_TIMEOUT_MS / 1000} s${output.tail()}`))
+    }, START_TIMEOUT_MS)
+    child.stdout.on('data', () => {
+      const match = /^listening on (http:\/\/\S+)$/m.exec(output.stdout())
+      if (match) {
+        clearTimeout(timer)
+        resolve({ base: match[1], stop })
+      }
+    })
+    child.once('error', (err) => {
+      clearTimeout(timer)
+      reject(appError(`the app could not be started: ${err.message}`))
+    })
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer)
+      reject(appError(`the app exited (${signal || `code ${code}`}) before listening${output.tail()}`))
+    })
+  })
+}
+
+async function startCommand (config, { processes, env }) {
+  const url = new URL(config.url)
+  let command = config.cmd.replaceAll('{processes}', String(processes))
+  if (command.includes('{port}')) {
+    const port = await freeLoopbackPort()
+    command = command.replaceAll('{port}', String(port))
+    url.port = String(port)
+  }
+  const base = url.href.replace(/\/$/, '')
+  const child = spawn(command, { shell: true, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  const output = captureOutput(child)
+  let exitReason = null
+  child.once('exit', (code, signal) => { exitReason = signal || `code ${code}` })
+  child.once('error', (err) => { exitReason = err.message })
+  // detached: the command runs in its own process group, so stopping it stops what the shell started.
+  const stop = stopper(child, { group: true })
+  try {
+    await waitUntilAnswering(base, { deadline: Date.now() + START_TIMEOUT_MS, exited: () => exitReason, tail: output.tail })
+  } catch (err) {
+    await stop()
+    throw err
+  }
+  return { base, stop }
+}
+
+/** Polls `base` until it answers HTTP at all (any status). */
+async function waitUntilAnswering (base, { deadline, exited, tail = () => '' }) {
+  for (;;) {
+    if (exited() !== null) throw appError(`the app exited (${exited()}) before ${base} answered${tail()}`)
+    try {
+      const response = await fetch(base, { signal: AbortSignal.timeout(2000) })
+      await response.arrayBuffer()
+      return
+    } catch (err) {
+      if (Date.now() > deadline) {
+        const reason = (err.cause && (err.cause.code || err.cause.message)) || err.message
+        throw appError(`${base} is not reachable (${reason})${tail()}`)
+      }
+    }
+    await sleep(200)
+  }
+}
+
+function captureOutput (child) {
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk) => { stdout += chunk })
+  child.stderr.setEncoding('utf8').on('data', (chunk) => { stderr = (stderr + chunk).slice(-4000) })
+  return {
+    stdout: () => stdout,
+    tail: () => {
+      const lines = stderr.trim().split('\n').slice(-5).join('\n  ')
+      return lines ? `; its last output:\n  ${lines}` : ''
+    }
+  }
+}
+
+/** Stops the process (SIGTERM: the app flushes and stops its database), SIGKILL after a grace period. */
+function stopper (child, { group = false } = {}) {
+  let stopping = null
+  const signal = (name) => {
+    try {
+      if (group) process.kill(-child.pid, name)
+      else child.kill(name)
+    } catch {}
+  }
+  return () => (stopping ??= new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return resolve()
+    const timer = setTimeout(() => signal('SIGKILL'), STOP_TIMEOUT_MS)
+    child.once('exit', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+    signal('SIGTERM')
+  }))
+}
+
+module.exports = { startApp }

@@ -1,0 +1,142 @@
+'use strict'
+
+const path = require('node:path')
+const { parseArgs } = require('node:util')
+const { NodebenchError } = require('@nodebench/services')
+const { SCENARIOS, SCENARIO_NAMES, FORMATS, PROCESSES, REPETITIONS } = require('./study')
+
+// `nodebench bench` options -> a frozen run configuration. Defaults are the study's matrix; `--quick` is a
+// preset that finishes in about a minute on a 2-core machine (what `npm run demo` runs).
+
+const ROOT = path.resolve(__dirname, '../../../..')
+const DEFAULT_APP = path.join(ROOT, 'examples', 'mongo-admin')
+
+// --quick: fewer requests, processes 1 and 2, one repetition. A 1000-document page takes tens of
+// milliseconds to build, so collection reads get fewer requests than the others.
+const QUICK = Object.freeze({
+  processes: [1, 2],
+  reps: 1,
+  amounts: Object.freeze({ 'doc-read': 500, write: 500, 'collection-read': 100 }),
+  warmup: 50
+})
+const DEFAULT_WARMUP = 200
+
+const OPTIONS = {
+  app: { type: 'string' },
+  cmd: { type: 'string' },
+  url: { type: 'string' },
+  scenarios: { type: 'string' },
+  formats: { type: 'string' },
+  processes: { type: 'string' },
+  reps: { type: 'string' },
+  connections: { type: 'string' },
+  amount: { type: 'string' },
+  duration: { type: 'string' },
+  warmup: { type: 'string' },
+  quick: { type: 'boolean', default: false },
+  out: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h' }
+}
+
+function usageError (message) {
+  return new NodebenchError('NB_ERR_USAGE', `bench: ${message}`)
+}
+
+function listOf (text, name, known) {
+  const items = text.split(',').map((item) => item.trim()).filter(Boolean)
+  if (items.length === 0) throw usageError(`--${name} is empty; expected a comma-separated list of ${known.join(', ')}`)
+  for (const item of items) {
+    if (!known.includes(item)) throw usageError(`unknown ${name.replace(/s$/, '')} '${item}'; expected one of ${known.join(', ')}`)
+  }
+  return [...new Set(items)]
+}
+
+function wholeNumber (text, name, min, max) {
+  const value = Number(text)
+  if (String(text).trim() === '' || !Number.isInteger(value) || value < min || value > max) {
+    throw usageError(`--${name} must be a whole number from ${min} to ${max}; received '${text}'`)
+  }
+  return value
+}
+
+function numberList (text, name, min, max) {
+  const values = String(text).split(',').map((item) => wholeNumber(item.trim(), name, min, max))
+  return [...new Set(values)].sort((a, b) => a - b)
+}
+
+/**
+ * Parses `nodebench bench` arguments. Throws NB_ERR_USAGE (exit 2) for anything not understood.
+ * @returns {{ command: 'help' } | { command: 'bench', config: object }}
+ */
+function parseBenchArguments (argv, { now = new Date() } = {}) {
+  let values
+  try {
+    ({ values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false, strict: true }))
+  } catch (err) {
+    throw usageError(err.message)
+  }
+  if (values.help) return { command: 'help' }
+  if (values.amount !== undefined && values.duration !== undefined) {
+    throw usageError('--amount and --duration exclude each other; give requests per repetition or seconds per repetition')
+  }
+  if (values.cmd !== undefined && values.url === undefined) {
+    throw usageError('--cmd needs --url, the base URL the started app answers on (e.g. http://127.0.0.1:3000)')
+  }
+  if (values.app !== undefined && (values.cmd !== undefined || values.url !== undefined)) {
+    throw usageError('--app excludes --cmd and --url: either nodebench starts an app directory, or you say how to reach yours')
+  }
+  let url = null
+  if (values.url !== undefined) {
+    try {
+      url = new URL(values.url).href.replace(/\/$/, '')
+    } catch {
+      throw usageError(`--url '${values.url}' is not a URL; expected e.g. http://127.0.0.1:3000`)
+    }
+  }
+  const quick = values.quick
+  const scenarios = values.scenarios ? listOf(values.scenarios, 'scenarios', SCENARIO_NAMES) : [...SCENARIO_NAMES]
+  const formats = values.formats ? listOf(values.formats, 'formats', FORMATS) : [...FORMATS]
+  let processes = values.processes ? numberList(values.processes, 'processes', 1, 64) : quick ? [...QUICK.processes] : [...PROCESSES]
+  if (url !== null && (values.cmd === undefined || !values.cmd.includes('{processes}'))) {
+    // nodebench cannot change how many processes an app it does not start runs.
+    if (values.processes !== undefined && processes.length > 1) {
+      throw usageError('several --processes need an app nodebench starts: --app, or --cmd with a {processes} placeholder')
+    }
+    processes = values.processes ? processes : [1]
+  }
+  const reps = values.reps ? wholeNumber(values.reps, 'reps', 1, 100) : quick ? QUICK.reps : REPETITIONS
+  const connectionsOverride = values.connections ? wholeNumber(values.connections, 'connections', 1, 10000) : null
+  const amountOverride = values.amount ? wholeNumber(values.amount, 'amount', 1, 10_000_000) : null
+  const duration = values.duration ? wholeNumber(values.duration, 'duration', 1, 3600) : null
+  const warmup = values.warmup !== undefined ? wholeNumber(values.warmup, 'warmup', 0, 1_000_000) : quick ? QUICK.warmup : DEFAULT_WARMUP
+
+  const connections = {}
+  const amounts = {}
+  for (const scenario of scenarios) {
+    connections[scenario] = connectionsOverride ?? SCENARIOS[scenario].connections
+    amounts[scenario] = duration !== null ? null : amountOverride ?? (quick ? QUICK.amounts[scenario] : SCENARIOS[scenario].amount)
+  }
+  const stamp = now.toISOString().replace(/[:.]/g, '-')
+  return {
+    command: 'bench',
+    config: Object.freeze({
+      app: values.cmd !== undefined || url !== null ? null : path.resolve(values.app ?? DEFAULT_APP),
+      cmd: values.cmd ?? null,
+      url,
+      scenarios,
+      formats,
+      processes,
+      reps,
+      connections,
+      amounts,
+      duration,
+      warmup,
+      quick,
+      outDir: path.resolve(values.out ?? path.join('runs', stamp)),
+      json: values.json
+    })
+  }
+}
+
+module.exports = { parseBenchArguments, QUICK, DEFAULT_APP }

@@ -1,0 +1,239 @@
+'use strict'
+
+const { REPETITIONS, SCENARIOS } = require('./study')
+const {
+  isNumber, formatCount, formatRate, formatShare, formatPercent, formatRatio, formatGain, formatMs,
+  processesText, listText, statusCodesText
+} = require('./report-format')
+
+// What the bench report says in words. Every sentence is computed from the summary's figures: a finding
+// the data does not support (a ratio with a failed side, a trend over one process count) is not written;
+// the sentence says what could not be compared instead.
+
+// How near to the study's "almost twice" a collection-read JSON/HTML ratio must be to be called close.
+const ALMOST_TWICE = Object.freeze({ low: 1.7, high: 2.3 })
+
+function mean (values) {
+  return values.reduce((sum, value) => sum + value, 0) / values.length
+}
+
+function pairName (row) {
+  return `${row.label} at ${processesText(row.processes)}`
+}
+
+function jsonAgainstHtml (summary) {
+  const compared = summary.htmlVsJson.filter((row) => row.jsonOverHtml !== null)
+  const skipped = summary.htmlVsJson.filter((row) => row.jsonOverHtml === null)
+  const skippedText = skipped.length
+    ? ` Not compared: ${listText(skipped.map((row) => `${pairName(row)} (${row.missing.join(', ')})`))}.`
+    : ''
+  if (compared.length === 0) {
+    return `HTML and JSON could not be compared: no operation has both formats measured at the same process count.${skippedText}`
+  }
+  const faster = compared.filter((row) => row.jsonOverHtml > 1)
+  const withLatency = compared.filter((row) => row.htmlOverJsonLatency !== null)
+  const lowerLatency = withLatency.filter((row) => row.htmlOverJsonLatency > 1)
+  const pairs = `${compared.length} compared pair${compared.length === 1 ? '' : 's'}`
+  if (faster.length === compared.length && lowerLatency.length === withLatency.length) {
+    const range = `${formatRatio(Math.min(...compared.map((r) => r.jsonOverHtml)))} to ${formatRatio(Math.max(...compared.map((r) => r.jsonOverHtml)))}`
+    return `JSON beat HTML in all ${pairs} (operation and process count), in requests per second (${range} HTML's) ` +
+      `and in mean latency, as the study found at every process count.${skippedText}`
+  }
+  const htmlAhead = compared.filter((row) => row.jsonOverHtml <= 1 || (row.htmlOverJsonLatency !== null && row.htmlOverJsonLatency <= 1))
+  const exceptions = htmlAhead.map((row) => `${pairName(row)} (JSON ${formatRate(row.json.requestsPerSec)} req/s, ${formatMs(row.json.latencyMeanMs)} ms; ` +
+    `HTML ${formatRate(row.html.requestsPerSec)} req/s, ${formatMs(row.html.latencyMeanMs)} ms)`)
+  return `JSON beat HTML in requests per second in ${faster.length} of ${pairs} and in mean latency in ${lowerLatency.length} of ${withLatency.length}, ` +
+    `unlike the study, where JSON was ahead at every process count; HTML held its own in ${listText(exceptions)}.${skippedText}`
+}
+
+function collectionReadRatio (summary) {
+  const label = SCENARIOS['collection-read'].label
+  if (!summary.scenarios.some((s) => s.name === 'collection-read')) {
+    return `Collection read was not measured, so the study's JSON "almost twice as" fast as HTML is not checked.`
+  }
+  const rows = summary.htmlVsJson.filter((row) => row.scenario === 'collection-read' && row.jsonOverHtml !== null)
+  if (rows.length === 0) {
+    return `Collection read: no process count has both HTML and JSON measured, so the study's "almost twice" is not checked.`
+  }
+  const each = rows.map((row) => `${formatRatio(row.jsonOverHtml)} HTML's at ${processesText(row.processes)} ` +
+    `(${formatRate(row.json.requestsPerSec)} vs ${formatRate(row.html.requestsPerSec)} req/s)`)
+  const average = mean(rows.map((row) => row.jsonOverHtml))
+  let verdict
+  if (average <= 1) verdict = 'unlike the study, where JSON was "almost twice as" fast'
+  else if (average < ALMOST_TWICE.low) verdict = 'a narrower gap than the study\'s "almost twice"'
+  else if (average <= ALMOST_TWICE.high) verdict = 'close to the study\'s "almost twice"'
+  else verdict = 'a wider gap than the study\'s "almost twice"'
+  return `${label[0].toUpperCase()}${label.slice(1)}: JSON's requests per second were ${listText(each)}; ${verdict}.`
+}
+
+function scaling (summary) {
+  const measuredCounts = [...new Set(summary.cells.filter((c) => c.measured).map((c) => c.processes))].sort((a, b) => a - b)
+  if (measuredCounts.length < 2) {
+    return `Only ${measuredCounts.length ? processesText(measuredCounts[0]) : 'no process count'} measured: how throughput grows with processes is not shown.`
+  }
+  const series = summary.scaling
+  if (series.length === 0) return 'No operation was measured at two process counts: how throughput grows with processes is not shown.'
+  const first = series.map((s) => ({ ...s, step: s.steps[0] }))
+  const stepNames = [...new Set(first.map((s) => `from ${s.step.from} to ${s.step.to}`))]
+  const lowest = first.reduce((a, b) => (b.step.gain < a.step.gain ? b : a))
+  const highest = first.reduce((a, b) => (b.step.gain > a.step.gain ? b : a))
+  let sentence = `Going ${listText(stepNames)} processes changed requests per second by ${formatGain(mean(first.map((s) => s.step.gain)))} ` +
+    `on average over ${first.length} operation-format series (from ${formatGain(lowest.step.gain)} for ${lowest.label} (${lowest.format}) ` +
+    `to ${formatGain(highest.step.gain)} for ${highest.label} (${highest.format})).`
+  const withLater = series.filter((s) => s.steps.length > 1)
+  if (withLater.length === 0) {
+    sentence += ` Only ${listText(measuredCounts.map(String))} processes were measured, so the study's diminishing returns after the first step are not tested here.`
+  } else {
+    const later = withLater.flatMap((s) => s.steps.slice(1).map((step) => step.gain))
+    const firstLargest = withLater.filter((s) => s.steps.slice(1).every((step) => step.gain <= s.steps[0].gain))
+    sentence += ` Later steps changed it by ${formatGain(mean(later))} per step on average; the first step was the largest in ` +
+      `${firstLargest.length} of ${withLater.length} series (the study: the largest gain from 1 to 2 processes, diminishing after).`
+  }
+  const cores = summary.machine.cores
+  if (isNumber(cores)) {
+    const crowded = summary.processes.filter((count) => count >= cores)
+    if (crowded.length) {
+      sentence += ` This machine has ${cores} cores: at ${listText(crowded.map(String))} processes the app's workers alone fill them, beside autocannon and the database.`
+    }
+  }
+  return sentence
+}
+
+function dominantFunction (summary) {
+  const rows = summary.dominance
+  if (rows.length === 0) return 'No measured cell has a breakdown of its operation: which function owns the time is not shown.'
+  const known = rows.filter((row) => row.studyFunction !== null)
+  const matching = known.filter((row) => row.matches)
+  const functions = [...new Set(matching.map((row) => `${row.studyFunction} (${row.label})`))]
+  const shares = matching.map((row) => row.hereShare)
+  const studyShares = matching.map((row) => row.studyPercent).filter(isNumber)
+  let sentence
+  if (known.length === 0) {
+    return `The function with the largest share: ${listText(rows.map((row) => `${row.hereFunction} in ${row.title} (${formatShare(row.hereShare)})`))}; the study measured none of these operations.`
+  }
+  if (matching.length === known.length) {
+    sentence = `In all ${known.length} measured cells the function with the largest share of response time is the study's: ${listText(functions)}, ` +
+      'the one doing the database I/O'
+  } else {
+    const others = known.filter((row) => !row.matches).map((row) => `${row.title}: ${row.hereFunction} (${formatShare(row.hereShare)}; ` +
+      `${row.studyFunction} ${formatShare(row.studyFunctionShare)})`)
+    sentence = `In ${matching.length} of ${known.length} measured cells the function with the largest share of response time is the study's ` +
+      `(the one doing the database I/O)${functions.length ? `: ${listText(functions)}` : ''}; elsewhere another function leads: ${listText(others)}`
+  }
+  if (shares.length) {
+    sentence += `. Its share here: ${formatShare(Math.min(...shares))} to ${formatShare(Math.max(...shares))}`
+    if (studyShares.length) sentence += ` (the study's Table 1: ${formatPercent(Math.min(...studyShares))} to ${formatPercent(Math.max(...studyShares))})`
+  }
+  const differences = matching.filter((row) => row.studyPercent !== null).map((row) => row.hereShare * 100 - row.studyPercent)
+  if (differences.length) {
+    const average = mean(differences)
+    sentence += `, on average ${Math.abs(average).toFixed(2)} points ${average >= 0 ? 'above' : 'below'} the study's figure for the same cell`
+  }
+  return sentence + '.'
+}
+
+function sizes (summary) {
+  const ratios = summary.sizeRatios
+  if (ratios.length === 0) return null
+  const each = ratios.map((r) => `${formatRatio(r.here)} for ${r.label}${r.study !== null ? ` (study ${formatRatio(r.study)})` : ''}`)
+  return `An HTML response is this many times the size of the JSON one: ${listText(each)}.`
+}
+
+function problems (summary) {
+  const failed = summary.cells.filter((c) => c.failed)
+  const unexpected = summary.cells.filter((c) => c.measured && (c.responses.unexpected > 0 || c.errors > 0 || c.timeouts > 0))
+  const parts = []
+  if (failed.length) {
+    parts.push(`${failed.length} cell${failed.length === 1 ? '' : 's'} failed (${listText(failed.map((c) => c.title))}) and ` +
+      `${failed.length === 1 ? 'is' : 'are'} left out of the charts and comparisons`)
+  }
+  if (unexpected.length) {
+    parts.push(`${unexpected.length} cell${unexpected.length === 1 ? '' : 's'} had errors or non-2xx responses that count in ` +
+      `${unexpected.length === 1 ? 'its' : 'their'} figures (${listText(unexpected.map((c) => c.title))})`)
+  }
+  return parts.length ? `${parts.join('; ')}: see "What limits these figures".` : null
+}
+
+/** "What this shows": sentences computed from the summary. */
+function findingsOf (summary) {
+  return [jsonAgainstHtml(summary), collectionReadRatio(summary), scaling(summary), dominantFunction(summary), sizes(summary), problems(summary)]
+    .filter((sentence) => sentence !== null)
+}
+
+function expectedCells (config) {
+  const lists = [config.scenarios, config.formats, config.processes]
+  if (!lists.every(Array.isArray)) return []
+  return config.scenarios.flatMap((scenario) => config.formats.flatMap((format) => config.processes.map((processes) => ({ scenario, format, processes: Number(processes) }))))
+}
+
+/** [scenario, requests] pairs from `config.amount`: one number for all, or one per scenario (null: by duration). */
+function amountsOf (amount, scenarios) {
+  if (isNumber(amount)) return scenarios.map((scenario) => [scenario, amount])
+  if (amount === null || typeof amount !== 'object') return []
+  return Object.entries(amount).filter(([, value]) => isNumber(value))
+}
+
+/** "What limits these figures": every failed, missing, erroring or otherwise limited cell, never hidden. */
+function notesOf (summary) {
+  const notes = []
+  const { cells, config, machine } = summary
+  for (const cell of cells.filter((c) => c.failed)) {
+    notes.push({ kind: 'failed', text: `${cell.title}: failed: ${cell.failure}. Left out of the charts, the averages and the comparisons.` })
+  }
+  const missing = expectedCells(config).filter((e) => !cells.some((c) => c.scenario === e.scenario && c.format === e.format && c.processes === e.processes))
+  if (missing.length) {
+    const names = missing.map((e) => `${SCENARIOS[e.scenario] ? SCENARIOS[e.scenario].label : e.scenario} (${e.format}), ${processesText(e.processes)}`)
+    notes.push({ kind: 'missing', text: `Configured but not in the results (the run stopped early?): ${listText(names)}.` })
+  }
+  for (const cell of cells.filter((c) => c.measured)) {
+    if (cell.responses.unexpected > 0) {
+      const codes = cell.responses.codesKnown ? ` (${statusCodesText(cell.responses.unexpectedCodes)})` : ''
+      notes.push({ kind: 'non2xx', text: `${cell.title}: ${formatCount(cell.responses.unexpected)} of ${formatCount(cell.requests)} responses were not 2xx${codes}; its requests/s and latency include them.` })
+    }
+    if (cell.errors > 0 || cell.timeouts > 0) {
+      notes.push({ kind: 'errors', text: `${cell.title}: ${formatCount(cell.errors)} connection errors and ${formatCount(cell.timeouts)} timeouts.` })
+    }
+    if (!cell.operation) {
+      notes.push({ kind: 'breakdown', text: `${cell.title}: no breakdown of its operation was recorded, so its time shares are missing.` })
+    }
+    const breakdown = cell.breakdown || {}
+    if (breakdown.warning) notes.push({ kind: 'breakdown', text: `${cell.title}: breakdown: ${breakdown.warning}` })
+    if (breakdown.missingProcesses) notes.push({ kind: 'breakdown', text: `${cell.title}: ${breakdown.missingProcesses} worker(s) did not send their breakdown in time.` })
+    const serving = Array.isArray(breakdown.processes) ? breakdown.processes.filter((p) => p.requests > 0).length : null
+    if (serving !== null && cell.processes > 1 && serving < cell.processes) {
+      notes.push({ kind: 'processes', text: `${cell.title}: only ${serving} of ${cell.processes} workers served requests.` })
+    }
+  }
+  const redirected = cells.filter((c) => c.measured && c.responses.redirects > 0)
+  if (redirected.length) {
+    const total = redirected.reduce((sum, c) => sum + c.responses.redirects, 0)
+    notes.push({ kind: 'redirects', text: `An HTML form's POST is answered by a redirect (302), as in Mongo-Express: autocannon counts these ${formatCount(total)} ` +
+      `responses of ${listText([...new Set(redirected.map((c) => `${c.label} (${c.format})`))])} as non-2xx; they are the expected answer, not failures.` })
+  }
+  if (isNumber(machine.cores)) {
+    const over = summary.processes.filter((count) => count > machine.cores)
+    if (over.length) notes.push({ kind: 'cores', text: `${listText(over.map(String))} processes is more than this machine's ${machine.cores} cores: those cells measure processes sharing cores.` })
+  }
+  if (isNumber(config.reps) && config.reps < REPETITIONS) {
+    notes.push({ kind: 'repetitions', text: `Each cell ran ${config.reps} time${config.reps === 1 ? '' : 's'} (the study averaged ${REPETITIONS} runs)${config.reps === 1 ? ': min and max are that one run' : ''}.` })
+  }
+  const studyAmount = SCENARIOS['doc-read'].amount
+  const amounts = amountsOf(config.amount, summary.scenarios.map((s) => s.name))
+  const fewer = amounts.filter(([, amount]) => amount !== studyAmount)
+  if (fewer.length) {
+    notes.push({ kind: 'workload', text: `Requests per repetition: ${listText(fewer.map(([scenario, amount]) => `${formatCount(amount)} for ${SCENARIOS[scenario] ? SCENARIOS[scenario].label : scenario}`))}` +
+      `${config.quick ? ' (quick run)' : ''}; the study sent ${formatCount(studyAmount)}.` })
+  } else if (isNumber(config.duration)) {
+    notes.push({ kind: 'workload', text: `Each repetition ran for ${config.duration} s; the study sent ${formatCount(studyAmount)} requests per run.` })
+  }
+  const connections = config.connections && typeof config.connections === 'object' ? config.connections : {}
+  for (const [scenario, count] of Object.entries(connections)) {
+    const study = SCENARIOS[scenario]
+    if (study && count !== study.connections) {
+      notes.push({ kind: 'workload', text: `${study.label} used ${count} connections; the study used ${study.connections}.` })
+    }
+  }
+  return notes
+}
+
+module.exports = { findingsOf, notesOf }

@@ -1,0 +1,152 @@
+'use strict'
+
+const { FINDINGS } = require('./study')
+const { summarize } = require('./report-data')
+const { renderCharts } = require('./report-charts')
+const tables = require('./report-tables')
+
+// report.html: one self-contained page (inline CSS and SVG; no script, font or request leaves the file).
+// Every string from the results is escaped here; the charts' SVG comes from Vega, which escapes its text.
+
+function escapeHtml (text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
+}
+
+const CHART_GROUPS = Object.freeze([
+  { kind: 'latency', id: 'latency', title: 'Latency percentiles', about: 'Per operation and format: each percentile of latency as autocannon measured it, one line per process count.' },
+  { kind: 'throughput', id: 'throughput', title: 'Requests per second by processes', about: 'Per operation: HTML and JSON requests/s against the number of processes.' },
+  { kind: 'html-vs-json', id: 'html-vs-json', title: 'HTML against JSON', about: 'Per operation and process count: requests/s and mean latency of each format side by side.' },
+  { kind: 'time-share', id: 'time-share', title: 'Where the time goes', about: 'Per operation and format: each segment\'s share of response time in the app, in path order, then unattributed; one bar per process count.' }
+])
+
+const SECTIONS = Object.freeze([
+  ['findings', 'What this shows'],
+  ['limits', 'What limits these figures'],
+  ...CHART_GROUPS.map((group) => [group.id, group.title]),
+  ['cells', 'Cells'],
+  ['study', 'Comparison with the study'],
+  ['breakdowns', 'Breakdowns'],
+  ['machine', 'Machine and configuration']
+])
+
+const STYLE = `
+:root{--fail:#b3261e;--warn:#8a5a00;--muted:#5f6368;--line:#e2e2e2}
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#202124;background:#fafafa;line-height:1.45}
+main{max-width:1280px;margin:0 auto;padding:1.5rem 2rem 3rem}
+h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid var(--line);padding-bottom:.3rem}
+h3{font-size:1.05rem;margin-top:1.6rem}
+.headline{color:var(--muted);margin:.2rem 0 1rem}
+nav{font-size:.9rem;margin-bottom:1rem}nav a{margin-right:.9rem;color:#1a5fb4}
+ul.findings li{margin:.35rem 0}
+ul.notes{padding-left:1.2rem}ul.notes li{margin:.3rem 0}
+li.failed,tr.failed td{color:var(--fail)}li.failed strong,td.status-failed{font-weight:700;color:var(--fail)}
+tr.warn td{background:#fff6e0}
+.study{color:var(--muted)}
+.charts{display:flex;flex-wrap:wrap;gap:1rem}
+figure.chart{margin:0;background:#fff;border:1px solid var(--line);border-radius:6px;padding:.5rem;max-width:100%;overflow-x:auto}
+figure.chart svg{display:block;max-width:100%;height:auto}
+figcaption{font-size:.85rem;color:var(--muted);max-width:460px;margin-top:.3rem}
+.left-out{color:var(--fail)}
+table{border-collapse:collapse;margin:.6rem 0 1.2rem;background:#fff;font-size:.88rem}
+th,td{padding:.25rem .55rem;border-bottom:1px solid var(--line);text-align:right;font-variant-numeric:tabular-nums;vertical-align:top}
+th{background:#f1f3f4}
+td{white-space:nowrap}
+td.text,th.text{text-align:left}
+td.text,td.message{white-space:normal}
+td.message,td.status-failed{text-align:left}
+tr.study td{color:var(--muted);border-bottom:2px solid var(--line)}
+td.bar{width:10rem}td.bar span{display:block;height:.75rem;background:#4c78a8}
+.scroll{overflow-x:auto}
+`
+
+/** A table from report-tables; columns of text are left-aligned, numbers right-aligned. */
+function htmlTable (table, { bars = false } = {}) {
+  const { head, rows } = table
+  const numeric = tables.numericColumns(table)
+  const align = (i) => (numeric[i] ? '' : ' class="text"')
+  const headRow = head.map((h, i) => `<th${align(i)}>${escapeHtml(h)}</th>`).join('') + (bars ? '<th></th>' : '')
+  const body = rows.map((row) => {
+    const classes = [row.failed && 'failed', row.warn && 'warn', row.study && 'study'].filter(Boolean)
+    const cells = row.cells.map((cell, i) => {
+      const status = row.message && i === row.cells.length - 1 ? ' class="status-failed"' : align(i)
+      return `<td${status}>${escapeHtml(cell)}</td>`
+    })
+    if (row.message) cells.push(`<td class="message" colspan="${head.length - row.cells.length}">${escapeHtml(row.message)}</td>`)
+    if (bars) cells.push(`<td class="bar"><span style="width:${(Math.min(1, Math.max(0, row.share || 0)) * 100).toFixed(2)}%"></span></td>`)
+    return `<tr${classes.length ? ` class="${classes.join(' ')}"` : ''}>${cells.join('')}</tr>`
+  }).join('\n')
+  return `<div class="scroll"><table><thead><tr>${headRow}</tr></thead><tbody>\n${body}\n</tbody></table></div>`
+}
+
+function section (id, title, body) {
+  return `<section id="${id}"><h2>${escapeHtml(title)}</h2>\n${body}\n</section>`
+}
+
+function leftOutCaption (chart) {
+  if (chart.leftOut.length === 0) return ''
+  const reasons = chart.leftOut.map((cell) => (cell.failed ? `${cell.title} (failed: ${cell.failure})` : `${cell.title} (no figures)`))
+  return `<figcaption class="left-out">Not drawn, and in no average: ${escapeHtml(reasons.join('; '))}.</figcaption>`
+}
+
+function chartSection (group, charts) {
+  const mine = charts.filter((chart) => chart.kind === group.kind)
+  const figures = mine.map((chart) => `<figure class="chart" data-kind="${escapeHtml(chart.kind)}" data-scenario="${escapeHtml(chart.scenario)}"` +
+    `${chart.format ? ` data-format="${escapeHtml(chart.format)}"` : ''} aria-label="${escapeHtml(chart.title)}">\n${chart.svg}\n${leftOutCaption(chart)}</figure>`)
+  const body = figures.length ? `<div class="charts">\n${figures.join('\n')}\n</div>` : '<p class="left-out">No measured cell to draw.</p>'
+  return section(group.id, group.title, `<p>${escapeHtml(group.about)}</p>\n${body}`)
+}
+
+function breakdownSection (summary) {
+  return summary.cells.map((cell) => {
+    const title = `<h3>${escapeHtml(cell.title)}</h3>`
+    if (cell.failed) return `${title}<p class="left-out"><strong>failed</strong>: ${escapeHtml(cell.failure)}</p>`
+    if (!cell.operation) return `${title}<p>No breakdown of this operation was recorded.</p>`
+    const others = tables.otherOperations(cell)
+    return `${title}<p>${escapeHtml(tables.operationLine(cell))}</p>\n${htmlTable(tables.segmentTable(cell.operation), { bars: true })}` +
+      (others.length ? `<p class="study">Also in this snapshot: ${escapeHtml(others.join('; '))}.</p>` : '')
+  }).join('\n')
+}
+
+function notesList (notes) {
+  if (notes.length === 0) return '<p>Nothing: every cell finished with 2xx responses only.</p>'
+  return '<ul class="notes">\n' + notes.map((note) => (note.kind === 'failed'
+    ? `<li class="failed"><strong>failed</strong>: ${escapeHtml(note.text)}</li>`
+    : `<li class="${escapeHtml(note.kind)}">${escapeHtml(note.text)}</li>`)).join('\n') + '\n</ul>'
+}
+
+/** The bench report as one self-contained HTML page, charts rendered to inline SVG. */
+async function renderHtml (results) {
+  const summary = summarize(results)
+  const charts = await renderCharts(summary)
+  const app = summary.config.app || summary.config.cmd || summary.config.url || 'the app'
+  const body = [
+    section('findings', 'What this shows', '<ul class="findings">\n' + summary.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('\n') + '\n</ul>\n' +
+      '<p class="study">The study found:</p><ul class="study">\n' + FINDINGS.map((f) => `<li>${escapeHtml(f)}</li>`).join('\n') + '\n</ul>'),
+    section('limits', 'What limits these figures', notesList(summary.notes)),
+    ...CHART_GROUPS.map((group) => chartSection(group, charts)),
+    section('cells', 'Cells', htmlTable(tables.cellTable(summary))),
+    section('study', 'Comparison with the study', [
+      '<h3>JSON against HTML</h3>', htmlTable(tables.throughputTable(summary)),
+      '<h3>Table 1: the share of response time of the study\'s longest-running function</h3>', htmlTable(tables.table1Table(summary)),
+      '<h3>Which function owns the time</h3>', htmlTable(tables.dominanceTable(summary)),
+      '<h3>Response sizes</h3>', htmlTable(tables.responseSizeTable(summary))
+    ].join('\n')),
+    section('breakdowns', 'Breakdowns', '<p>Share = the segment\'s time / the operation\'s response time in the app; <em>unattributed</em> is ' +
+      'Express\'s own routing, the gaps between layers and the socket flush.</p>\n' + breakdownSection(summary)),
+    section('machine', 'Machine and configuration', htmlTable(tables.machineTable(summary)) + '\n' +
+      htmlTable(tables.configTable(summary)))
+  ]
+  const nav = SECTIONS.map(([id, title]) => `<a href="#${id}">${escapeHtml(title)}</a>`).join('')
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>nodebench bench report: ${escapeHtml(app)}</title>
+<style>${STYLE}</style></head><body><main>
+<header><h1>nodebench bench report: ${escapeHtml(app)}</h1>
+<p class="headline">${escapeHtml(tables.headline(summary))}</p></header>
+<nav>${nav}</nav>
+${body.join('\n')}
+</main></body></html>
+`
+}
+
+module.exports = { renderHtml, escapeHtml }

@@ -1,0 +1,84 @@
+'use strict'
+
+const { FINDINGS } = require('./study')
+const { summarize } = require('./report-data')
+const tables = require('./report-tables')
+
+// report.md: the bench report as Markdown, the same sections as report.html without the charts.
+
+function escapeMarkdown (text) {
+  return String(text).replace(/[|\\`*_<>[\]]/g, (c) => '\\' + c).replace(/\r?\n/g, ' ')
+}
+
+function markdownTable (table) {
+  const { head, rows } = table
+  const line = (cells) => `| ${cells.map(escapeMarkdown).join(' | ')} |`
+  const rule = `|${tables.numericColumns(table).map((numeric) => (numeric ? '---:' : '---')).join('|')}|`
+  return [line(head), rule, ...rows.map((row) => {
+    // A failed row has no figures: its reason stands where the status is.
+    const cells = row.message ? [...row.cells.slice(0, -1), `${row.cells[row.cells.length - 1]}: ${row.message}`] : row.cells
+    const padded = [...cells, ...Array(Math.max(0, head.length - cells.length)).fill('')]
+    return line(padded)
+  })].join('\n') + '\n'
+}
+
+function list (items) {
+  return items.map((item) => `- ${escapeMarkdown(item)}`).join('\n') + '\n'
+}
+
+function breakdowns (summary) {
+  let out = ''
+  for (const cell of summary.cells) {
+    out += `### ${escapeMarkdown(cell.title)}\n\n`
+    if (cell.failed) {
+      out += `**failed**: ${escapeMarkdown(cell.failure)}\n\n`
+      continue
+    }
+    if (!cell.operation) {
+      out += 'No breakdown of this operation was recorded.\n\n'
+      continue
+    }
+    out += `${escapeMarkdown(tables.operationLine(cell))}\n\n${markdownTable(tables.segmentTable(cell.operation))}\n`
+    const others = tables.otherOperations(cell)
+    if (others.length) out += `Also in this snapshot: ${escapeMarkdown(others.join('; '))}.\n\n`
+  }
+  return out
+}
+
+/** The bench report as Markdown. */
+function renderMarkdown (results) {
+  const summary = summarize(results)
+  const notes = summary.notes.map((note) => (note.kind === 'failed' ? `**failed**: ${escapeMarkdown(note.text)}` : escapeMarkdown(note.text)))
+  return [
+    '# nodebench bench report\n',
+    `${escapeMarkdown(tables.headline(summary))}\n`,
+    'The charts (latency percentiles, requests/s by processes, HTML vs JSON, time shares) are in report.html beside this file.\n',
+    '## What this shows\n',
+    list(summary.findings),
+    'The study found:\n',
+    list(FINDINGS),
+    '## What limits these figures\n',
+    notes.length ? notes.map((note) => `- ${note}`).join('\n') + '\n' : 'Nothing: every cell finished with 2xx responses only.\n',
+    '## Cells\n',
+    markdownTable(tables.cellTable(summary)),
+    '## Comparison with the study\n',
+    '### JSON against HTML\n',
+    markdownTable(tables.throughputTable(summary)),
+    '### Table 1: the share of response time of the study\'s longest-running function\n',
+    markdownTable(tables.table1Table(summary)),
+    '### Which function owns the time\n',
+    markdownTable(tables.dominanceTable(summary)),
+    '### Response sizes\n',
+    markdownTable(tables.responseSizeTable(summary)),
+    '## Where the time goes, cell by cell\n',
+    'Share = the segment\'s time / the operation\'s response time in the app; *unattributed* is Express\'s own routing, ' +
+      'the gaps between layers and the socket flush.\n',
+    breakdowns(summary),
+    '## Machine\n',
+    markdownTable(tables.machineTable(summary)),
+    '## Configuration\n',
+    markdownTable(tables.configTable(summary))
+  ].join('\n')
+}
+
+module.exports = { renderMarkdown, escapeMarkdown }

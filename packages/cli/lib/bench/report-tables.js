@@ -1,0 +1,204 @@
+'use strict'
+
+const {
+  isNumber, formatCount, formatRate, formatMs, formatShare, formatPercent, formatRatio, formatBytes, formatMemory,
+  statusCodesText
+} = require('./report-format')
+
+// The report's tables as plain rows of text, shared by the Markdown and the HTML renderers (which only
+// escape and lay them out). Each table: { head: [...], rows: [{ cells: [...], failed?, warn?, message? }] }.
+
+function nonOkText (cell) {
+  if (cell.non2xx === 0) return '0'
+  const codes = statusCodesText(Object.fromEntries(Object.entries(cell.statusCodes).filter(([code]) => !/^2/.test(code))))
+  const redirects = cell.responses.redirects > 0 ? ', expected redirects' : ''
+  return `${formatCount(cell.non2xx)}${codes ? ` (${codes}${redirects})` : ''}`
+}
+
+const NUMERIC = /^(-|failed|not measured|[-+]?[\d,.]+(%|×| B| GiB| s)?( \(.*\))?)$/
+
+/** Which columns hold only numbers (right-aligned); a table with no numeric cell at all has none. */
+function numericColumns ({ head, rows }) {
+  return head.map((_, i) => {
+    const values = rows.map((row) => row.cells[i]).filter((cell) => cell !== undefined && cell !== '')
+    return values.some((cell) => cell !== '-') && values.every((cell) => NUMERIC.test(cell))
+  })
+}
+
+/** Every cell: its figures, or "failed" and why. */
+function cellTable (summary) {
+  const head = ['operation', 'format', 'processes', 'status', 'req/s mean', 'req/s min', 'req/s max', 'latency p50 ms', 'latency p99 ms',
+    'latency max ms', 'requests', 'errors', 'timeouts', 'non-2xx', 'bytes/response']
+  const rows = summary.cells.map((c) => {
+    const start = [c.label, c.format, String(c.processes)]
+    if (c.failed) return { cells: [...start, 'failed'], failed: true, message: c.failure }
+    const rate = c.requestsPerSec || {}
+    return {
+      warn: c.responses.unexpected > 0 || c.errors > 0 || c.timeouts > 0,
+      cells: [...start, c.measured ? 'ok' : 'ok (no figures)', formatRate(rate.mean), formatRate(rate.min), formatRate(rate.max),
+        formatMs(c.latencyMs.p50), formatMs(c.latencyMs.p99), formatMs(c.latencyMs.max), formatCount(c.requests),
+        formatCount(c.errors), formatCount(c.timeouts), nonOkText(c), formatCount(c.bytesPerResponse)]
+    }
+  })
+  return { head, rows }
+}
+
+/** JSON against HTML per operation and process count. */
+function throughputTable (summary) {
+  const head = ['operation', 'processes', 'HTML req/s', 'JSON req/s', 'JSON ÷ HTML req/s', 'HTML mean ms', 'JSON mean ms', 'HTML ÷ JSON latency']
+  const rows = summary.htmlVsJson.map((row) => {
+    const start = [row.label, String(row.processes)]
+    if (row.jsonOverHtml === null) {
+      const side = (format) => (row[format] ? formatRate(row[format].requestsPerSec) : row.missing.includes(`${format} failed`) ? 'failed' : 'not measured')
+      return { cells: [...start, side('html'), side('json'), '-', '-', '-', '-'], failed: true }
+    }
+    return {
+      warn: row.jsonOverHtml <= 1,
+      cells: [...start, formatRate(row.html.requestsPerSec), formatRate(row.json.requestsPerSec), formatRatio(row.jsonOverHtml),
+        formatMs(row.html.latencyMeanMs), formatMs(row.json.latencyMeanMs), formatRatio(row.htmlOverJsonLatency)]
+    }
+  })
+  return { head, rows }
+}
+
+/** The study's Table 1 beside the same share here, a row each, for every process count of either. */
+function table1Table (summary) {
+  const counts = [...new Set([...summary.studyProcesses, ...summary.processes])].sort((a, b) => a - b)
+  const head = ['function', 'operation', 'format', 'source', ...counts.map((n) => `${n} proc`)]
+  const rows = []
+  for (const row of summary.table1) {
+    const start = [row.function, row.label, row.format]
+    rows.push({
+      cells: [...start, 'here', ...counts.map((n) => {
+        if (row.failed.includes(n)) return 'failed'
+        if (!(n in row.here)) return '-'
+        const top = row.top[n]
+        const other = top && top.name !== row.function ? ` (${top.name} leads: ${formatShare(top.share)})` : ''
+        return formatPercent(row.here[n]) + other
+      })]
+    })
+    rows.push({ study: true, cells: [...start, 'study', ...counts.map((n) => formatPercent(row.study[n]))] })
+  }
+  return { head, rows }
+}
+
+/** Which function owns each measured cell's time, here and in the study. */
+function dominanceTable (summary) {
+  const head = ['operation', 'format', 'processes', 'largest share here', 'share', "study's function", 'its share here', 'study (Table 1)', 'same function']
+  const rows = summary.dominance.map((row) => ({
+    warn: !row.matches,
+    cells: [row.label, row.format, String(row.processes), row.hereFunction, formatShare(row.hereShare), row.studyFunction || '-',
+      formatShare(row.studyFunctionShare), formatPercent(row.studyPercent), row.studyFunction === null ? '-' : row.matches ? 'yes' : 'no']
+  }))
+  return { head, rows }
+}
+
+function responseSizeTable (summary) {
+  const head = ['operation', 'format', 'bytes/response here', 'study', 'here ÷ study']
+  const rows = summary.responseSizes.map((row) => ({
+    cells: [row.label, row.format, formatBytes(row.bytes) + (row.varies ? ' (varies by process count)' : ''), formatBytes(row.studyBytes),
+      row.studyBytes ? formatRatio(row.bytes / row.studyBytes) : '-']
+  }))
+  for (const ratio of summary.sizeRatios) {
+    rows.push({ cells: [ratio.label, 'HTML ÷ JSON', formatRatio(ratio.here), formatRatio(ratio.study), isNumber(ratio.study) ? formatRatio(ratio.here / ratio.study) : '-'] })
+  }
+  return { head, rows }
+}
+
+/** One operation's segments in path order, then `unattributed`. */
+function segmentTable (operation) {
+  const head = ['#', 'segment', 'kind', 'count', 'mean ms', 'p50 ms', 'p95 ms', 'p99 ms', 'share']
+  const rows = (operation.segments || []).map((s) => ({
+    share: s.share,
+    cells: [String(s.order + 1), s.name, s.kind, formatCount(s.count), formatMs(s.meanMs), formatMs(s.p50Ms), formatMs(s.p95Ms), formatMs(s.p99Ms), formatShare(s.share)]
+  }))
+  rows.push({ share: operation.unattributedShare, cells: ['', 'unattributed', '', '', '', '', '', '', formatShare(operation.unattributedShare)] })
+  return { head, rows }
+}
+
+/** What a breakdown says about an operation, and which processes served it, in one line. */
+function operationLine (cell) {
+  const operation = cell.operation
+  const rt = operation.responseTimeMs || {}
+  const served = Array.isArray(cell.breakdown.processes)
+    ? `; served by ${cell.breakdown.processes.map((p) => `pid ${p.pid} (${formatCount(p.requests)} requests)`).join(', ')}`
+    : ''
+  return `${operation.method} ${operation.route} [${operation.format}]: ${formatCount(operation.count)} requests, ${formatCount(operation.errors)} errors; ` +
+    `response time in the app mean ${formatMs(rt.mean)} ms, p50 ${formatMs(rt.p50)}, p95 ${formatMs(rt.p95)}, p99 ${formatMs(rt.p99)}, max ${formatMs(rt.max)}${served}`
+}
+
+/** The snapshot's other operations (requests the end of a run cut off answer with format "other"). */
+function otherOperations (cell) {
+  const operations = cell.breakdown && Array.isArray(cell.breakdown.operations) ? cell.breakdown.operations : []
+  return operations.filter((o) => o !== cell.operation).map((o) => `${o.method} ${o.route} [${o.format}] (${formatCount(o.count)} requests)`)
+}
+
+function machineTable (summary) {
+  const machine = summary.machine
+  const database = machine.database || {}
+  const rows = [
+    ['CPU', machine.cpuModel || '-'],
+    ['cores', isNumber(machine.cores) ? String(machine.cores) : '-'],
+    ['memory', formatMemory(machine.memoryBytes)],
+    ['system', [machine.platform, machine.release].filter(Boolean).join(' ') || '-'],
+    ['Node.js', machine.node || '-'],
+    ['database', [database.name, database.version].filter(Boolean).join(' ') || '-']
+  ]
+  return { head: ['what', 'value'], rows: rows.map((cells) => ({ cells })) }
+}
+
+function configTable (summary) {
+  const config = summary.config
+  const list = (value) => (Array.isArray(value) ? value.join(', ') : '-')
+  const perScenario = (value) => (value && typeof value === 'object'
+    ? Object.entries(value).map(([scenario, count]) => `${scenario} ${count === null ? '-' : formatCount(count)}`).join(', ')
+    : null)
+  const rows = [
+    ['app', config.app || '-'],
+    ...(config.cmd ? [['command', config.cmd]] : []),
+    ...(config.url ? [['url', config.url]] : []),
+    ['scenarios', list(config.scenarios)],
+    ['formats', list(config.formats)],
+    ['processes', list(config.processes)],
+    ['repetitions', isNumber(config.reps) ? String(config.reps) : '-'],
+    ['requests per repetition', isNumber(config.amount) ? formatCount(config.amount) : perScenario(config.amount) || '-'],
+    ['seconds per repetition', isNumber(config.duration) ? String(config.duration) : '-'],
+    ['connections', isNumber(config.connections) ? String(config.connections) : perScenario(config.connections) || '-'],
+    ['warm-up requests', isNumber(config.warmup) ? formatCount(config.warmup) : '-'],
+    ['quick', config.quick === undefined ? '-' : String(Boolean(config.quick))],
+    ['created', summary.createdAt || '-'],
+    ['duration', isNumber(summary.durationSec) ? `${summary.durationSec.toFixed(1)} s` : '-']
+  ]
+  return { head: ['what', 'value'], rows: rows.map((cells) => ({ cells })) }
+}
+
+/** One line under the title: the app, the database, the machine, the matrix. */
+function headline (summary) {
+  const { machine, config } = summary
+  const database = machine.database ? [machine.database.name, machine.database.version].filter(Boolean).join(' ') : null
+  const parts = [
+    config.app ? `app ${config.app}` : config.cmd ? `command ${config.cmd}` : config.url ? `url ${config.url}` : null,
+    database ? `database ${database}` : null,
+    isNumber(machine.cores) ? `${machine.cores} cores` : null,
+    machine.node ? `Node.js ${machine.node}` : null,
+    `${summary.cells.length} cells (${summary.cells.filter((c) => c.failed).length} failed)`,
+    summary.processes.length ? `processes ${summary.processes.join(', ')}` : null,
+    summary.createdAt ? `run ${summary.createdAt}` : null
+  ]
+  return parts.filter(Boolean).join(' · ')
+}
+
+module.exports = {
+  numericColumns,
+  cellTable,
+  throughputTable,
+  table1Table,
+  dominanceTable,
+  responseSizeTable,
+  segmentTable,
+  operationLine,
+  otherOperations,
+  machineTable,
+  configTable,
+  headline
+}

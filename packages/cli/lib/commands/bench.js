@@ -1,0 +1,133 @@
+'use strict'
+
+const path = require('node:path')
+const cliProgress = require('cli-progress')
+const { resolveDatabase } = require('@nodebench/services')
+const { renderTable } = require('@nodebench/breakdown')
+const { runBench } = require('../bench/runner')
+const { writeReport } = require('../bench/report')
+const { SCENARIOS, TABLE_1 } = require('../bench/study')
+
+// `nodebench bench`: the study's load matrix on an app, results.json + report.md + report.html.
+// Progress on stderr (a bar on a terminal, a line per cell otherwise); `--json` prints results on stdout.
+
+function describeCell ({ scenario, format, processes }) {
+  return `${SCENARIOS[scenario].label} (${format}), ${processes} process${processes === 1 ? '' : 'es'}`
+}
+
+/** A progress bar for the whole matrix on a terminal; a line per cell where there is none (CI, pipes). */
+function progressReporter (stderr) {
+  if (!stderr.isTTY) {
+    const started = Date.now()
+    return {
+      onCell ({ type, index, total, cell, record }) {
+        if (type === 'start') {
+          stderr.write(`nodebench bench: [${index + 1}/${total}] ${describeCell(cell)}\n`)
+        } else if (record.status !== 'ok') {
+          stderr.write(`nodebench bench: [${index + 1}/${total}] failed: ${record.failure}\n`)
+        } else {
+          const elapsed = (Date.now() - started) / 1000
+          const eta = (elapsed / (index + 1)) * (total - index - 1)
+          stderr.write(`nodebench bench: [${index + 1}/${total}] ${record.requestsPerSec.mean} req/s, p99 ${record.latencyMs.p99} ms; elapsed ${Math.round(elapsed)} s, ETA ${Math.round(eta)} s\n`)
+        }
+      },
+      log: (message) => stderr.write(`nodebench bench: ${message}\n`),
+      stop () {}
+    }
+  }
+  const bar = new cliProgress.SingleBar({
+    stream: stderr,
+    format: 'nodebench bench {bar} {value}/{total} cells | {cell} | elapsed {duration_formatted} | ETA {eta_formatted}',
+    hideCursor: true,
+    etaBuffer: 4
+  }, cliProgress.Presets.shades_classic)
+  let started = false
+  return {
+    onCell ({ type, index, total, cell }) {
+      if (!started) {
+        bar.start(total, 0, { cell: describeCell(cell) })
+        started = true
+      }
+      if (type === 'start') bar.update(index, { cell: describeCell(cell) })
+      else bar.update(index + 1)
+    },
+    log: (message) => (started ? bar.update({ cell: message }) : stderr.write(`nodebench bench: ${message}\n`)),
+    stop: () => started && bar.stop()
+  }
+}
+
+/** The time-share table of each measured operation (the lowest process count), for the terminal. */
+function renderTimeShares (results) {
+  const lowest = Math.min(...results.cells.map((c) => c.processes))
+  const parts = []
+  for (const cell of results.cells) {
+    if (cell.processes !== lowest || cell.breakdown === null || cell.status !== 'ok') continue
+    const operations = cell.breakdown.operations.filter((o) =>
+      o.method === cell.operation.method && o.route === cell.operation.route && o.format === cell.operation.format)
+    if (operations.length === 0) continue
+    parts.push(renderTable({ ...cell.breakdown, operations }, { color: false }))
+  }
+  return parts.join('\n')
+}
+
+/** Which function owns each operation's time, here and in the study (Table 1), at the lowest process count. */
+function renderOwners (results) {
+  const lowest = Math.min(...results.cells.map((c) => c.processes))
+  const lines = [`The function that owns each operation's time (share of response time), here and in the study (${lowest} process${lowest === 1 ? '' : 'es'}):`]
+  for (const cell of results.cells) {
+    if (cell.processes !== lowest || cell.status !== 'ok' || cell.breakdown === null) continue
+    const operation = cell.breakdown.operations.find((o) =>
+      o.method === cell.operation.method && o.route === cell.operation.route && o.format === cell.operation.format)
+    if (operation === undefined || operation.segments.length === 0) continue
+    const expected = SCENARIOS[cell.scenario].dominant
+    const top = operation.segments.reduce((best, segment) => (segment.share > best.share ? segment : best))
+    const dominant = operation.segments.find((s) => s.name === expected)
+    const here = dominant ? `${(dominant.share * 100).toFixed(2)}%` : 'not seen'
+    const study = TABLE_1[cell.scenario][cell.format][lowest]
+    const verdict = top.name === expected ? 'same function' : `here ${top.name} leads (${(top.share * 100).toFixed(2)}%)`
+    lines.push(`  ${`${SCENARIOS[cell.scenario].label} (${cell.format})`.padEnd(24)} ${expected.padEnd(15)} ${here.padStart(8)}   ` +
+      `study ${study === undefined ? '   n/a' : `${study.toFixed(2)}%`}   ${verdict}`)
+  }
+  return lines.length > 1 ? lines.join('\n') + '\n' : ''
+}
+
+async function runBenchCommand (parsed, { stdout, stderr, env }) {
+  const config = parsed.config
+  const progress = progressReporter(stderr)
+  let database = null
+  let outcome
+  try {
+    const appEnv = { ...env }
+    if (config.app !== null) {
+      database = await resolveDatabase({ env, onProgress: (message) => stderr.write(`${message}\n`) })
+      appEnv.MONGODB_URI = database.uri
+    }
+    outcome = await runBench(config, { env: appEnv, databaseSource: database && database.source, onCell: progress.onCell, log: progress.log })
+  } finally {
+    progress.stop()
+    if (database !== null) await database.stop()
+  }
+  const { results, resultsFile, aborted } = outcome
+  const report = await writeReport(results, config.outDir)
+  const failed = results.cells.filter((c) => c.status !== 'ok')
+  if (config.json) {
+    stdout.write(JSON.stringify(results, null, 2) + '\n')
+  } else {
+    stdout.write(renderTimeShares(results) + '\n' + renderOwners(results))
+  }
+  const relative = (file) => path.relative(process.cwd(), file) || file
+  stderr.write(`nodebench bench: ${results.cells.length - failed.length} of ${results.cells.length} cells measured in ${Math.round(results.durationSec)} s\n`)
+  stderr.write(`nodebench bench: results ${relative(resultsFile)}\n`)
+  stderr.write(`nodebench bench: report ${relative(report.html)} (and ${path.basename(report.markdown)})\n`)
+  if (aborted) {
+    stderr.write(`nodebench: ${aborted}\n`)
+    return 1
+  }
+  if (failed.length > 0) {
+    stderr.write(`nodebench: ${failed.length} cell${failed.length === 1 ? '' : 's'} failed (marked in the report): ${failed[0].failure}\n`)
+    return 1
+  }
+  return 0
+}
+
+module.exports = { runBenchCommand, renderTimeShares, renderOwners }

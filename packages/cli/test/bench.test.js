@@ -1,0 +1,187 @@
+'use strict'
+
+// `nodebench bench`: its options, the pieces of a run, and real runs of the example app on a real
+// database (small amounts), including the ways a run goes wrong.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const net = require('node:net')
+const path = require('node:path')
+const { execFile } = require('node:child_process')
+const { MongoClient } = require('mongodb')
+const { startDatabase } = require('@nodebench/services')
+const { parseBenchArguments } = require('../lib/bench/config')
+const { cellsOf, requestFor, cellFigures } = require('../lib/bench/runner')
+
+const BIN = path.join(__dirname, '..', 'bin', 'nodebench.js')
+
+function temporaryDir (t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-bench-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+function runCli (argv, env) {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...argv], { env, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error ? error.code : 0, stdout, stderr })
+    })
+  })
+}
+
+async function closedPort () {
+  const server = net.createServer()
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+const usage = (message) => (err) => err.code === 'NB_ERR_USAGE' && message.test(err.message)
+
+test('options: the study\'s matrix by default, --quick, overrides, and usage errors', () => {
+  const { config } = parseBenchArguments([], { now: new Date('2026-11-21T10:00:00Z') })
+  assert.deepEqual(config.scenarios, ['doc-read', 'write', 'collection-read'])
+  assert.deepEqual(config.formats, ['html', 'json'])
+  assert.deepEqual(config.processes, [1, 2, 3, 4, 8])
+  assert.equal(config.reps, 5)
+  assert.deepEqual(config.connections, { 'doc-read': 100, write: 25, 'collection-read': 100 })
+  assert.deepEqual(config.amounts, { 'doc-read': 5000, write: 5000, 'collection-read': 5000 })
+  assert.match(config.app, /examples[/\\]mongo-admin$/)
+  assert.equal(config.outDir, path.resolve('runs', '2026-11-21T10-00-00-000Z'))
+
+  const quick = parseBenchArguments(['--quick']).config
+  assert.deepEqual([quick.processes, quick.reps, quick.warmup], [[1, 2], 1, 50])
+  assert.deepEqual(quick.amounts, { 'doc-read': 500, write: 500, 'collection-read': 100 })
+
+  const custom = parseBenchArguments(['--scenarios', 'write,doc-read', '--formats', 'json', '--processes', '4,1,4', '--reps', '2',
+    '--connections', '10', '--duration', '3', '--out', 'x']).config
+  assert.deepEqual([custom.scenarios, custom.formats, custom.processes, custom.reps], [['write', 'doc-read'], ['json'], [1, 4], 2])
+  assert.deepEqual([custom.connections, custom.amounts, custom.duration], [{ write: 10, 'doc-read': 10 }, { write: null, 'doc-read': null }, 3])
+
+  const external = parseBenchArguments(['--url', 'http://127.0.0.1:9/']).config
+  assert.deepEqual([external.app, external.url, external.processes], [null, 'http://127.0.0.1:9', [1]])
+
+  for (const [argv, message] of [
+    [['--scenarios', 'doc-read,browse'], /unknown scenario 'browse'; expected one of doc-read, write, collection-read/],
+    [['--formats', 'xml'], /unknown format 'xml'; expected one of html, json/],
+    [['--processes', 'two'], /--processes must be a whole number from 1 to 64; received 'two'/],
+    [['--amount', '1e3x'], /--amount must be a whole number/],
+    [['--reps', '0'], /--reps must be a whole number from 1 to 100/],
+    [['--amount', '10', '--duration', '5'], /--amount and --duration exclude each other/],
+    [['--cmd', 'node app.js'], /--cmd needs --url/],
+    [['--url', 'nowhere'], /--url 'nowhere' is not a URL/],
+    [['--url', 'http://x', '--processes', '1,2'], /several --processes need an app nodebench starts/],
+    [['--app', 'a', '--url', 'http://x'], /--app excludes --cmd and --url/],
+    [['--fast'], /Unknown option '--fast'/]
+  ]) {
+    assert.throws(() => parseBenchArguments(argv), usage(message), argv.join(' '))
+  }
+})
+
+test('cells run process counts outermost; each scenario sends its request and expects its status', () => {
+  const { config } = parseBenchArguments(['--scenarios', 'doc-read,write', '--formats', 'html,json', '--processes', '1,2'])
+  assert.deepEqual(cellsOf(config).map((c) => `${c.processes} ${c.scenario} ${c.format}`), [
+    '1 doc-read html', '1 doc-read json', '1 write html', '1 write json',
+    '2 doc-read html', '2 doc-read json', '2 write html', '2 write json'
+  ])
+  assert.deepEqual(requestFor('doc-read', 'json', 'abc'), {
+    method: 'GET', path: '/api/db/nodebench/users/abc', headers: { accept: 'application/json' }, expectedStatus: 200
+  })
+  assert.equal(requestFor('collection-read', 'html').path, '/db/nodebench/users')
+  const formWrite = requestFor('write', 'html')
+  assert.equal(formWrite.expectedStatus, 302)
+  assert.equal(formWrite.headers['content-type'], 'application/x-www-form-urlencoded')
+  assert.equal(new URLSearchParams(formWrite.body).get('document'), '{"username":"nodebench-bench"}')
+  assert.equal(requestFor('write', 'json').expectedStatus, 201)
+})
+
+test('a cell\'s figures: throughput mean and spread, latency means, everything that went wrong summed', () => {
+  const rep = (requestsPerSec, p99, extra = {}) => ({
+    requestsPerSec,
+    latencyMs: { mean: p99 / 2, p50: p99 / 3, p75: p99 / 2, p90: p99 * 0.8, p97_5: p99 * 0.9, p99, max: p99 * 2 },
+    requests: 100,
+    errors: 0,
+    timeouts: 0,
+    non2xx: 0,
+    unexpectedStatus: 0,
+    statusCodes: { 200: 100 },
+    bytesPerResponse: 111,
+    durationSec: 0.2,
+    ...extra
+  })
+  const figures = cellFigures([rep(500, 30), rep(700, 50, { errors: 2, non2xx: 3, unexpectedStatus: 3, statusCodes: { 200: 97, 500: 3 } })])
+  assert.deepEqual(figures.requestsPerSec, { mean: 600, min: 500, max: 700 })
+  assert.equal(figures.latencyMs.p99, 40)
+  assert.deepEqual([figures.requests, figures.errors, figures.non2xx, figures.unexpectedStatus], [200, 2, 3, 3])
+  assert.deepEqual(figures.statusCodes, { 200: 197, 500: 3 })
+})
+
+test('a real run: every cell measured, the breakdown of each, writes cleaned up, results and report written', { timeout: 300_000 }, async (t) => {
+  const dir = temporaryDir(t)
+  const database = await startDatabase({ dataDir: path.join(dir, 'data'), onProgress: (m) => t.diagnostic(m) })
+  t.after(() => database.stop())
+  const out = path.join(dir, 'run')
+  const env = { ...process.env, MONGODB_URI: database.uri }
+  const run = await runCli(['bench', '--scenarios', 'doc-read,write', '--processes', '1,2', '--amount', '60', '--warmup', '10',
+    '--reps', '2', '--connections', '10', '--out', out], env)
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stderr, /\[8\/8\] document write \(json\), 2 processes/)
+  assert.match(run.stderr, /8 of 8 cells measured/)
+  assert.match(run.stderr, new RegExp(`report .*report\\.html`))
+  assert.match(run.stdout, /GET \/api\/db\/:database\/:collection\/:document \[json\]: 120 requests/)
+  assert.match(run.stdout, /document read \(json\)\s+document\s+\d+\.\d\d%\s+study 96\.65%/)
+
+  const results = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'))
+  assert.equal(results.schema, 1)
+  assert.equal(results.machine.cores, os.availableParallelism())
+  assert.equal(results.machine.database.name, 'FerretDB')
+  assert.equal(results.cells.length, 8)
+  for (const cell of results.cells) {
+    const name = `${cell.scenario} ${cell.format} ${cell.processes}`
+    assert.equal(cell.status, 'ok', `${name}: ${cell.failure}`)
+    assert.equal(cell.reps.length, 2)
+    assert.equal(cell.requests, 120, name)
+    assert.equal(cell.unexpectedStatus, 0, name)
+    assert.equal(cell.errors, 0, name)
+    assert.ok(cell.requestsPerSec.min <= cell.requestsPerSec.mean && cell.requestsPerSec.mean <= cell.requestsPerSec.max)
+    const operation = cell.breakdown.operations.find((o) =>
+      o.method === cell.operation.method && o.route === cell.operation.route && o.format === cell.operation.format)
+    assert.ok(operation, `${name}: its operation in the breakdown`)
+    assert.equal(operation.count, 120, `${name}: the breakdown counts the measured requests, not the warm-up`)
+    const expected = cell.scenario === 'write' ? 'addDocument' : 'document'
+    assert.ok(operation.segments.some((s) => s.name === expected), `${name}: ${expected} is a segment`)
+    if (cell.processes === 2) assert.equal(cell.breakdown.processes.length, 2, `${name}: both workers merged`)
+  }
+  const htmlWrite = results.cells.find((c) => c.scenario === 'write' && c.format === 'html')
+  assert.equal(htmlWrite.non2xx, 120, 'the form\'s redirects are non-2xx, as Apache Bench counts them')
+  assert.deepEqual(htmlWrite.statusCodes, { 302: 120 })
+  assert.equal(results.cells.find((c) => c.scenario === 'doc-read' && c.format === 'json').bytesPerResponse, 111)
+
+  const client = new MongoClient(database.uri)
+  t.after(() => client.close())
+  assert.equal(await client.db('nodebench').collection('users').countDocuments(), 1000, 'the writes were cleaned up')
+  assert.ok(fs.statSync(path.join(out, 'report.html')).size > 10_000)
+  assert.ok(fs.existsSync(path.join(out, 'report.md')))
+})
+
+test('an unreachable --url or an app that does not start: one line, exit 1, the results so far written', { timeout: 120_000 }, async (t) => {
+  const dir = temporaryDir(t)
+  const url = `http://127.0.0.1:${await closedPort()}`
+  const unreachable = await runCli(['bench', '--url', url, '--scenarios', 'doc-read', '--out', path.join(dir, 'a')], process.env)
+  assert.equal(unreachable.code, 1)
+  assert.match(unreachable.stderr, new RegExp(`^nodebench: ${url.replace(/\./g, '\\.')} is not reachable \\(ECONNREFUSED\\)$`, 'm'))
+  assert.doesNotMatch(unreachable.stderr, /\n\s+at /, 'no stack trace')
+  const written = JSON.parse(fs.readFileSync(path.join(dir, 'a', 'results.json'), 'utf8'))
+  assert.equal(written.cells[0].status, 'failed')
+  assert.ok(fs.existsSync(path.join(dir, 'a', 'report.html')), 'the report shows the failed cell')
+
+  const crashing = await runCli(['bench', '--cmd', `"${process.execPath}" -e "process.exit(3)"`, '--url', url,
+    '--scenarios', 'doc-read', '--formats', 'json', '--out', path.join(dir, 'b')], process.env)
+  assert.equal(crashing.code, 1)
+  assert.match(crashing.stderr, /^nodebench: the app exited \(code 3\) before http:\/\/127\.0\.0\.1:\d+ answered$/m)
+  assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'b', 'results.json'), 'utf8')).cells[0].failure,
+    `the app exited (code 3) before ${url} answered`)
+})
