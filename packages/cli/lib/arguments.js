@@ -4,6 +4,7 @@ const { parseArgs } = require('node:util')
 const { serviceNames, NodebenchError } = require('./service-table')
 const { parseSince } = require('@nodebench/collector')
 const { parseBenchArguments } = require('./bench/config')
+const { parseFlameArguments } = require('./flame/config')
 
 const NB_ERR_USAGE = 'NB_ERR_USAGE'
 const SERVICE_ACTIONS = Object.freeze(['start', 'stop', 'status'])
@@ -110,11 +111,12 @@ function parseArguments (argv, env = process.env) {
   if (argv[0] === 'demo') return parseDemo(argv.slice(1))
   if (argv[0] === 'report') return parseReport(argv.slice(1), env)
   if (argv[0] === 'bench') return parseBenchArguments(argv.slice(1))
+  if (argv[0] === 'flame') return parseFlameArguments(argv.slice(1))
   const { values, positionals } = parseOptions(argv)
   const [command, ...rest] = positionals
   if (values.help || command === undefined || command === 'help') return { command: 'help' }
   if (command === 'services') return parseServices(rest)
-  throw usageError(`unknown command ${quote(command)}; expected bench, demo, report, services or help`)
+  throw usageError(`unknown command ${quote(command)}; expected bench, demo, flame, report, services or help`)
 }
 
 module.exports = { parseArguments, NB_ERR_USAGE }

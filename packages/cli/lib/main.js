@@ -12,7 +12,8 @@ const COMMANDS = Object.freeze({
   services: runServices,
   // Required on use: they load autocannon, vega or the collector, which the other commands do not need.
   report: (parsed, io) => require('./commands/report').runReport(parsed, io),
-  bench: (parsed, io) => require('./commands/bench').runBenchCommand(parsed, io)
+  bench: (parsed, io) => require('./commands/bench').runBenchCommand(parsed, io),
+  flame: (parsed, io) => require('./commands/flame').runFlameCommand(parsed, io)
 })
 
 function isCoded (err) {

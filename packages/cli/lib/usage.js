@@ -16,6 +16,11 @@ Commands:
     --quick              processes 1,2, one repetition, fewer requests: about a minute
     --out <dir>          --json: the results on stdout
   demo [--out <dir>]     bench --quick on examples/mongo-admin (what npm run demo runs)
+  flame [--scenario doc-read|write|collection-read] [--format html|json|both] [--profiler 0x|clinic]
+        [--duration 10] [--connections 10] [--out flamegraphs] [--app <dir> | --cmd "node app.js ..."]
+                         CPU flamegraphs of the scenario under load, <scenario>-<format>.html in --out, and
+                         a table of where the CPU went in HTML against JSON (template rendering, JSON,
+                         database driver, Express, nodebench itself, V8/GC, ...)
   report --source jaeger --service <name> [--jaeger <query-url>] [--since 10m] [--json|--md]
                          the breakdown computed from the traces Jaeger holds (default query URL:
                          JAEGER_QUERY_URL, else http://localhost:16686), with links to exemplar traces

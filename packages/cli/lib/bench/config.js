@@ -34,6 +34,8 @@ const OPTIONS = {
   duration: { type: 'string' },
   warmup: { type: 'string' },
   quick: { type: 'boolean', default: false },
+  flame: { type: 'boolean', default: false },
+  'flame-duration': { type: 'string' },
   out: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h' }
@@ -117,6 +119,10 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
     connections[scenario] = connectionsOverride ?? SCENARIOS[scenario].connections
     amounts[scenario] = duration !== null ? null : amountOverride ?? (quick ? QUICK.amounts[scenario] : SCENARIOS[scenario].amount)
   }
+  if (values.flame && values.app === undefined && (values.cmd !== undefined || url !== null)) {
+    throw usageError('--flame profiles an app nodebench starts itself: use --app (the default), not --cmd or --url')
+  }
+  const flameDuration = values['flame-duration'] !== undefined ? wholeNumber(values['flame-duration'], 'flame-duration', 1, 600) : quick ? 5 : 10
   const stamp = now.toISOString().replace(/[:.]/g, '-')
   return {
     command: 'bench',
@@ -133,6 +139,7 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
       duration,
       warmup,
       quick,
+      flame: values.flame ? Object.freeze({ duration: flameDuration }) : null,
       outDir: path.resolve(values.out ?? path.join('runs', stamp)),
       json: values.json
     })

@@ -26,8 +26,22 @@ const SECTIONS = Object.freeze([
   ['cells', 'Cells'],
   ['study', 'Comparison with the study'],
   ['breakdowns', 'Breakdowns'],
+  ['flame', 'Flamegraphs'],
   ['machine', 'Machine and configuration']
 ])
+
+/** `bench --flame`: links to the flamegraphs and the HTML-against-JSON table of each scenario. */
+function flameSection (flame) {
+  return flame.map((profile) => {
+    const heading = `<h3>${escapeHtml(profile.scenario)}</h3>`
+    if (profile.failure) return `${heading}<p class="failed"><strong>failed</strong>: ${escapeHtml(profile.failure)}</p>`
+    const links = profile.flamegraphs.map((f) => `<a href="${escapeHtml(f.html)}">${escapeHtml(f.format)} flamegraph</a> ` +
+      `(${escapeHtml(f.samples.toLocaleString('en-US'))} samples, nodebench itself ${escapeHtml((f.nodebenchShare * 100).toFixed(1))}%)`).join(' · ')
+    return `${heading}<p>${links}; ${escapeHtml(String(profile.durationSec))} s of load, ${escapeHtml(String(profile.connections))} connections, one process, 0x.</p>\n` +
+      // Required on use: flame/render-comparison uses this file's escaping (a top-level require would be circular).
+      (profile.comparison ? require('../flame/analyze').renderComparisonHtml(profile.comparison, { scenario: profile.scenario }) : '')
+  }).join('\n')
+}
 
 const STYLE = `
 :root{--fail:#b3261e;--warn:#8a5a00;--muted:#5f6368;--line:#e2e2e2}
@@ -133,10 +147,11 @@ async function renderHtml (results) {
     ].join('\n')),
     section('breakdowns', 'Breakdowns', '<p>Share = the segment\'s time / the operation\'s response time in the app; <em>unattributed</em> is ' +
       'Express\'s own routing, the gaps between layers and the socket flush.</p>\n' + breakdownSection(summary)),
+    ...(Array.isArray(results.flame) ? [section('flame', 'Flamegraphs: where the CPU went, HTML against JSON', flameSection(results.flame))] : []),
     section('machine', 'Machine and configuration', htmlTable(tables.machineTable(summary)) + '\n' +
       htmlTable(tables.configTable(summary)))
   ]
-  const nav = SECTIONS.map(([id, title]) => `<a href="#${id}">${escapeHtml(title)}</a>`).join('')
+  const nav = SECTIONS.filter(([id]) => id !== 'flame' || Array.isArray(results.flame)).map(([id, title]) => `<a href="#${id}">${escapeHtml(title)}</a>`).join('')
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>nodebench bench report: ${escapeHtml(app)}</title>

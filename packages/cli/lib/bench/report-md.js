@@ -45,6 +45,17 @@ function breakdowns (summary) {
   return out
 }
 
+function flameMarkdown (flame) {
+  return flame.map((profile) => {
+    if (profile.failure) return `### ${escapeMarkdown(profile.scenario)}\n\n**failed**: ${escapeMarkdown(profile.failure)}\n`
+    const links = profile.flamegraphs.map((f) => `[${f.format} flamegraph](${f.html}) (${f.samples} samples, nodebench itself ${(f.nodebenchShare * 100).toFixed(1)}%)`).join(', ')
+    // The comparison brings its own title (# ...): nest it under this section.
+    // Required here: flame/render-comparison uses this file's escaping, so a top-level require would be circular.
+    const table = profile.comparison ? require('../flame/analyze').renderComparisonMarkdown(profile.comparison, { scenario: profile.scenario }).replace(/^(#+) /gm, '$1## ') : ''
+    return `${links}\n\n${table}`
+  }).join('\n')
+}
+
 /** The bench report as Markdown. */
 function renderMarkdown (results) {
   const summary = summarize(results)
@@ -74,6 +85,7 @@ function renderMarkdown (results) {
     'Share = the segment\'s time / the operation\'s response time in the app; *unattributed* is Express\'s own routing, ' +
       'the gaps between layers and the socket flush.\n',
     breakdowns(summary),
+    ...(Array.isArray(results.flame) ? ['## Flamegraphs: where the CPU went, HTML against JSON\n', flameMarkdown(results.flame)] : []),
     '## Machine\n',
     markdownTable(tables.machineTable(summary)),
     '## Configuration\n',

@@ -291,4 +291,4 @@ async function runCell (config, { scenario, format, processes }, { env, seedScri
   return record
 }
 
-module.exports = { runBench, cellsOf, requestFor, cellFigures, RESULTS_SCHEMA }
+module.exports = { runBench, cellsOf, requestFor, cellFigures, runAutocannon, findDocumentId, RESULTS_SCHEMA }

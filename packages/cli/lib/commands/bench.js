@@ -1,5 +1,6 @@
 'use strict'
 
+const fs = require('node:fs')
 const path = require('node:path')
 const cliProgress = require('cli-progress')
 const { resolveDatabase } = require('@nodebench/services')
@@ -91,6 +92,48 @@ function renderOwners (results) {
   return lines.length > 1 ? lines.join('\n') + '\n' : ''
 }
 
+/**
+ * `--flame`: a flamegraph of every scenario in every format (0x, one process), into `<out>/flamegraphs/`,
+ * with the HTML-against-JSON table of where the CPU went. Returns what results.json keeps of them.
+ */
+async function profileScenarios (config, { env, stderr }) {
+  const { runFlame } = require('./flame')
+  const outDir = path.join(config.outDir, 'flamegraphs')
+  const profiles = []
+  for (const scenario of config.scenarios) {
+    const flameConfig = {
+      scenario,
+      formats: config.formats,
+      profiler: '0x',
+      duration: config.flame.duration,
+      connections: Math.min(config.connections[scenario], 10),
+      outDir,
+      app: config.app,
+      argv: [path.join(config.app, 'server.js'), '--port', '0']
+    }
+    try {
+      const { flamegraphs, comparison } = await runFlame(flameConfig, {
+        env,
+        onProgress: (message) => stderr.write(`nodebench bench --flame: ${message}\n`)
+      })
+      profiles.push({
+        scenario,
+        profiler: '0x',
+        durationSec: flameConfig.duration,
+        connections: flameConfig.connections,
+        flamegraphs: flamegraphs.map(({ format, html, load, analysis }) => ({
+          format, html: path.relative(config.outDir, html), load, samples: analysis.samples, nodebenchShare: analysis.nodebench.share
+        })),
+        comparison
+      })
+    } catch (err) {
+      stderr.write(`nodebench bench --flame: ${scenario} could not be profiled: ${err.message}\n`)
+      profiles.push({ scenario, profiler: '0x', failure: err.message, flamegraphs: [], comparison: null })
+    }
+  }
+  return profiles
+}
+
 async function runBenchCommand (parsed, { stdout, stderr, env }) {
   const config = parsed.config
   const progress = progressReporter(stderr)
@@ -103,6 +146,11 @@ async function runBenchCommand (parsed, { stdout, stderr, env }) {
       appEnv.MONGODB_URI = database.uri
     }
     outcome = await runBench(config, { env: appEnv, databaseSource: database && database.source, onCell: progress.onCell, log: progress.log })
+    if (config.flame !== null && !outcome.aborted) {
+      progress.stop()
+      outcome.results.flame = await profileScenarios(config, { env: appEnv, stderr })
+      fs.writeFileSync(outcome.resultsFile, JSON.stringify(outcome.results, null, 2) + '\n')
+    }
   } finally {
     progress.stop()
     if (database !== null) await database.stop()

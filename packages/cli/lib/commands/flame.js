@@ -1,0 +1,94 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawn } = require('node:child_process')
+const { resolveDatabase } = require('@nodebench/services')
+const { profile } = require('../flame/profile')
+const { analyzeProfile, compareProfiles, renderComparisonMarkdown, renderComparisonText } = require('../flame/analyze')
+
+// `nodebench flame`: flamegraphs of one scenario in HTML and JSON under load, and the side-by-side table
+// of where the CPU went in each (by category, and nodebench's own share).
+
+function runSeed (appDir, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(appDir, 'seed.js')], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => { stderr += chunk })
+    child.on('error', reject)
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed.js failed (exit ${code}): ${stderr.trim().split('\n').pop()}`))))
+  })
+}
+
+/**
+ * Profiles every format of `config` and compares them. Returns `{ flamegraphs: [{ format, html, dataDir,
+ * load, analysis }], comparison, files }`. The database comes from `env` (MONGODB_URI) or is started here.
+ */
+async function runFlame (config, { env, onProgress }) {
+  let database = null
+  // The profiled app inherits this process's environment (the profilers spawn it).
+  const savedUri = process.env.MONGODB_URI
+  try {
+    if (config.app !== null && !env.MONGODB_URI) {
+      // Started here, not by the profiled app: 0x takes the first port the app listens on as the app's.
+      database = await resolveDatabase({ env, onProgress })
+      process.env.MONGODB_URI = database.uri
+    } else if (env.MONGODB_URI) {
+      process.env.MONGODB_URI = env.MONGODB_URI
+    }
+    if (config.app !== null) await runSeed(config.app, process.env)
+    const flamegraphs = []
+    for (const format of config.formats) {
+      const result = await profile(config, format, { onProgress })
+      if (config.scenario === 'write' && config.app !== null) await runSeed(config.app, process.env)
+      flamegraphs.push({ format, ...result, analysis: analyzeProfile(result.dataDir) })
+    }
+    const files = {}
+    let comparison = null
+    const html = flamegraphs.find((f) => f.format === 'html')
+    const json = flamegraphs.find((f) => f.format === 'json')
+    if (html && json) {
+      comparison = compareProfiles({ html: html.analysis, json: json.analysis })
+      files.markdown = path.join(config.outDir, `${config.scenario}-comparison.md`)
+      files.json = path.join(config.outDir, `${config.scenario}-comparison.json`)
+      fs.writeFileSync(files.markdown, renderComparisonMarkdown(comparison, { scenario: config.scenario }))
+      fs.writeFileSync(files.json, JSON.stringify({
+        schema: 1,
+        scenario: config.scenario,
+        profiler: config.profiler,
+        durationSec: config.duration,
+        connections: config.connections,
+        flamegraphs: flamegraphs.map(({ format, html, dataDir, load, analysis }) => ({
+          format, html: path.basename(html), data: path.basename(dataDir), load, analysis
+        })),
+        comparison
+      }, null, 2) + '\n')
+    }
+    return { flamegraphs, comparison, files }
+  } finally {
+    if (savedUri === undefined) delete process.env.MONGODB_URI
+    else process.env.MONGODB_URI = savedUri
+    if (database !== null) await database.stop()
+  }
+}
+
+async function runFlameCommand (parsed, { stdout, stderr, env }) {
+  const config = parsed.config
+  const onProgress = (message) => stderr.write(`nodebench flame: ${message}\n`)
+  const { flamegraphs, comparison, files } = await runFlame(config, { env, onProgress })
+  if (comparison !== null) stdout.write(renderComparisonText(comparison, { scenario: config.scenario }) + '\n')
+  const relative = (file) => path.relative(process.cwd(), file) || file
+  for (const { format, html, load, analysis } of flamegraphs) {
+    const loadText = load === null ? '' : `, ${load.requests} requests${load.unexpectedStatus > 0 ? ` (${load.unexpectedStatus} with an unexpected status)` : ''}`
+    stderr.write(`nodebench flame: ${format}: ${relative(html)} (${analysis.samples} samples${loadText}; nodebench itself ${(analysis.nodebench.share * 100).toFixed(1)}%)\n`)
+  }
+  if (files.markdown) stderr.write(`nodebench flame: comparison ${relative(files.markdown)} (and ${path.basename(files.json)})\n`)
+  const failed = flamegraphs.filter((f) => f.load !== null && (f.load.requests === 0 || f.load.unexpectedStatus > 0))
+  if (failed.length > 0) {
+    stderr.write(`nodebench: the ${failed[0].format} load had ${failed[0].load.unexpectedStatus} responses with an unexpected status out of ${failed[0].load.requests}\n`)
+    return 1
+  }
+  return 0
+}
+
+module.exports = { runFlame, runFlameCommand }

@@ -1,0 +1,189 @@
+'use strict'
+
+const { inspect } = require('node:util')
+const { CATEGORIES, CATEGORY_ORDER, frameCategory } = require('./categories')
+const { readSamples, VM_STATES } = require('./read-profile')
+const { renderComparisonMarkdown, renderComparisonHtml, renderComparisonText } = require('./render-comparison')
+
+// Where a profiled app spends its CPU, by category (categories.js), and HTML against JSON side by side.
+//
+// Self time: every sample is charged to one function, the JavaScript frame on top of its stack (builtins,
+// C++ and unnamed code above it are work done for it), and to one category, the first frame down the stack
+// that a rule claims. Exceptions, decided by V8's state when it took the sample:
+// - idle (waiting in the event loop for I/O, or in Atomics.wait): counted apart, in no share;
+// - garbage collection and compilation: 'V8 / GC', whatever JavaScript was running.
+// Samples without V8's state (clinic flame's, source 'ticks') are idle when they hold nothing but the event
+// loop's wait for I/O, and their garbage collection and compilation count for the code they interrupted.
+// Node.js core, builtins and C++ that nodebench's code calls directly (an inspector round trip, JSON.stringify
+// of its own data, performance.now) are nodebench's: its overhead, not the app's.
+
+const IDLE_STATES = new Set([VM_STATES.IDLE, VM_STATES.ATOMICS_WAIT])
+const V8_STATE_LABELS = Object.freeze({
+  [VM_STATES.GC]: '(garbage collector)',
+  [VM_STATES.PARSER]: '(parser)',
+  [VM_STATES.BYTECODE_COMPILER]: '(bytecode compiler)',
+  [VM_STATES.COMPILER]: '(compiler)'
+})
+// Under --prof V8 writes a line to its log for every piece of code it makes, and flushes each line
+// (LogFile::MessageBuilder::WriteToLogFile ends with std::endl): a write(2) on the main thread, sampled while
+// V8 is compiling. That is the profiler's own cost, named as such so nobody optimises the app for it.
+const LOG_WRITE = /^(?:__write|write|__libc_write|_IO_\w+|fwrite|fflush|std::(?:basic_)?ostream|std::__ostream_insert|std::num_put)\b/
+const COMPILE_STATES = new Set([VM_STATES.PARSER, VM_STATES.BYTECODE_COMPILER, VM_STATES.COMPILER])
+const LOG_WRITE_LABEL = '(V8 writing the --prof log)'
+const EVENT_LOOP_WAIT = /^(?:__)?(?:epoll_p?wait|kevent|poll|GetQueuedCompletionStatus(?:Ex)?)\b/
+const NO_FRAME = Object.freeze({ kind: 'unknown', name: '(unknown code)', file: '', line: null })
+
+// Frames are shared by every sample they appear in: classify each once.
+const categoryCache = new WeakMap()
+function cachedCategory (frame) {
+  if (!categoryCache.has(frame)) categoryCache.set(frame, frameCategory(frame))
+  return categoryCache.get(frame)
+}
+
+// Work nodebench's code starts directly: Node.js core JavaScript, builtins and C++ between the top of the stack
+// and the first other JavaScript frame.
+function startedBy (frames, from) {
+  for (let i = from; i < frames.length; i++) {
+    const category = cachedCategory(frames[i])
+    if (category !== null && category !== CATEGORIES.NODE_IO && frames[i].kind === 'js') return category
+  }
+  return null
+}
+
+function stackCategory (frames) {
+  for (let i = 0; i < frames.length; i++) {
+    const category = cachedCategory(frames[i])
+    if (category === null) continue
+    const direct = category === CATEGORIES.NODE_IO || frames[i].kind !== 'js'
+    return direct && startedBy(frames, i + 1) === CATEGORIES.NODEBENCH ? CATEGORIES.NODEBENCH : category
+  }
+  // Nothing claimed: native code no JavaScript called (the event loop, V8's own threads of work), or nothing known.
+  return frames.some((frame) => frame.kind === 'native' || frame.kind === 'v8') ? CATEGORIES.V8 : CATEGORIES.OTHER
+}
+
+/** `{ category, frame }` a sample is charged to; null for an idle sample. */
+function chargeSample ({ vmState, frames }) {
+  if (IDLE_STATES.has(vmState)) return null
+  if (vmState === null && frames.length > 0 && EVENT_LOOP_WAIT.test(frames[0].name) && !frames.some((f) => f.kind === 'js')) return null
+  if (vmState in V8_STATE_LABELS) {
+    const writingLog = COMPILE_STATES.has(vmState) && frames.length > 0 && frames[0].kind === 'native' && LOG_WRITE.test(frames[0].name)
+    return { category: CATEGORIES.V8, frame: { kind: 'v8', name: writingLog ? LOG_WRITE_LABEL : V8_STATE_LABELS[vmState], file: '', line: null } }
+  }
+  const frame = frames.find((f) => f.kind === 'js') || frames.find((f) => f.kind !== 'unknown') || NO_FRAME
+  return { category: stackCategory(frames), frame }
+}
+
+function functionFile (frame) {
+  if (frame.file) return frame.file
+  if (frame.kind === 'js') return '[eval]'
+  return frame.library || null
+}
+
+function share (samples, total) {
+  return total > 0 ? samples / total : 0
+}
+
+function byCategoryOrder (a, b) {
+  return CATEGORY_ORDER.indexOf(a) - CATEGORY_ORDER.indexOf(b)
+}
+
+function summarizeSamples ({ source, samples }, { top }) {
+  let onCpu = 0
+  let idle = 0
+  const byCategory = new Map()
+  const byFunction = new Map()
+  for (const sample of samples) {
+    const charge = chargeSample(sample)
+    if (charge === null) {
+      idle++
+      continue
+    }
+    onCpu++
+    byCategory.set(charge.category, (byCategory.get(charge.category) || 0) + 1)
+    const { frame, category } = charge
+    const key = `${category}\0${frame.name}\0${frame.file}\0${frame.line}`
+    const entry = byFunction.get(key)
+    if (entry) entry.samples++
+    else byFunction.set(key, { name: frame.name, file: functionFile(frame), line: frame.line, category, samples: 1 })
+  }
+  const categories = [...byCategory]
+    .sort(([a, countA], [b, countB]) => countB - countA || byCategoryOrder(a, b))
+    .map(([category, count]) => ({ category, samples: count, share: share(count, onCpu) }))
+  const topFunctions = [...byFunction.values()]
+    .sort((a, b) => b.samples - a.samples || a.name.localeCompare(b.name))
+    .slice(0, top)
+    .map((entry) => ({ ...entry, share: share(entry.samples, onCpu) }))
+  const nodebenchSamples = byCategory.get(CATEGORIES.NODEBENCH) || 0
+  return {
+    source,
+    samples: onCpu,
+    idleSamples: idle,
+    categories,
+    topFunctions,
+    nodebench: { samples: nodebenchSamples, share: share(nodebenchSamples, onCpu) }
+  }
+}
+
+/**
+ * Self time by category and the hottest functions of a 0x profile folder.
+ * @param {string} profileDir 0x's output folder (holds `isolate-*-v8.log.json`), or clinic flame's data folder
+ * @param {{ top?: number }} [options] how many functions to list (15)
+ * @returns {{ source: 'v8-log'|'ticks', samples: number, idleSamples: number,
+ *   categories: Array<{ category: string, samples: number, share: number }>,
+ *   topFunctions: Array<{ name: string, file: string|null, line: number|null, category: string, samples: number, share: number }>,
+ *   nodebench: { samples: number, share: number } }}
+ *   `source`: what was read (see read-profile.js); 'ticks' has no V8 states. `samples`: the samples on CPU,
+ *   the base of every share (0..1); `idleSamples`: the samples taken while idle, in no share. `categories`: the
+ *   categories with samples, most first. `topFunctions`: the `top` functions with the most self time.
+ *   `nodebench`: nodebench's own overhead (the nodebench category), zero when the app runs without it.
+ */
+function analyzeProfile (profileDir, { top = 15 } = {}) {
+  if (typeof profileDir !== 'string' || profileDir === '') throw new TypeError(`profileDir must be a folder path; received ${inspect(profileDir)}`)
+  if (!Number.isInteger(top) || top < 0) throw new TypeError(`top must be a whole number of functions (0 or more); received ${inspect(top)}`)
+  return summarizeSamples(readSamples(profileDir), { top })
+}
+
+function checkAnalysis (analysis, side) {
+  if (!analysis || typeof analysis.samples !== 'number' || !Array.isArray(analysis.categories) || !Array.isArray(analysis.topFunctions)) {
+    throw new TypeError(`${side} must be a result of analyzeProfile; received ${inspect(analysis, { depth: 0 })}`)
+  }
+}
+
+function sideOf (analysis, category) {
+  const row = analysis.categories.find((entry) => entry.category === category)
+  return row ? { samples: row.samples, share: row.share } : { samples: 0, share: 0 }
+}
+
+/**
+ * HTML against JSON: a row per category (every category, in a fixed order) with each side's share and
+ * `difference` = HTML share - JSON share (positive: HTML spends more of its CPU there).
+ * @returns {{ html: { source, samples, idleSamples }, json: { source, samples, idleSamples },
+ *   rows: Array<{ category, html: { samples, share }, json: { samples, share }, difference }>,
+ *   nodebench: { html: { samples, share }, json: { samples, share }, difference },
+ *   topFunctions: { html: Array, json: Array } }}
+ */
+function compareProfiles ({ html, json } = {}) {
+  checkAnalysis(html, 'html')
+  checkAnalysis(json, 'json')
+  const rows = CATEGORY_ORDER.map((category) => {
+    const htmlSide = sideOf(html, category)
+    const jsonSide = sideOf(json, category)
+    return { category, html: htmlSide, json: jsonSide, difference: htmlSide.share - jsonSide.share }
+  })
+  return {
+    html: { source: html.source, samples: html.samples, idleSamples: html.idleSamples },
+    json: { source: json.source, samples: json.samples, idleSamples: json.idleSamples },
+    rows,
+    nodebench: { html: { ...html.nodebench }, json: { ...json.nodebench }, difference: html.nodebench.share - json.nodebench.share },
+    topFunctions: { html: html.topFunctions, json: json.topFunctions }
+  }
+}
+
+module.exports = {
+  analyzeProfile,
+  compareProfiles,
+  renderComparisonMarkdown,
+  renderComparisonHtml,
+  renderComparisonText,
+  CATEGORIES
+}

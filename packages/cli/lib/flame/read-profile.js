@@ -1,0 +1,125 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { NodebenchError } = require('@nodebench/services')
+const { nativeSymbolizer } = require('./native-symbols')
+
+// Reads the samples of a profile folder.
+//
+// 0x runs the app with `node --prof`, then turns V8's log with `node --prof-process --preprocess` into
+// `isolate-*-v8.log.json`:
+//   { code: [{ name, type: 'JS'|'CODE'|'CPP'|'SHARED_LIB', kind? }], ticks: [{ tm, vm, s: [code, offset, ...] }] }
+// Each tick's `s` is its stack, top first, as (index into `code`, offset) pairs; index -1 means the address
+// matched no code and the second number is the address itself. 0x always leaves that file, and it keeps V8's
+// state at each sample (`vm`), which tells idle and garbage collection apart: it is read whenever it is there.
+// 0x drops the log's lines over 1,024 characters before preprocessing, so the ticks of the deepest stacks are
+// in neither that file nor 0x's flamegraph.
+//
+// clinic flame keeps only 0x's `ticks.json` (as `<pid>.clinic-flame-samples`): the stacks, root first, without
+// V8's state and without the frames no code matched. Read as a fallback (`source: 'ticks'`): see analyze.js.
+
+// V8's StateTag (include/v8-unwinder.h). deps/v8/tools/tickprocessor.mjs still calls 7 IDLE, from before
+// ATOMICS_WAIT was added; the log carries the engine's numbers.
+const VM_STATES = Object.freeze({ JS: 0, GC: 1, PARSER: 2, BYTECODE_COMPILER: 3, COMPILER: 4, OTHER: 5, EXTERNAL: 6, ATOMICS_WAIT: 7, IDLE: 8 })
+
+// `name path:line:column`; the name may be empty or hold a space (`get foo`), the path too, so the path is
+// found by how paths start, and failing that after the last space. Code made by eval has no path.
+const JS_LOCATION = /^(.*?) ?((?:node:|file:|https?:|\/|[A-Za-z]:[\\/]|\\\\|internal[\\/])[^]*)?:(\d+):(\d+)$/
+const JS_LOCATION_LAST_SPACE = /^(.*) (\S+):(\d+):(\d+)$/
+
+const V8_LOG = /^isolate-.*-v8\.log\.json$/
+const TICKS = /^(?:ticks\.json|.*\.clinic-flame-samples)$/
+
+function flameError (message) {
+  return new NodebenchError('NB_ERR_FLAME', message)
+}
+
+/** A frame (see categories.js) from an entry of `code`. */
+function codeFrame (code) {
+  if (code.type === 'JS') {
+    let match = JS_LOCATION.exec(code.name)
+    if (match && match[2] === undefined && / /.test(match[1])) match = JS_LOCATION_LAST_SPACE.exec(code.name) || match
+    if (!match) return { kind: 'js', name: code.name.trim() || '(anonymous)', file: '', line: null }
+    return { kind: 'js', name: match[1].trim() || '(anonymous)', file: match[2] || '', line: Number(match[3]) }
+  }
+  if (code.type === 'CODE') return { kind: 'v8', name: code.name, file: '', line: null }
+  if (code.type === 'SHARED_LIB') return { kind: 'native', name: code.name, file: '', line: null, library: code.name }
+  return { kind: 'native', name: code.name, file: '', line: null }
+}
+
+const UNKNOWN_FRAME = Object.freeze({ kind: 'unknown', name: '(unknown code)', file: '', line: null })
+
+function readJson (file) {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'))
+  } catch (err) {
+    throw flameError(`cannot read the profile ${file}: ${err.message}`)
+  }
+}
+
+function samplesOfV8Log (file) {
+  const profile = readJson(file)
+  if (!Array.isArray(profile.code) || !Array.isArray(profile.ticks)) {
+    throw flameError(`${file} is not the output of node --prof-process --preprocess: it has no code and ticks arrays`)
+  }
+  // The raw log beside it (`isolate-...-v8.log`) names the native addresses the preprocessor could not.
+  const symbolize = nativeSymbolizer(file.replace(/\.json$/, ''))
+  const codeFrames = new Map()
+  const nativeFrames = new Map()
+  const frameOf = (codeIndex, address) => {
+    if (codeIndex >= 0) {
+      if (!codeFrames.has(codeIndex)) codeFrames.set(codeIndex, profile.code[codeIndex] ? codeFrame(profile.code[codeIndex]) : UNKNOWN_FRAME)
+      return codeFrames.get(codeIndex)
+    }
+    const symbol = symbolize(address)
+    if (symbol === null) return UNKNOWN_FRAME
+    const name = symbol.name || symbol.library
+    if (!nativeFrames.has(name)) nativeFrames.set(name, { kind: 'native', name, file: '', line: null, library: symbol.library })
+    return nativeFrames.get(name)
+  }
+  return profile.ticks.map((tick) => {
+    const stack = Array.isArray(tick.s) ? tick.s : []
+    const frames = []
+    for (let i = 0; i + 1 < stack.length; i += 2) frames.push(frameOf(stack[i], stack[i + 1]))
+    return { vmState: tick.vm, frames }
+  })
+}
+
+function samplesOfTicks (file) {
+  const ticks = readJson(file)
+  if (!Array.isArray(ticks)) throw flameError(`${file} is not 0x's ticks: an array of stacks`)
+  // The same code object appears in many stacks: one frame per name and type.
+  const frames = new Map()
+  const frameOf = (code) => {
+    const key = `${code.type}\0${code.name}`
+    if (!frames.has(key)) frames.set(key, codeFrame(code))
+    return frames.get(key)
+  }
+  return ticks.map((stack) => ({
+    vmState: null,
+    frames: (Array.isArray(stack) ? stack : []).filter((code) => code && typeof code.name === 'string').map(frameOf).reverse()
+  }))
+}
+
+/**
+ * Every sample of a profile folder, `{ source, samples: [{ vmState, frames }] }`, frames top first; `source`
+ * 'v8-log' (0x's isolate-*-v8.log.json, one per isolate: the main thread and any worker) or 'ticks' (0x's
+ * ticks.json, clinic flame's samples), whose samples have `vmState` null. Frames are shared between samples.
+ */
+function readSamples (profileDir) {
+  let names
+  try {
+    names = fs.readdirSync(profileDir).sort()
+  } catch (err) {
+    throw flameError(`cannot read the profile folder ${profileDir}: ${err.message}`)
+  }
+  const v8Logs = names.filter((name) => V8_LOG.test(name))
+  if (v8Logs.length > 0) return { source: 'v8-log', samples: v8Logs.flatMap((name) => samplesOfV8Log(path.join(profileDir, name))) }
+  const ticks = names.find((name) => TICKS.test(name))
+  if (ticks !== undefined) return { source: 'ticks', samples: samplesOfTicks(path.join(profileDir, ticks)) }
+  throw flameError(`no isolate-*-v8.log.json (nor ticks.json) in ${profileDir}: not a 0x profile folder, or 0x stopped ` +
+    'before it processed the V8 log (0x writes it once the profiled process has exited)')
+}
+
+module.exports = { readSamples, codeFrame, VM_STATES }

@@ -1,0 +1,301 @@
+'use strict'
+
+// The analysis of a 0x profile folder: synthetic profiles in the format of `node --prof-process --preprocess`
+// (what 0x leaves as isolate-*-v8.log.json) with known ticks, and one real profile taken by 0x here.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const {
+  analyzeProfile, compareProfiles, renderComparisonMarkdown, renderComparisonHtml, renderComparisonText, CATEGORIES
+} = require('../lib/flame/analyze')
+const { frameCategory } = require('../lib/flame/categories')
+
+const VM = { JS: 0, GC: 1, COMPILER: 4, EXTERNAL: 6, IDLE: 8 }
+
+function temporaryDir (t) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-flame-analyze-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+/**
+ * A 0x profile folder holding one isolate-*-v8.log.json. `ticks`: [{ vm, stack: [code name or address], times }],
+ * a name being a key of `code`, a number an address no code holds.
+ */
+function writeProfile (dir, name, code, ticks) {
+  const names = Object.keys(code)
+  const profileDir = path.join(dir, `${name}.0x`)
+  fs.mkdirSync(profileDir)
+  const json = {
+    code: names.map((key) => code[key]),
+    functions: [],
+    ticks: ticks.flatMap(({ vm, stack, times = 1 }) => Array.from({ length: times }, (_, i) => ({
+      tm: 1000 * i,
+      vm,
+      s: stack.flatMap((frame) => (typeof frame === 'number' ? [-1, frame] : [names.indexOf(frame), 16]))
+    }))),
+    scripts: []
+  }
+  fs.writeFileSync(path.join(profileDir, 'isolate-0x5581d7f0-4242-4242-v8.log.json'), JSON.stringify(json))
+  fs.writeFileSync(path.join(profileDir, 'meta.json'), JSON.stringify({ argv: ['server.js'], name }))
+  return profileDir
+}
+
+// The code entries of the synthetic profiles: key, V8's type[:kind], and the name V8 logs.
+const CODE = Object.fromEntries(`
+node              SHARED_LIB     /usr/bin/node
+epoll             CPP            epoll_pwait@@GLIBC_2.6
+memberLookup      JS:Opt         memberLookup /srv/app/node_modules/nunjucks/src/runtime.js:197:22
+template          JS:Sparkplug   b_content :40:19
+renderTemplate    JS:Unopt       render /srv/app/node_modules/nunjucks/src/environment.js:520:10
+loadIc            CODE:Builtin   LoadIC
+jsonStringify     CODE:Builtin   JsonStringify
+expressStringify  JS:Opt         stringify /srv/app/node_modules/express/lib/response.js:1026:19
+jsonStringifier   CPP            v8::internal::JsonStringifier::SerializeString(v8::internal::Handle<v8::internal::String>)
+deserialize       JS:Opt         deserializeObject /srv/app/node_modules/bson/lib/bson.cjs:3357:27
+initializer       JS:Opt         <instance_members_initializer> /srv/app/node_modules/bson/lib/bson.cjs:2680:5
+writev            JS:Sparkplug   writevGeneric node:internal/stream_base_commons:123:23
+layer             JS:Opt         handle /srv/app/node_modules/router/lib/layer.js:100:3
+performanceNow    JS:Sparkplug   now node:internal/perf/performance:137:6
+wrapLayer         JS:Opt         wrappedHandle /srv/app/node_modules/@nodebench/trace/lib/wrap-layer.js:30:5
+viewDocument      JS:Sparkplug   exp.viewDocument /srv/app/lib/controllers/html.js:40:3
+`.trim().split('\n').map((line) => {
+  const [, key, typeAndKind, name] = /^(\S+)\s+(\S+)\s+(.+)$/.exec(line)
+  const [type, kind] = typeAndKind.split(':')
+  return [key, kind ? { name, type, kind } : { name, type }]
+}))
+
+// Serving HTML: 19 samples on CPU, 3 idle.
+const HTML_TICKS = [
+  { vm: VM.JS, stack: ['memberLookup', 'template', 'renderTemplate'], times: 3 },
+  // A builtin on top of a compiled template (code made by new Function, no script): both nunjucks'.
+  { vm: VM.JS, stack: ['loadIc', 'template', 'renderTemplate'], times: 2 },
+  { vm: VM.JS, stack: ['jsonStringify', 'expressStringify'], times: 2 },
+  // An unknown address, then V8's JSON C++: JSON serialisation, charged to the app function calling it.
+  { vm: VM.JS, stack: [0x7f0000001234, 'jsonStringifier', 'viewDocument'] },
+  { vm: VM.JS, stack: ['deserialize'], times: 2 },
+  { vm: VM.EXTERNAL, stack: ['writev', 'layer'] },
+  // Node.js core called by nodebench is nodebench's.
+  { vm: VM.JS, stack: ['performanceNow', 'wrapLayer', 'layer'] },
+  { vm: VM.JS, stack: ['wrapLayer', 'layer'] },
+  { vm: VM.GC, stack: ['deserialize'], times: 2 },
+  { vm: VM.IDLE, stack: ['epoll'], times: 3 },
+  { vm: VM.JS, stack: ['node'] },
+  { vm: VM.JS, stack: [0x7f0000009999] },
+  { vm: VM.JS, stack: ['viewDocument'] },
+  { vm: VM.COMPILER, stack: ['memberLookup'] }
+]
+
+// Serving JSON: 10 samples on CPU, 1 idle.
+const JSON_TICKS = [
+  { vm: VM.JS, stack: ['jsonStringify', 'expressStringify'], times: 4 },
+  { vm: VM.JS, stack: ['initializer', 'deserialize'], times: 3 },
+  { vm: VM.EXTERNAL, stack: ['writev', 'layer'], times: 2 },
+  { vm: VM.JS, stack: ['wrapLayer', 'layer'] },
+  { vm: VM.IDLE, stack: ['epoll'] }
+]
+
+function categoriesOf (analysis) {
+  return Object.fromEntries(analysis.categories.map(({ category, samples }) => [category, samples]))
+}
+
+test('analyzeProfile: self time by category, idle apart, shares over the samples on CPU', (t) => {
+  const analysis = analyzeProfile(writeProfile(temporaryDir(t), 'doc-read-html', CODE, HTML_TICKS))
+  assert.equal(analysis.samples, 19)
+  assert.equal(analysis.idleSamples, 3)
+  assert.deepEqual(categoriesOf(analysis), {
+    [CATEGORIES.TEMPLATE]: 5,
+    [CATEGORIES.V8]: 4, // 2 in GC, 1 compiling, 1 in the node binary with no JavaScript under it
+    [CATEGORIES.JSON]: 3,
+    [CATEGORIES.DATABASE]: 2,
+    [CATEGORIES.NODEBENCH]: 2,
+    [CATEGORIES.NODE_IO]: 1,
+    [CATEGORIES.APP]: 1,
+    [CATEGORIES.OTHER]: 1 // an address in no known code
+  })
+  // Most first; equal counts in the table's order.
+  assert.deepEqual(analysis.categories.map((c) => c.category), [CATEGORIES.TEMPLATE, CATEGORIES.V8, CATEGORIES.JSON,
+    CATEGORIES.DATABASE, CATEGORIES.NODEBENCH, CATEGORIES.NODE_IO, CATEGORIES.APP, CATEGORIES.OTHER])
+  assert.equal(analysis.categories[0].share, 5 / 19)
+  assert.equal(analysis.categories.reduce((sum, c) => sum + c.samples, 0), 19)
+  assert.deepEqual(analysis.nodebench, { samples: 2, share: 2 / 19 })
+})
+
+test('analyzeProfile: each sample counts for the JavaScript function on top of its stack', (t) => {
+  const analysis = analyzeProfile(writeProfile(temporaryDir(t), 'doc-read-html', CODE, HTML_TICKS), { top: 5 })
+  assert.deepEqual(analysis.topFunctions, [
+    { name: 'memberLookup', file: '/srv/app/node_modules/nunjucks/src/runtime.js', line: 197, category: CATEGORIES.TEMPLATE, samples: 3, share: 3 / 19 },
+    { name: '(garbage collector)', file: null, line: null, category: CATEGORIES.V8, samples: 2, share: 2 / 19 },
+    // A template nunjucks compiled with new Function: no script, as 0x labels it.
+    { name: 'b_content', file: '[eval]', line: 40, category: CATEGORIES.TEMPLATE, samples: 2, share: 2 / 19 },
+    { name: 'deserializeObject', file: '/srv/app/node_modules/bson/lib/bson.cjs', line: 3357, category: CATEGORIES.DATABASE, samples: 2, share: 2 / 19 },
+    { name: 'stringify', file: '/srv/app/node_modules/express/lib/response.js', line: 1026, category: CATEGORIES.JSON, samples: 2, share: 2 / 19 }
+  ])
+  const all = (analyzeProfile(writeProfile(temporaryDir(t), 'all', CODE, HTML_TICKS), { top: 100 })).topFunctions
+  const find = (name, category) => all.find((fn) => fn.name === name && fn.category === category)
+  assert.equal(find('exp.viewDocument', CATEGORIES.JSON).samples, 1, 'V8\'s JSON C++ counts for the function calling it')
+  assert.equal(find('exp.viewDocument', CATEGORIES.APP).samples, 1)
+  assert.equal(find('now', CATEGORIES.NODEBENCH).file, 'node:internal/perf/performance')
+  assert.equal(find('(compiler)', CATEGORIES.V8).samples, 1)
+  assert.equal(find('/usr/bin/node', CATEGORIES.V8).samples, 1)
+  assert.equal(find('(unknown code)', CATEGORIES.OTHER).samples, 1)
+  assert.equal(all.reduce((sum, fn) => sum + fn.samples, 0), 19)
+  assert.equal((analyzeProfile(writeProfile(temporaryDir(t), 'none', CODE, HTML_TICKS), { top: 0 })).topFunctions.length, 0)
+})
+
+test('frameCategory: the rules on real frame names and paths', () => {
+  const js = (file, name = 'fn') => ({ kind: 'js', name, file, line: 1 })
+  const traceDir = path.dirname(require.resolve('@nodebench/trace/package.json'))
+  const cases = [
+    [js('/a/node_modules/nunjucks/src/compiler.js'), CATEGORIES.TEMPLATE],
+    [js('/a/node_modules/express/lib/response.js', 'json'), CATEGORIES.JSON],
+    [js('/a/node_modules/express/lib/response.js', 'send'), CATEGORIES.EXPRESS],
+    [js('/a/node_modules/express/node_modules/body-parser/lib/types/json.js', 'parse'), CATEGORIES.JSON],
+    [js('/a/node_modules/mongodb/lib/cmap/connection.js'), CATEGORIES.DATABASE],
+    [js('/a/node_modules/@mongodb-js/saslprep/dist/index.js'), CATEGORIES.DATABASE],
+    [js('/a/node_modules/path-to-regexp/dist/index.js'), CATEGORIES.EXPRESS],
+    [js('/a/node_modules/method-override/index.js'), CATEGORIES.EXPRESS],
+    [js(path.join(traceDir, 'lib', 'wrap-layer.js')), CATEGORIES.NODEBENCH],
+    [js('/a/node_modules/hdr-histogram-js/dist/index.js'), CATEGORIES.NODEBENCH],
+    [js('/a/node_modules/@opentelemetry/sdk-trace-base/build/src/Span.js'), CATEGORIES.NODEBENCH],
+    [js('node:_http_outgoing'), CATEGORIES.NODE_IO],
+    [js('/srv/examples/mongo-admin/lib/controllers/html.js'), CATEGORIES.APP],
+    [js('/a/node_modules/left-pad/index.js'), CATEGORIES.OTHER],
+    [js(''), null],
+    [{ kind: 'v8', name: 'JsonParse', file: '' }, CATEGORIES.JSON],
+    [{ kind: 'v8', name: 'StringAdd_CheckNone', file: '' }, null],
+    [{ kind: 'native', name: 'v8::internal::Scavenger::ScavengePage(v8::internal::MemoryChunk*)', file: '' }, CATEGORIES.V8],
+    [{ kind: 'native', name: '__memmove_avx_unaligned_erms', file: '' }, null]
+  ]
+  for (const [frame, category] of cases) assert.equal(frameCategory(frame), category, `${frame.kind} ${frame.name} ${frame.file}`)
+})
+
+test('analyzeProfile: a folder without a profile is an NB_ERR_FLAME error that says what is missing', (t) => {
+  const dir = temporaryDir(t)
+  assert.throws(() => analyzeProfile(dir), (err) => err.code === 'NB_ERR_FLAME' && /^no isolate-\*-v8\.log\.json \(nor ticks\.json\) in /.test(err.message))
+  assert.throws(() => analyzeProfile(path.join(dir, 'absent')), (err) => err.code === 'NB_ERR_FLAME' && /^cannot read the profile folder/.test(err.message))
+  fs.writeFileSync(path.join(dir, 'isolate-0x1-1-1-v8.log.json'), '{"code": [], "ticks": [')
+  assert.throws(() => analyzeProfile(dir), (err) => err.code === 'NB_ERR_FLAME' && /^cannot read the profile .*isolate-0x1-1-1-v8\.log\.json: /.test(err.message))
+  assert.throws(() => analyzeProfile(dir, { top: -1 }), (err) => err instanceof TypeError && /^top must be a whole number/.test(err.message))
+})
+
+test('compareProfiles: a row per category, HTML share against JSON share, and each side\'s functions', (t) => {
+  const dir = temporaryDir(t)
+  const html = analyzeProfile(writeProfile(dir, 'doc-read-html', CODE, HTML_TICKS), { top: 3 })
+  const json = analyzeProfile(writeProfile(dir, 'doc-read-json', CODE, JSON_TICKS), { top: 3 })
+  const comparison = compareProfiles({ html, json })
+  assert.deepEqual(comparison.html, { source: 'v8-log', samples: 19, idleSamples: 3 })
+  assert.deepEqual(comparison.json, { source: 'v8-log', samples: 10, idleSamples: 1 })
+  assert.deepEqual(comparison.rows.map((row) => row.category), Object.values(CATEGORIES))
+  const row = (category) => comparison.rows.find((r) => r.category === category)
+  assert.deepEqual(row(CATEGORIES.JSON), { category: CATEGORIES.JSON, html: { samples: 3, share: 3 / 19 }, json: { samples: 4, share: 0.4 }, difference: 3 / 19 - 0.4 })
+  assert.deepEqual(row(CATEGORIES.TEMPLATE).json, { samples: 0, share: 0 })
+  assert.equal(row(CATEGORIES.TEMPLATE).difference, 5 / 19)
+  assert.deepEqual(row(CATEGORIES.EXPRESS), { category: CATEGORIES.EXPRESS, html: { samples: 0, share: 0 }, json: { samples: 0, share: 0 }, difference: 0 })
+  assert.deepEqual(comparison.nodebench, { html: { samples: 2, share: 2 / 19 }, json: { samples: 1, share: 0.1 }, difference: 2 / 19 - 0.1 })
+  assert.equal(comparison.topFunctions.html, html.topFunctions)
+  assert.equal(comparison.topFunctions.json[0].name, 'stringify')
+  assert.throws(() => compareProfiles({ html }), (err) => err instanceof TypeError && /^json must be a result of analyzeProfile/.test(err.message))
+})
+
+test('renderComparison*: the same tables as Markdown, an escaped HTML fragment and terminal text', (t) => {
+  const dir = temporaryDir(t)
+  const html = analyzeProfile(writeProfile(dir, 'doc-read-html', CODE, HTML_TICKS), { top: 3 })
+  const json = analyzeProfile(writeProfile(dir, 'doc-read-json', CODE, JSON_TICKS), { top: 3 })
+  const comparison = compareProfiles({ html, json })
+
+  const markdown = renderComparisonMarkdown(comparison, { scenario: 'doc-read' })
+  assert.match(markdown, /^# Where the CPU goes in doc-read: HTML against JSON\n/)
+  assert.match(markdown, /\n\| category \| HTML \| JSON \| HTML - JSON \|\n\|---\|---:\|---:\|---:\|\n\| template rendering \| 26\.32% \| 0\.00% \| \+26\.32 pp \|\n/)
+  assert.match(markdown, /\n\| JSON serialisation \| 15\.79% \| 40\.00% \| -24\.21 pp \|\n/)
+  assert.match(markdown, /nodebench's own overhead: 10\.53% of the CPU serving HTML, 10\.00% serving JSON\./)
+  assert.match(markdown, /\n## What the categories hold\n\n- template rendering: nunjucks: .*\n- JSON serialisation: /)
+  assert.match(markdown, /\n\| 2 \| \\<instance\\_members\\_initializer\\> \| bson\/lib\/bson\.cjs:2680 \| database driver \/ BSON \| 3 \| 30\.00% \|\n/)
+
+  const fragment = renderComparisonHtml(comparison, { scenario: 'doc-read' })
+  assert.match(fragment, /^<section class="flame-comparison" data-scenario="doc-read">/)
+  assert.match(fragment, /<tr><td>template rendering<\/td><td class="number">26\.32%<\/td><td class="number">0\.00%<\/td><td class="number">\+26\.32 pp<\/td><\/tr>/)
+  assert.match(fragment, /<td>&lt;instance_members_initializer&gt;<\/td>/)
+  assert.doesNotMatch(fragment, /<instance_members_initializer>/)
+  assert.match(renderComparisonHtml(comparison, { scenario: '<b>' }), /in &lt;b&gt;: HTML against JSON<\/h2>/)
+
+  const text = renderComparisonText(comparison, { scenario: 'doc-read' })
+  assert.match(text, /^Where the CPU goes in doc-read: HTML against JSON\n/)
+  // Text left-aligned, numbers right-aligned, two spaces between columns.
+  assert.ok(text.includes([
+    'category                  HTML    JSON  HTML - JSON',
+    '----------------------  ------  ------  -----------',
+    'template rendering      26.32%   0.00%    +26.32 pp',
+    'JSON serialisation      15.79%  40.00%    -24.21 pp',
+    'database driver / BSON  10.53%  30.00%    -19.47 pp',
+    'Express routing          0.00%   0.00%      0.00 pp',
+    ''
+  ].join('\n')), text)
+  assert.ok(text.includes([
+    'Hottest functions serving HTML:',
+    '#  function             where                        category            samples   share',
+    '-  -------------------  ---------------------------  ------------------  -------  ------',
+    '1  memberLookup         nunjucks/src/runtime.js:197  template rendering        3  15.79%',
+    ''
+  ].join('\n')), text)
+})
+
+test('analyzeProfile: clinic flame\'s samples (0x\'s ticks.json), without V8 states', (t) => {
+  const profileDir = path.join(temporaryDir(t), '4242.clinic-flame')
+  fs.mkdirSync(profileDir)
+  // Root first, as 0x writes them; the frames no code matched are already gone (an empty stack is one).
+  const stacks = [
+    ...Array(3).fill([CODE.renderTemplate, CODE.template, CODE.memberLookup]),
+    ...Array(2).fill([CODE.expressStringify, CODE.jsonStringify]),
+    [CODE.layer, CODE.wrapLayer, CODE.performanceNow],
+    ...Array(4).fill([CODE.epoll]),
+    []
+  ]
+  fs.writeFileSync(path.join(profileDir, '4242.clinic-flame-samples'), JSON.stringify(stacks))
+  const analysis = analyzeProfile(profileDir, { top: 1 })
+  assert.equal(analysis.source, 'ticks')
+  assert.equal(analysis.samples, 7)
+  assert.equal(analysis.idleSamples, 4, 'a stack holding only the event loop\'s wait is idle')
+  assert.deepEqual(categoriesOf(analysis), { [CATEGORIES.TEMPLATE]: 3, [CATEGORIES.JSON]: 2, [CATEGORIES.NODEBENCH]: 1, [CATEGORIES.OTHER]: 1 })
+  assert.deepEqual(analysis.topFunctions, [
+    { name: 'memberLookup', file: '/srv/app/node_modules/nunjucks/src/runtime.js', line: 197, category: CATEGORIES.TEMPLATE, samples: 3, share: 3 / 7 }
+  ])
+  const comparison = compareProfiles({ html: analysis, json: analysis })
+  assert.match(renderComparisonMarkdown(comparison), /These samples carry no V8 state \(clinic flame keeps none\)/)
+})
+
+test('analyzeProfile reads a profile 0x takes of a script busy in JSON.stringify', async (t) => {
+  const zeroEks = require('0x')
+  const dir = temporaryDir(t)
+  const script = path.join(dir, 'serialise.js')
+  fs.writeFileSync(script, [
+    "'use strict'",
+    'const rows = Array.from({ length: 200 }, (_, i) => ({ id: i, name: `user ${i}`, tags: ["a", "b"], nested: { x: i / 3 } }))',
+    'function serialiseRows (until) {',
+    '  let length = 0',
+    '  while (Date.now() < until) length += JSON.stringify(rows).length',
+    '  return length',
+    '}',
+    'if (serialiseRows(Date.now() + 1000) === 0) process.exitCode = 1',
+    ''
+  ].join('\n'))
+  const profileDir = await zeroEks({
+    argv: [script], workingDir: dir, outputDir: path.join(dir, 'p.0x'), collectOnly: true, pathToNodeBinary: process.execPath
+  })
+  const analysis = analyzeProfile(profileDir)
+  assert.equal(analysis.source, 'v8-log')
+  assert.ok(analysis.samples > 100, `${analysis.samples} samples on CPU in about a second`)
+  const json = analysis.categories.find((c) => c.category === CATEGORIES.JSON)
+  // JSON.stringify runs in V8's C++, which the tick processor of Node 20 leaves unnamed: nm names it.
+  if (spawnSync('nm', ['--version']).status !== 0) {
+    t.diagnostic('no nm on this machine: the JSON category cannot be checked')
+    return
+  }
+  assert.ok(json && json.share > 0.5, `JSON serialisation is most of the CPU: ${JSON.stringify(analysis.categories)}`)
+  const top = analysis.topFunctions[0]
+  assert.deepEqual([top.name, top.file, top.category], ['serialiseRows', script, CATEGORIES.JSON])
+})
