@@ -69,6 +69,8 @@ test('a collection read profiled in HTML and JSON: valid flamegraphs, samples, a
   const templates = summary.comparison.rows.find((row) => row.category === 'template rendering')
   assert.ok(templates.html.share > 0.02, `template rendering serving HTML: ${templates.html.share}`)
   assert.ok(templates.html.share > templates.json.share * 5, `HTML ${templates.html.share}, JSON ${templates.json.share}`)
+  const htmlTop = summary.flamegraphs.find((f) => f.format === 'html').analysis.topFunctions
+  assert.ok(htmlTop.some((f) => f.category === 'template rendering'), `the template engine's functions among the hottest serving HTML: ${htmlTop.map((f) => f.name)}`)
   assert.ok(summary.comparison.nodebench.html.share > 0, 'nodebench\'s own share is measured')
   assert.match(fs.readFileSync(path.join(out, 'collection-read-comparison.md'), 'utf8'), /\| template rendering \|/)
 
