@@ -45,6 +45,18 @@ function copyAtomically (from, to) {
   }
 }
 
+/**
+ * Removes the checkout's other builds of `name` (another version or source hash): they are never used
+ * again by this checkout, and a Jaeger is 120 MB. The per-user cache keeps its copies for other checkouts.
+ * A build in progress (a temporary file) is left alone; a running binary may be unlinked safely.
+ */
+function removeOlderBuilds (binDir, name, current) {
+  const older = new RegExp(`^${name.replace(/[.+]/g, '\\$&')}-[^-]+-[0-9a-f]+$`)
+  for (const file of fs.readdirSync(binDir)) {
+    if (file !== current && older.test(file)) fs.rmSync(path.join(binDir, file), { force: true })
+  }
+}
+
 /** Runs `go <args>`; resolves to its combined output, rejects with the error and that output. */
 function runGo (args, { cwd, env }) {
   return new Promise((resolve, reject) => {
@@ -103,6 +115,7 @@ async function ensureGoBinary (options) {
   const cached = path.join(userDir, 'bin', fileName)
   if (fs.existsSync(cached)) {
     copyAtomically(cached, binary)
+    removeOlderBuilds(binDir, name, fileName)
     return binary
   }
 
@@ -124,6 +137,7 @@ async function ensureGoBinary (options) {
     fs.rmSync(output, { force: true })
   }
   onProgress(`nodebench: built ${binary}`)
+  removeOlderBuilds(binDir, name, fileName)
 
   try {
     copyAtomically(binary, cached)

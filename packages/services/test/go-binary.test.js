@@ -67,6 +67,8 @@ test('a changed source file changes the cache key, so the program is rebuilt', a
   const after = await ensureGoBinary(options)
   assert.notEqual(after, before)
   assert.equal(calls.build, 2)
+  assert.equal(fs.existsSync(before), false, 'the older build is removed from the checkout')
+  assert.ok(fs.existsSync(path.join(options.userCacheDir, 'bin', path.basename(before))), 'the per-user cache keeps it')
   assert.notEqual(sourceHash(options.sourceFiles), path.basename(before).split('-').pop())
 })
 
