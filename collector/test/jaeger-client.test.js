@@ -2,17 +2,9 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const net = require('node:net')
 const { JaegerClient, breakdownFromJaeger, parseSince, flattenSpans, errorCodes } = require('..')
+const { freeLoopbackPort } = require('@nodebench/services')
 const { startTestJaeger } = require('./helpers')
-
-async function closedPort () {
-  const server = net.createServer()
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 const coded = (code, message) => (err) => {
   assert.equal(err.code, code, err.stack)
@@ -38,7 +30,7 @@ test('JaegerClient refuses a URL that is not http(s)', () => {
 })
 
 test('an unreachable Jaeger is one clear error naming where it was looked for and how to start it', async () => {
-  const url = `http://127.0.0.1:${await closedPort()}`
+  const url = `http://127.0.0.1:${await freeLoopbackPort()}` // a port just freed: nothing listens on it
   await assert.rejects(breakdownFromJaeger({ url, service: 'x', since: new Date(Date.now() - 60_000) }),
     coded(errorCodes.NB_ERR_JAEGER_UNREACHABLE, new RegExp(`Jaeger is not reachable at ${url.replace(/\./g, '\\.')} \\(ECONNREFUSED\\); start it with \`nodebench services start jaeger\``)))
 })

@@ -7,11 +7,10 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
-const net = require('node:net')
 const path = require('node:path')
 const { execFile } = require('node:child_process')
 const { MongoClient } = require('mongodb')
-const { startDatabase } = require('@nodebench/services')
+const { startDatabase, freeLoopbackPort } = require('@nodebench/services')
 const { parseBenchArguments } = require('../lib/bench/config')
 const { cellsOf, requestFor, cellFigures } = require('../lib/bench/runner')
 
@@ -29,14 +28,6 @@ function runCli (argv, env) {
       resolve({ code: error ? error.code : 0, stdout, stderr })
     })
   })
-}
-
-async function closedPort () {
-  const server = net.createServer()
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address()
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 const usage = (message) => (err) => err.code === 'NB_ERR_USAGE' && message.test(err.message)
@@ -169,7 +160,7 @@ test('a real run: every cell measured, the breakdown of each, writes cleaned up,
 
 test('an unreachable --url or an app that does not start: one line, exit 1, the results so far written', { timeout: 120_000 }, async (t) => {
   const dir = temporaryDir(t)
-  const url = `http://127.0.0.1:${await closedPort()}`
+  const url = `http://127.0.0.1:${await freeLoopbackPort()}` // a port just freed: nothing listens on it
   const unreachable = await runCli(['bench', '--url', url, '--scenarios', 'doc-read', '--out', path.join(dir, 'a')], process.env)
   assert.equal(unreachable.code, 1)
   assert.match(unreachable.stderr, new RegExp(`^nodebench: ${url.replace(/\./g, '\\.')} is not reachable \\(ECONNREFUSED\\)$`, 'm'))
