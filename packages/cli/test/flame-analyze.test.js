@@ -13,6 +13,7 @@ const {
   analyzeProfile, compareProfiles, renderComparisonMarkdown, renderComparisonHtml, renderComparisonText, CATEGORIES
 } = require('../lib/flame/analyze')
 const { frameCategory } = require('../lib/flame/categories')
+const { waitForProfile } = require('../lib/flame/read-profile')
 
 const VM = { JS: 0, GC: 1, COMPILER: 4, EXTERNAL: 6, IDLE: 8 }
 
@@ -286,6 +287,8 @@ test('analyzeProfile reads a profile 0x takes of a script busy in JSON.stringify
   const profileDir = await zeroEks({
     argv: [script], workingDir: dir, outputDir: path.join(dir, 'p.0x'), collectOnly: true, pathToNodeBinary: process.execPath
   })
+  // 0x may still be writing its copy of the processed log when it resolves.
+  await waitForProfile(profileDir)
   const analysis = analyzeProfile(profileDir)
   assert.equal(analysis.source, 'v8-log')
   assert.ok(analysis.samples > 100, `${analysis.samples} samples on CPU in about a second`)

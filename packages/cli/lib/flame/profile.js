@@ -5,6 +5,7 @@ const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { NodebenchError } = require('@nodebench/services')
 const { driveLoad } = require('./drive-load')
+const { waitForProfile } = require('./read-profile')
 
 // One flamegraph: the app started under a profiler, driven with one scenario in one format, stopped,
 // and the profiler's HTML written to `<outDir>/<scenario>-<format>.html`, its raw data next to it.
@@ -62,6 +63,7 @@ async function profileWith0x (config, format, { name, html, onProgress }) {
     clearTimeout(watchdog)
   }
   if (!fs.existsSync(html)) throw flameError(`0x wrote no flamegraph at ${html}`)
+  await waitForProfile(dataDir)
   return { html, dataDir, load }
 }
 

@@ -122,4 +122,25 @@ function readSamples (profileDir) {
     'before it processed the V8 log (0x writes it once the profiled process has exited)')
 }
 
-module.exports = { readSamples, codeFrame, VM_STATES }
+/**
+ * Resolves once the profile folder's processed V8 log is complete. 0x resolves when it has read the ticks
+ * out of `node --prof-process --preprocess`, while its copy of that output (`*-v8.log.json`) may still be
+ * being written: the file is complete when it parses. Gives up after `timeoutMs` (the analysis then
+ * reports the file as unreadable).
+ */
+async function waitForProfile (profileDir, { timeoutMs = 15_000, intervalMs = 100 } = {}) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const file = fs.existsSync(profileDir) ? fs.readdirSync(profileDir).find((name) => V8_LOG.test(name)) : undefined
+    if (file === undefined) return // clinic's folder, or ticks.json only: written before the profiler returns
+    try {
+      JSON.parse(fs.readFileSync(path.join(profileDir, file), 'utf8'))
+      return
+    } catch {
+      if (Date.now() > deadline) return
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs))
+  }
+}
+
+module.exports = { readSamples, waitForProfile, codeFrame, VM_STATES }
