@@ -4,14 +4,14 @@ const { performance } = require('node:perf_hooks')
 
 const kRecord = Symbol('nodebench.record')
 
-// Entries are stored flat, four slots each: [info, startMs, endMs, parentIndex]: one array per request
-// instead of an object (or six parallel arrays) per layer, since every allocation here is paid by every
-// request.
-const STRIDE = 4
-const INFO = 0
-const START = 1
-const END = 2
-const PARENT = 3
+// Entries are stored flat, in two arrays per request instead of an object per layer: `infos` holds each
+// entry's layer, `times` three numbers per entry (start, end or -1 while open, parent entry or -1). An
+// array of numbers only keeps them unboxed (V8's double elements); mixed with the layer objects, every
+// time would be a heap number of its own.
+const STRIDE = 3
+const START = 0
+const END = 1
+const PARENT = 2
 
 const kTemplates = Symbol('nodebench.templates')
 const TEMPLATE_CACHE_SIZE = 64
@@ -38,7 +38,8 @@ class RequestRecord {
     this.prefix = ''
     this.baseUrl = ''
     this.segmentCount = 0
-    this.entries = []
+    this.infos = []
+    this.times = []
     // Rare: created on first use.
     this.errors = null // entry index -> error
     this.templates = null // entry index -> mount template (containers)
@@ -59,15 +60,16 @@ class RequestRecord {
   openEntry (info) {
     const index = this.segmentCount++
     const containers = this.containers
-    this.entries.push(info, performance.now(), -1, containers === null || containers.length === 0 ? -1 : containers[containers.length - 1])
+    this.infos.push(info)
+    this.times.push(performance.now(), -1, containers === null || containers.length === 0 ? -1 : containers[containers.length - 1])
     return index
   }
 
   /** Ends a segment at next(err) / throw / rejection. A second call (a layer calling next twice) is ignored. */
   closeEntry (index, err) {
     const at = index * STRIDE + END
-    if (this.done || this.entries[at] !== -1) return
-    this.entries[at] = performance.now()
+    if (this.done || this.times[at] !== -1) return
+    this.times[at] = performance.now()
     if (err && err !== 'route' && err !== 'router') {
       if (this.errors === null) this.errors = []
       this.errors[index] = err
@@ -76,20 +78,20 @@ class RequestRecord {
   }
 
   segmentInfo (index) {
-    return this.entries[index * STRIDE + INFO]
+    return this.infos[index]
   }
 
   entryStart (index) {
-    return this.entries[index * STRIDE + START]
+    return this.times[index * STRIDE + START]
   }
 
   /** -1 while the entry is open. */
   entryEnd (index) {
-    return this.entries[index * STRIDE + END]
+    return this.times[index * STRIDE + END]
   }
 
   entryParent (index) {
-    return this.entries[index * STRIDE + PARENT]
+    return this.times[index * STRIDE + PARENT]
   }
 
   entryError (index) {
@@ -101,7 +103,7 @@ class RequestRecord {
   }
 
   segmentDurationMs (index) {
-    return this.entries[index * STRIDE + END] - this.entries[index * STRIDE + START]
+    return this.times[index * STRIDE + END] - this.times[index * STRIDE + START]
   }
 
   /**
@@ -143,9 +145,9 @@ class RequestRecord {
     this.endMs = endMs
     this.done = true
     this.aborted = aborted
-    const entries = this.entries
-    for (let at = END; at < entries.length; at += STRIDE) {
-      if (entries[at] === -1) entries[at] = endMs
+    const times = this.times
+    for (let at = END; at < times.length; at += STRIDE) {
+      if (times[at] === -1) times[at] = endMs
     }
     this.statusCode = res.statusCode
     if (this.statusCode >= 500) this.errored = true
