@@ -1,21 +1,15 @@
 'use strict'
 
 const api = require('@opentelemetry/api')
-const { performance } = require('node:perf_hooks')
 const { hrTimeDuration } = require('@opentelemetry/core')
 const { reportInternalError, log } = require('./internal-errors')
+const {
+  layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, toHrTime, exceptionEvent, pathOf
+} = require('./span-attributes')
 
 const TRACER_NAME = '@nodebench/trace'
 const TRACER_VERSION = require('../package.json').version
 const PROCESSED_SPANS_METRIC = 'otel.sdk.processor.span.processed'
-
-const EXPRESS_TYPES = Object.freeze({
-  middleware: 'middleware',
-  param: 'middleware',
-  'error-handler': 'middleware',
-  handler: 'request_handler',
-  router: 'router'
-})
 
 /**
  * Counts spans the BatchSpanProcessor could not deliver (queue full, or export failed), through the
@@ -87,7 +81,7 @@ class SpanPipeline {
     this.env = env
     this.enabled = true
     this.tracer = null
-    this.sdk = null
+    this.registered = false
     this.provider = null
     this.processor = null
     this.dropCounter = createDropCounter()
@@ -96,6 +90,8 @@ class SpanPipeline {
     this.resource = null
     this.ids = null
     this.direct = null
+    this.records = null
+    this.scope = Object.freeze({ name: TRACER_NAME, version: TRACER_VERSION })
   }
 
   /** Starts the export pipeline once. If that fails, spans are off and the breakdown carries on. */
@@ -119,12 +115,7 @@ class SpanPipeline {
     }
     const { BatchSpanProcessor, TracerProvider, ParentBasedSampler, AlwaysOnSampler, RandomIdGenerator } = require('@opentelemetry/sdk-trace')
     const resources = require('@opentelemetry/resources')
-    let exporter = config.exporter
-    if (exporter === 'otlp') {
-      const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto')
-      exporter = new OTLPTraceExporter()
-    }
-    // The same resource NodeSDK would detect, built here so the spans nodebench writes itself carry it.
+    // The resource NodeSDK would detect: env (OTEL_RESOURCE_ATTRIBUTES), process, host, os, instance id.
     this.resource = resources.defaultResource()
       .merge(resources.detectResources({
         detectors: [resources.envDetector, resources.processDetector, resources.hostDetector, resources.osDetector, resources.serviceInstanceIdDetector]
@@ -132,40 +123,57 @@ class SpanPipeline {
       .merge(resources.resourceFromAttributes({ 'service.name': config.serviceName }))
     // nodebench decides which requests are sampled (sampleRatio) before it creates any span.
     const sampler = new ParentBasedSampler({ root: new AlwaysOnSampler() })
-    this.processor = new BatchSpanProcessor({
-      exporter: guardExporter(exporter),
+    const batching = {
       maxQueueSize: config.maxQueueSize,
       maxExportBatchSize: Math.min(config.maxQueueSize, envInteger(this.env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512)),
       scheduledDelayMillis: envInteger(this.env, 'OTEL_BSP_SCHEDULE_DELAY', 5000),
-      exportTimeoutMillis: envInteger(this.env, 'OTEL_BSP_EXPORT_TIMEOUT', 30000),
+      exportTimeoutMillis: envInteger(this.env, 'OTEL_BSP_EXPORT_TIMEOUT', 30000)
+    }
+    let exporter = config.exporter
+    if (exporter === 'otlp') {
+      // nodebench's own spans are encoded from the request records and sent as OTLP/HTTP protobuf
+      // (otlp-export.js); the processor below carries the spans the app itself creates, if any.
+      const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto')
+      const { RecordExporter } = require('./otlp-export')
+      exporter = new OTLPTraceExporter()
+      this.records = new RecordExporter({ resource: this.resource, scope: this.scope, ...batching })
+    }
+    this.processor = new BatchSpanProcessor({
+      exporter: guardExporter(exporter),
+      ...batching,
       selfObsMeterProvider: this.dropCounter.meterProvider
     })
     if (!appHasProvider) {
-      const { NodeSDK } = require('@opentelemetry/sdk-node')
-      this.sdk = new NodeSDK({
-        resource: this.resource,
-        autoDetectResources: false,
-        spanProcessors: [this.processor],
-        sampler,
-        instrumentations: [],
-        // Start what nodebench is for (traces) and nothing the user did not ask for.
-        metricReaders: [],
-        logRecordProcessors: [],
-        // An AsyncLocalStorage context manager makes every async operation of the process pay for context
-        // propagation once anything calls context.with() (the BatchSpanProcessor does, on every export):
-        // measured at ~20 µs per request on a small app. Registered only when the app wants nodebench's
-        // request span as its active context.
-        contextManager: config.activeContext ? undefined : null
-      })
-      this.sdk.start()
-      this.tracer = api.trace.getTracer(TRACER_NAME, TRACER_VERSION)
+      this.registerGlobally(sampler)
     } else {
       // An exporter instance while the app has its own provider: a private provider, not registered.
       this.provider = new TracerProvider({ resource: this.resource, sampler, spanProcessors: [this.processor] })
       this.tracer = this.provider.getTracer(TRACER_NAME, TRACER_VERSION)
     }
     this.ids = new RandomIdGenerator()
-    this.direct = new DirectSpanWriter(this.processor, this.resource, this.ids)
+    this.direct = this.records !== null ? new RecordWriter(this.records) : new DirectSpanWriter(this.processor, this.resource, this.ids, this.scope)
+  }
+
+  /**
+   * What NodeSDK registers for traces, without NodeSDK: the SDK's TracerProvider (so spans the app creates
+   * are exported too), W3C trace-context and baggage propagation, and an AsyncLocalStorage context manager
+   * only with `activeContext`: it makes every async operation of the process pay for context propagation
+   * (measured at ~20 µs per request on a small app). @opentelemetry/sdk-node itself loads the metrics and
+   * logs SDKs and their exporters as well, ~15 MB of heap that every major garbage collection then walks:
+   * 4% more instructions per request than this registration (benchmarks/README.md).
+   */
+  registerGlobally (sampler) {
+    const { TracerProvider } = require('@opentelemetry/sdk-trace')
+    const { CompositePropagator, W3CTraceContextPropagator, W3CBaggagePropagator } = require('@opentelemetry/core')
+    this.provider = new TracerProvider({ resource: this.resource, sampler, spanProcessors: [this.processor] })
+    if (!api.trace.setGlobalTracerProvider(this.provider)) throw new Error('a global TracerProvider could not be registered')
+    this.registered = true
+    api.propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }))
+    if (this.config.activeContext) {
+      const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks')
+      api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+    }
+    this.tracer = api.trace.getTracer(TRACER_NAME, TRACER_VERSION)
   }
 
   /**
@@ -261,7 +269,7 @@ class SpanPipeline {
   }
 
   droppedSpans () {
-    return this.dropCounter.count()
+    return this.dropCounter.count() + (this.records !== null ? this.records.droppedSpans() : 0)
   }
 
   /** Exports what is buffered. Never rejects: spans that could not be delivered are counted as dropped. */
@@ -274,6 +282,7 @@ class SpanPipeline {
       const delegate = typeof provider.getDelegate === 'function' ? provider.getDelegate() : provider
       if (typeof delegate.forceFlush === 'function') flushing = delegate.forceFlush()
     }
+    if (this.records !== null) flushing = Promise.all([flushing, this.records.flush()])
     return flushing.then(noop, (err) => log('flush: spans could not all be exported: %s', err && err.message))
   }
 
@@ -282,12 +291,12 @@ class SpanPipeline {
     if (this.closed) return
     this.closed = true
     try {
-      if (this.sdk !== null) await this.sdk.shutdown()
-      else if (this.provider !== null) await this.provider.shutdown()
+      if (this.records !== null) await this.records.shutdown()
+      if (this.provider !== null) await this.provider.shutdown()
     } catch (err) {
       log('shutdown: spans could not all be exported: %s', err && err.message)
     } finally {
-      if (this.sdk !== null) {
+      if (this.registered) {
         // Leave the process as nodebench found it: no global provider, context manager or propagator.
         api.trace.disable()
         api.context.disable()
@@ -298,56 +307,6 @@ class SpanPipeline {
 }
 
 function noop () {}
-
-// Span attributes that only depend on the layer are built once per layer.
-const attributesByLayer = new WeakMap()
-
-function layerAttributes (info) {
-  let attributes = attributesByLayer.get(info)
-  if (attributes === undefined) {
-    attributes = {
-      'nodebench.kind': info.kind,
-      'express.type': EXPRESS_TYPES[info.kind],
-      'express.name': info.name,
-      'code.function.name': info.name
-    }
-    if (info.file !== null) attributes['code.file.path'] = info.file
-    if (info.line !== null) attributes['code.line.number'] = info.line
-    attributesByLayer.set(info, Object.freeze(attributes))
-  }
-  return attributes
-}
-
-const attributesByRouter = new Map()
-
-function routerAttributes (template) {
-  const name = template || '/'
-  let attributes = attributesByRouter.get(name)
-  if (attributes === undefined) {
-    attributes = Object.freeze({ 'nodebench.kind': 'router', 'express.type': 'router', 'express.name': name })
-    if (attributesByRouter.size < 1000) attributesByRouter.set(name, attributes)
-  }
-  return attributes
-}
-
-function spanName (info, template) {
-  return info.kind === 'router' ? `router - ${template || '/'}` : `${info.kind} - ${info.name}`
-}
-
-function requestEndAttributes (record) {
-  const attributes = {
-    'http.route': record.route,
-    'http.response.status_code': record.statusCode,
-    'nodebench.kind': 'request',
-    'nodebench.format': record.format
-  }
-  if (record.aborted) attributes['nodebench.aborted'] = true
-  return attributes
-}
-
-function errorMessage (error) {
-  return error instanceof Error ? error.message : String(error)
-}
 
 const OK_STATUS = Object.freeze({ code: api.SpanStatusCode.UNSET })
 const NO_LINKS = Object.freeze([])
@@ -386,11 +345,11 @@ class FinishedSpan {
 }
 
 class DirectSpanWriter {
-  constructor (processor, resource, ids) {
+  constructor (processor, resource, ids, scope) {
     this.processor = processor
     this.resource = resource
     this.ids = ids
-    this.scope = Object.freeze({ name: TRACER_NAME, version: TRACER_VERSION })
+    this.scope = scope
   }
 
   write (record, req) {
@@ -432,32 +391,20 @@ class DirectSpanWriter {
   }
 }
 
-// performance.now() -> [seconds, nanoseconds] since the epoch. The origin is split into whole seconds and a
-// sub-second remainder so the sum stays exact to the nanosecond in a double.
-const ORIGIN_SECONDS = Math.trunc(performance.timeOrigin / 1000)
-const ORIGIN_REMAINDER_MS = performance.timeOrigin - ORIGIN_SECONDS * 1000
+/** exporter 'otlp': the record's spans are encoded as OTLP protobuf bytes at once (otlp-export.js). */
+class RecordWriter {
+  constructor (records) {
+    this.records = records
+  }
 
-function toHrTime (performanceMs) {
-  const ms = ORIGIN_REMAINDER_MS + performanceMs
-  const seconds = Math.trunc(ms / 1000)
-  return [ORIGIN_SECONDS + seconds, Math.round((ms - seconds * 1000) * 1e6)]
-}
-
-/** What Span.recordException writes. */
-function exceptionEvent (error, time) {
-  const attributes = error instanceof Error
-    ? { 'exception.type': error.name, 'exception.message': error.message, 'exception.stacktrace': String(error.stack) }
-    : { 'exception.message': String(error) }
-  return { name: 'exception', attributes, time, droppedAttributesCount: 0 }
-}
-
-function pathOf (url) {
-  const query = url.indexOf('?')
-  return query === -1 ? url : url.slice(0, query)
+  write (record, req) {
+    // Inside a router req.url is relative to its mount path until the router hands over: originalUrl is whole.
+    this.records.add(record, pathOf(req.originalUrl || req.url))
+  }
 }
 
 function createSpanPipeline (config, env) {
   return config.exporter === 'none' ? NO_SPANS : new SpanPipeline(config, env)
 }
 
-module.exports = { createSpanPipeline, createDropCounter, guardExporter, isGlobalTracerProviderRegistered, TRACER_NAME }
+module.exports = { createSpanPipeline, DirectSpanWriter, createDropCounter, guardExporter, isGlobalTracerProviderRegistered, TRACER_NAME }

@@ -84,11 +84,12 @@ function nodebenchTrace (options) {
       instrumenter.instrumentTree(app)
       if (spans.enabled) spans.ensureStarted()
     }
+    let context = null
     if (res[kRecord] === undefined) {
       // The request that found the app: timed from here on, after nodebench's own set-up (the layers
       // before this one are not in its record).
       try {
-        beginRequest(req, res)
+        context = beginRequest(req, res)
       } catch (err) {
         reportInternalError('begin request', err)
       }
@@ -104,7 +105,8 @@ function nodebenchTrace (options) {
       }
       return
     }
-    next()
+    if (context !== null) api.context.with(context, next)
+    else next()
   }
 
   function breakdown () {

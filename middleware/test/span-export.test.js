@@ -153,10 +153,10 @@ test('shutdown flushes the spans and unregisters the SDK nodebench started', asy
 })
 
 test('OpenTelemetry failing to start turns spans off; the app and the breakdown carry on', async (t) => {
-  const sdkNode = require('@opentelemetry/sdk-node')
-  const originalStart = sdkNode.NodeSDK.prototype.start
-  sdkNode.NodeSDK.prototype.start = function () { throw new Error('sdk cannot start') }
-  t.after(() => { sdkNode.NodeSDK.prototype.start = originalStart })
+  const api = require('@opentelemetry/api')
+  const originalRegister = api.trace.setGlobalTracerProvider
+  api.trace.setGlobalTracerProvider = function () { throw new Error('provider cannot be registered') }
+  t.after(() => { api.trace.setGlobalTracerProvider = originalRegister })
   const trace = nodebenchTrace({ exporter: new InMemorySpanExporter() })
   const { base, close } = await listen(smallApp(trace))
   try {
@@ -169,4 +169,38 @@ test('OpenTelemetry failing to start turns spans off; the app and the breakdown 
     await close()
     await trace.shutdown()
   }
+})
+
+test('activeContext: spans the app creates are exported by the provider nodebench registered, under the request span', async () => {
+  const api = require('@opentelemetry/api')
+  const exporter = new InMemorySpanExporter()
+  const exported = []
+  const originalExport = exporter.export.bind(exporter)
+  exporter.export = (spans, done) => { exported.push(...spans); originalExport(spans, done) }
+  const trace = nodebenchTrace({ exporter, activeContext: true })
+  const app = express()
+  app.use(trace)
+  app.get('/items/:id', async function showItem (req, res) {
+    await new Promise((resolve) => setTimeout(resolve, 1)) // the context must survive an await
+    api.trace.getTracer('app').startActiveSpan('load item', (span) => {
+      span.end()
+      res.json({ id: req.params.id })
+    })
+  })
+  const { base, close } = await listen(app)
+  try {
+    const response = await fetch(`${base}/items/7`)
+    assert.equal(response.status, 200)
+    await response.text()
+    await close()
+    await trace.flush()
+    const server = exported.find((span) => span.kind === api.SpanKind.SERVER)
+    const own = exported.find((span) => span.name === 'load item')
+    assert.ok(server && own, `exported: ${exported.map((span) => span.name).join(', ')}`)
+    assert.equal(own.spanContext().traceId, server.spanContext().traceId)
+    assert.equal(own.parentSpanContext.spanId, server.spanContext().spanId)
+  } finally {
+    await trace.shutdown()
+  }
+  assert.equal(api.context.active(), api.ROOT_CONTEXT, 'the context manager is unregistered on shutdown')
 })

@@ -1,0 +1,484 @@
+'use strict'
+
+const { randomFillSync } = require('node:crypto')
+const { performance } = require('node:perf_hooks')
+const {
+  layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, toHrTime, exceptionEvent
+} = require('./span-attributes')
+
+// nodebench's spans written as OTLP protobuf straight from a finished request record, the moment the
+// response ends: no span objects are made and nothing but bytes waits for the export.
+//
+// The bytes are those @opentelemetry/otlp-transformer's ProtobufTraceSerializer writes for the same spans
+// (a test compares them byte for byte); what differs is the cost. A span's name, kind and attributes depend
+// only on its layer, so they are encoded once per layer and copied; per span only the ids and the two
+// times are written. The SDK path (ReadableSpan objects, a BatchSpanProcessor holding them, the serializer
+// writing every attribute key and value again) measured ~3 µs of serialisation per span plus the garbage
+// collection of objects that lived long enough to be promoted.
+//
+// Field numbers are those of opentelemetry/proto/trace/v1/trace.proto and common/v1/common.proto.
+
+const SPAN_KIND_INTERNAL = 1 // the protobuf enum is the API's SpanKind + 1
+const SPAN_KIND_SERVER = 2
+const STATUS_OK = 0 // UNSET
+const STATUS_ERROR = 2
+const TRACE_FLAG_SAMPLED = 1
+// Span.flags: the trace flags, plus "whether the parent is remote is known" (0x100) and "it is" (0x200).
+const FLAGS_LOCAL_PARENT = TRACE_FLAG_SAMPLED | 0x100
+const FLAGS_REMOTE_PARENT = TRACE_FLAG_SAMPLED | 0x100 | 0x200
+const MIN_INT64 = -(2 ** 63)
+const MAX_INT64 = 2 ** 63
+const TWO_POW_32 = 4294967296
+const SPAN_ID_BYTES = 8
+
+/** A growable protobuf writer over a Buffer. */
+class ProtoWriter {
+  constructor (capacity = 1024) {
+    this.buffer = Buffer.allocUnsafe(capacity)
+    this.pos = 0
+  }
+
+  ensure (bytes) {
+    const needed = this.pos + bytes
+    if (needed <= this.buffer.length) return
+    let size = this.buffer.length * 2
+    while (size < needed) size *= 2
+    const grown = Buffer.allocUnsafe(size)
+    this.buffer.copy(grown, 0, 0, this.pos)
+    this.buffer = grown
+  }
+
+  /** The bytes written so far, as a Buffer of their own. */
+  toBuffer () {
+    return Buffer.from(this.buffer.subarray(0, this.pos))
+  }
+
+  tag (field, wireType) {
+    this.varint(field << 3 | wireType)
+  }
+
+  varint (value) {
+    this.ensure(10)
+    const buffer = this.buffer
+    if (value >= 0 && value <= 0xffffffff) {
+      let v = value >>> 0
+      while (v > 127) {
+        buffer[this.pos++] = v & 127 | 128
+        v >>>= 7
+      }
+      buffer[this.pos++] = v
+      return
+    }
+    // 64-bit, two's complement for negatives, as ProtobufWriter.writeVarint.
+    const abs = Math.abs(value)
+    let low = abs >>> 0
+    let high = abs / TWO_POW_32 >>> 0
+    if (value < 0) {
+      low = ~low >>> 0
+      high = ~high >>> 0
+      low = low + 1 >>> 0
+      if (low === 0) high = high + 1 >>> 0
+    }
+    while (high > 0 || low > 127) {
+      buffer[this.pos++] = low & 127 | 128
+      low = (low >>> 7 | high << 25) >>> 0
+      high >>>= 7
+    }
+    buffer[this.pos++] = low & 127
+  }
+
+  fixed32 (value) {
+    this.ensure(4)
+    this.buffer.writeUInt32LE(value >>> 0, this.pos)
+    this.pos += 4
+  }
+
+  /** An HrTime [seconds, nanoseconds] as fixed64 nanoseconds, with writeHrTimeAsFixed64's arithmetic. */
+  hrTime (seconds, nanos) {
+    const lower16 = (seconds & 0xffff) * 1e9
+    const upper = (seconds / 65536 >>> 0) * 1e9
+    const low32WithCarry = (lower16 >>> 0) + ((upper & 0xffff) * 65536 >>> 0) + nanos
+    const high = Math.floor(lower16 / TWO_POW_32) + (upper / 65536 >>> 0) + Math.floor(low32WithCarry / TWO_POW_32) >>> 0
+    this.ensure(8)
+    this.buffer.writeUInt32LE(low32WithCarry >>> 0, this.pos)
+    this.buffer.writeUInt32LE(high, this.pos + 4)
+    this.pos += 8
+  }
+
+  double (value) {
+    this.ensure(8)
+    this.buffer.writeDoubleLE(value, this.pos)
+    this.pos += 8
+  }
+
+  string (value) {
+    const length = Buffer.byteLength(value, 'utf8')
+    this.varint(length)
+    this.ensure(length)
+    this.pos += this.buffer.write(value, this.pos, length, 'utf8')
+  }
+
+  bytes (value) {
+    this.varint(value.length)
+    this.raw(value)
+  }
+
+  /** Bytes copied as they are (an encoded part). */
+  raw (bytes) {
+    this.ensure(bytes.length)
+    this.buffer.set(bytes, this.pos)
+    this.pos += bytes.length
+  }
+
+  /** Starts a length-delimited field's content; the length is filled in by end(start). */
+  start () {
+    this.ensure(2)
+    const at = this.pos
+    this.pos += 2 // most nodebench messages need a 2-byte length; end() moves the content otherwise
+    return at
+  }
+
+  end (at) {
+    const length = this.pos - at - 2
+    const size = varintSize(length)
+    if (size !== 2) {
+      this.ensure(size - 2)
+      this.buffer.copyWithin(at + size, at + 2, this.pos)
+      this.pos += size - 2
+    }
+    let v = length
+    let p = at
+    while (v > 127) {
+      this.buffer[p++] = v & 127 | 128
+      v >>>= 7
+    }
+    this.buffer[p] = v
+  }
+}
+
+function varintSize (value) {
+  let size = 1
+  while (value > 127) {
+    value >>>= 7
+    size++
+  }
+  return size
+}
+
+/** KeyValue attributes (repeated, field `field`), in the order and encoding the OTLP serializer uses. */
+function writeAttributes (writer, attributes, field) {
+  for (const key in attributes) {
+    if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue
+    writer.tag(field, 2)
+    const keyValue = writer.start()
+    writer.tag(1, 2)
+    writer.string(key)
+    writer.tag(2, 2)
+    const value = writer.start()
+    writeAnyValue(writer, attributes[key])
+    writer.end(value)
+    writer.end(keyValue)
+  }
+}
+
+function writeAnyValue (writer, value) {
+  const type = typeof value
+  if (type === 'string') {
+    writer.tag(1, 2)
+    writer.string(value)
+  } else if (type === 'boolean') {
+    writer.tag(2, 0)
+    writer.varint(value ? 1 : 0)
+  } else if (type === 'number') {
+    if (Number.isInteger(value) && value >= MIN_INT64 && value < MAX_INT64) {
+      writer.tag(3, 0)
+      writer.varint(value)
+    } else {
+      writer.tag(4, 1)
+      writer.double(value)
+    }
+  } else if (value instanceof Uint8Array) {
+    writer.tag(7, 2)
+    writer.bytes(value)
+  } else if (Array.isArray(value)) {
+    writer.tag(5, 2)
+    const array = writer.start()
+    for (const item of value) {
+      writer.tag(1, 2)
+      const entry = writer.start()
+      writeAnyValue(writer, item)
+      writer.end(entry)
+    }
+    writer.end(array)
+  } else if (type === 'object' && value !== null) {
+    writer.tag(6, 2)
+    const list = writer.start()
+    writeAttributes(writer, value, 1)
+    writer.end(list)
+  }
+}
+
+/** Resource (field 1 of ResourceSpans): its attributes and dropped_attributes_count 0. */
+function encodeResource (attributes) {
+  const writer = new ProtoWriter()
+  writer.tag(1, 2)
+  const resource = writer.start()
+  writeAttributes(writer, attributes, 1)
+  writer.tag(2, 0)
+  writer.varint(0)
+  writer.end(resource)
+  return writer.toBuffer()
+}
+
+/** InstrumentationScope (field 1 of ScopeSpans). */
+function encodeScope (scope) {
+  const writer = new ProtoWriter()
+  writer.tag(1, 2)
+  const at = writer.start()
+  writer.tag(1, 2)
+  writer.string(scope.name)
+  if (scope.version) {
+    writer.tag(2, 2)
+    writer.string(scope.version)
+  }
+  writer.end(at)
+  return writer.toBuffer()
+}
+
+/**
+ * What a layer's spans always say, encoded once: `head` is name (5) and kind (6); `attributes` is
+ * attributes (9) and dropped_attributes_count (10); `tail` adds, for a span without error, the counts of
+ * dropped events (12) and links (14) and an unset status (15).
+ */
+function encodeLayerParts (name, attributes) {
+  const head = new ProtoWriter(128)
+  head.tag(5, 2)
+  head.string(name)
+  head.tag(6, 0)
+  head.varint(SPAN_KIND_INTERNAL)
+  const body = new ProtoWriter(512)
+  writeAttributes(body, attributes, 9)
+  body.tag(10, 0)
+  body.varint(0)
+  const attributesBytes = body.toBuffer()
+  writeCountsAndStatus(body, STATUS_OK, '')
+  return { head: head.toBuffer(), attributes: attributesBytes, tail: body.toBuffer() }
+}
+
+function writeCountsAndStatus (writer, code, message) {
+  writer.tag(12, 0)
+  writer.varint(0)
+  writer.tag(14, 0)
+  writer.varint(0)
+  writer.tag(15, 2)
+  const status = writer.start()
+  if (message) {
+    writer.tag(2, 2)
+    writer.string(message)
+  }
+  writer.tag(3, 0)
+  writer.varint(code)
+  writer.end(status)
+}
+
+// toHrTime's arithmetic (span-attributes.js), without the array: this runs twice per span.
+const ORIGIN_SECONDS = Math.trunc(performance.timeOrigin / 1000)
+const ORIGIN_REMAINDER_MS = performance.timeOrigin - ORIGIN_SECONDS * 1000
+
+function writeTime (writer, field, performanceMs) {
+  const ms = ORIGIN_REMAINDER_MS + performanceMs
+  const seconds = Math.trunc(ms / 1000)
+  writer.tag(field, 1)
+  writer.hrTime(ORIGIN_SECONDS + seconds, Math.round((ms - seconds * 1000) * 1e6))
+}
+
+function copyBytes (from, fromAt, to, toAt, count) {
+  for (let i = 0; i < count; i++) to[toAt + i] = from[fromAt + i]
+}
+
+function writeEvent (writer, event) {
+  writer.tag(11, 2)
+  const at = writer.start()
+  writer.tag(1, 1)
+  writer.hrTime(event.time[0], event.time[1])
+  writer.tag(2, 2)
+  writer.string(event.name)
+  writeAttributes(writer, event.attributes, 3)
+  writer.tag(4, 0)
+  writer.varint(event.droppedAttributesCount || 0)
+  writer.end(at)
+}
+
+/** 8 random bytes per span id, from a pool refilled by the CSPRNG (never all zero: that id is invalid). */
+class RandomSpanIds {
+  constructor (poolSize = 4096) {
+    this.pool = Buffer.allocUnsafe(poolSize * SPAN_ID_BYTES)
+    this.next = this.pool.length
+  }
+
+  write (target, offset) {
+    if (this.next === this.pool.length) {
+      randomFillSync(this.pool)
+      this.next = 0
+    }
+    const pool = this.pool
+    const from = this.next
+    this.next += SPAN_ID_BYTES
+    let any = 0
+    for (let i = 0; i < SPAN_ID_BYTES; i++) any |= target[offset + i] = pool[from + i]
+    if (any === 0) target[offset + SPAN_ID_BYTES - 1] = 1
+  }
+}
+
+const partsByLayer = new WeakMap()
+const partsByRouter = new Map()
+
+function layerParts (info) {
+  let parts = partsByLayer.get(info)
+  if (parts === undefined) {
+    parts = encodeLayerParts(spanName(info, null), layerAttributes(info))
+    partsByLayer.set(info, parts)
+  }
+  return parts
+}
+
+function routerParts (info, template) {
+  const key = template || '/'
+  let parts = partsByRouter.get(key)
+  if (parts === undefined) {
+    parts = encodeLayerParts(spanName(info, template), routerAttributes(template))
+    if (partsByRouter.size < 1000) partsByRouter.set(key, parts)
+  }
+  return parts
+}
+
+/**
+ * Writes the spans of finished, sampled request records as `Span` messages, each as field 2 (spans) of
+ * one ScopeSpans message, into a ProtoWriter: the span per layer or router the request passed, and the
+ * request's SERVER span unless another span (instrumentation-http's) is the request's parent.
+ */
+class RecordSpanEncoder {
+  /** @param {{ write(target: Buffer, offset: number): void }} [spanIds] where segment span ids come from */
+  constructor (spanIds = new RandomSpanIds()) {
+    this.spanIds = spanIds
+    this.ids = Buffer.allocUnsafe(64 * SPAN_ID_BYTES)
+    this.traceId = Buffer.allocUnsafe(16)
+    this.requestSpanId = Buffer.allocUnsafe(SPAN_ID_BYTES)
+    this.remoteParentId = Buffer.allocUnsafe(SPAN_ID_BYTES)
+  }
+
+  /** Spans a record turns into. */
+  static spanCount (record) {
+    return record.segmentCount + (record.parentSpan === null ? 1 : 0)
+  }
+
+  /** @param {string} urlPath the request's path, without the query */
+  write (writer, record, urlPath) {
+    const parentContext = record.parentSpan !== null ? record.parentSpan.spanContext() : null
+    this.traceId.write(parentContext !== null ? parentContext.traceId : record.traceId, 0, 16, 'hex')
+    this.requestSpanId.write(parentContext !== null ? parentContext.spanId : record.spanId, 0, SPAN_ID_BYTES, 'hex')
+    const count = record.segmentCount
+    if (this.ids.length < count * SPAN_ID_BYTES) this.ids = Buffer.allocUnsafe(count * 2 * SPAN_ID_BYTES)
+    const ids = this.ids
+    for (let i = 0; i < count; i++) this.spanIds.write(ids, i * SPAN_ID_BYTES)
+    for (let i = 0; i < count; i++) this.writeSegment(writer, record, i)
+    if (parentContext === null) this.writeRequest(writer, record, urlPath)
+  }
+
+  writeIds (writer, spanId, spanIdAt, parentId, parentIdAt) {
+    writer.ensure(18 + 20)
+    const buffer = writer.buffer
+    let pos = writer.pos
+    buffer[pos++] = 0x0a // trace_id (1)
+    buffer[pos++] = 16
+    copyBytes(this.traceId, 0, buffer, pos, 16)
+    pos += 16
+    buffer[pos++] = 0x12 // span_id (2)
+    buffer[pos++] = SPAN_ID_BYTES
+    copyBytes(spanId, spanIdAt, buffer, pos, SPAN_ID_BYTES)
+    pos += SPAN_ID_BYTES
+    if (parentId !== null) {
+      buffer[pos++] = 0x22 // parent_span_id (4)
+      buffer[pos++] = SPAN_ID_BYTES
+      copyBytes(parentId, parentIdAt, buffer, pos, SPAN_ID_BYTES)
+      pos += SPAN_ID_BYTES
+    }
+    writer.pos = pos
+  }
+
+  writeSegment (writer, record, index) {
+    const info = record.segmentInfo(index)
+    const parts = info.kind === 'router' ? routerParts(info, record.entryTemplate(index)) : layerParts(info)
+    const parentIndex = record.entryParent(index)
+    writer.tag(2, 2)
+    const span = writer.start()
+    if (parentIndex >= 0) this.writeIds(writer, this.ids, index * SPAN_ID_BYTES, this.ids, parentIndex * SPAN_ID_BYTES)
+    else this.writeIds(writer, this.ids, index * SPAN_ID_BYTES, this.requestSpanId, 0)
+    writer.raw(parts.head)
+    writeTime(writer, 7, record.entryStart(index))
+    writeTime(writer, 8, record.entryEnd(index))
+    const error = record.entryError(index)
+    if (error === null) {
+      writer.raw(parts.tail)
+    } else {
+      writer.raw(parts.attributes)
+      writeEvent(writer, exceptionEvent(error, toHrTime(record.entryEnd(index))))
+      writeCountsAndStatus(writer, STATUS_ERROR, errorMessage(error))
+    }
+    writer.tag(16, 5)
+    writer.fixed32(FLAGS_LOCAL_PARENT)
+    writer.end(span)
+  }
+
+  writeRequest (writer, record, urlPath) {
+    const remote = record.remoteParent
+    writer.tag(2, 2)
+    const span = writer.start()
+    if (remote !== null) {
+      this.remoteParentId.write(remote.spanId, 0, SPAN_ID_BYTES, 'hex')
+      this.writeIds(writer, this.requestSpanId, 0, this.remoteParentId, 0)
+    } else {
+      this.writeIds(writer, this.requestSpanId, 0, null, 0)
+    }
+    writer.tag(5, 2)
+    writer.string(`${record.method} ${record.route}`)
+    writer.tag(6, 0)
+    writer.varint(SPAN_KIND_SERVER)
+    writeTime(writer, 7, record.startMs)
+    writeTime(writer, 8, record.endMs)
+    const attributes = requestEndAttributes(record)
+    attributes['http.request.method'] = record.method
+    attributes['url.path'] = urlPath
+    writeAttributes(writer, attributes, 9)
+    writer.tag(10, 0)
+    writer.varint(0)
+    writeCountsAndStatus(writer, record.statusCode >= 500 ? STATUS_ERROR : STATUS_OK, '')
+    writer.tag(16, 5)
+    writer.fixed32(remote !== null && remote.isRemote ? FLAGS_REMOTE_PARENT : FLAGS_LOCAL_PARENT)
+    writer.end(span)
+  }
+}
+
+/**
+ * An ExportTraceServiceRequest around encoded spans: one ResourceSpans (the resource, then one ScopeSpans:
+ * the scope and the spans), as the OTLP serializer frames spans of one resource and one scope.
+ */
+function frameExportRequest (resourceBytes, scopeBytes, spans, resourceSchemaUrl) {
+  const schema = new ProtoWriter(64)
+  if (resourceSchemaUrl) {
+    schema.tag(3, 2)
+    schema.string(resourceSchemaUrl)
+  }
+  const scopeSpansLength = scopeBytes.length + spans.length
+  const resourceSpansLength = resourceBytes.length + 1 + varintSize(scopeSpansLength) + scopeSpansLength + schema.pos
+  const head = new ProtoWriter(32 + resourceBytes.length + scopeBytes.length)
+  head.tag(1, 2)
+  head.varint(resourceSpansLength)
+  head.raw(resourceBytes)
+  head.tag(2, 2)
+  head.varint(scopeSpansLength)
+  head.raw(scopeBytes)
+  return Buffer.concat([head.buffer.subarray(0, head.pos), spans, schema.buffer.subarray(0, schema.pos)])
+}
+
+module.exports = { ProtoWriter, RecordSpanEncoder, RandomSpanIds, encodeResource, encodeScope, frameExportRequest }

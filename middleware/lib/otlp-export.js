@@ -1,0 +1,221 @@
+'use strict'
+
+const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer')
+const { createOtlpHttpExportDelegate, convertLegacyHttpOptions } = require('@opentelemetry/otlp-exporter-base/node-http')
+const { ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest } = require('./otlp-encoder')
+const { reportInternalError, log } = require('./internal-errors')
+
+// The export path for exporter 'otlp' when nodebench runs the pipeline itself. It does what a
+// BatchSpanProcessor in front of an OTLPTraceExporter does (a bounded queue, batches, one export in flight,
+// a schedule delay, an export timeout, lost spans counted) but holds encoded bytes instead of span objects:
+// a sampled request's spans are encoded when its response ends (otlp-encoder.js). The HTTP side is
+// OpenTelemetry's own OTLP/HTTP delegate (endpoint, headers, compression, timeout and retries from the
+// OTEL_EXPORTER_OTLP_* variables, like OTLPTraceExporter), given the encoded batch as its request.
+
+const INITIAL_BATCH_BYTES = 64 * 1024
+
+/** The delegate's serializer: a batch is already encoded; responses are read as OTLPTraceExporter reads them. */
+const ENCODED_BATCH_SERIALIZER = Object.freeze({
+  serializeRequest: (batch) => batch.body,
+  deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data)
+})
+
+const SPAN_COUNT_HELPER = Object.freeze({ name: 'span', countItems: (batch) => batch.spans })
+
+function createOtlpHttpDelegate () {
+  const options = convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' })
+  return createOtlpHttpExportDelegate(options, ENCODED_BATCH_SERIALIZER, 'otlp_http_span_exporter', SPAN_COUNT_HELPER)
+}
+
+class EncodedBatch {
+  constructor (writer) {
+    writer.pos = 0
+    this.writer = writer
+    this.spans = 0
+    this.body = null
+  }
+}
+
+class RecordExporter {
+  /**
+   * @param {object} options
+   * @param {import('@opentelemetry/resources').Resource} options.resource
+   * @param {{ name: string, version?: string }} options.scope
+   * @param {number} options.maxQueueSize spans waiting for export before new ones are dropped
+   * @param {number} options.maxExportBatchSize spans per export request (a request's spans stay together)
+   * @param {number} options.scheduledDelayMillis longest wait before a partial batch is sent
+   * @param {number} options.exportTimeoutMillis an export not answered by then counts as failed
+   * @param {object} [options.delegate] the OTLP export delegate (default: OTLP/HTTP protobuf)
+   * @param {RecordSpanEncoder} [options.encoder]
+   */
+  constructor ({ resource, scope, maxQueueSize, maxExportBatchSize, scheduledDelayMillis, exportTimeoutMillis, delegate, encoder }) {
+    this.resource = resource
+    this.scopeBytes = encodeScope(scope)
+    this.resourceBytes = null
+    this.maxQueueSize = maxQueueSize
+    this.maxExportBatchSize = maxExportBatchSize
+    this.scheduledDelayMillis = scheduledDelayMillis
+    this.exportTimeoutMillis = exportTimeoutMillis
+    this.delegate = delegate || createOtlpHttpDelegate()
+    this.encoder = encoder || new RecordSpanEncoder()
+    // Writers whose bytes were framed into a request body: reused, so a batch is not a fresh large buffer.
+    this.spareWriters = []
+    this.current = this.newBatch()
+    this.sealed = [] // full batches waiting for their turn
+    this.queued = 0 // spans in `current` and `sealed`
+    this.inFlight = false
+    this.timer = null
+    this.idleWaiters = []
+    this.dropped = 0
+    this.closed = false
+  }
+
+  /**
+   * Encodes a finished, sampled record's spans into the current batch, or counts them as dropped when the
+   * queue is full. A request's spans stay in one batch: a batch that cannot take them is sent first.
+   */
+  add (record, urlPath) {
+    const spans = RecordSpanEncoder.spanCount(record)
+    if (this.closed) {
+      this.dropped += spans
+      return
+    }
+    if (this.current.spans > 0 && this.current.spans + spans > this.maxExportBatchSize) {
+      this.seal()
+      this.pump()
+    }
+    if (this.queued + spans > this.maxQueueSize) {
+      this.dropped += spans
+      return
+    }
+    const batch = this.current
+    const before = batch.writer.pos
+    try {
+      this.encoder.write(batch.writer, record, urlPath)
+    } catch (err) {
+      batch.writer.pos = before
+      this.dropped += spans
+      reportInternalError('encode spans', err)
+      return
+    }
+    batch.spans += spans
+    this.queued += spans
+    if (batch.spans >= this.maxExportBatchSize) {
+      this.seal()
+      this.pump()
+    } else if (this.timer === null) {
+      this.timer = setTimeout(() => {
+        this.timer = null
+        this.seal()
+        this.pump()
+      }, this.scheduledDelayMillis)
+      this.timer.unref()
+    }
+  }
+
+  seal () {
+    if (this.timer !== null) {
+      clearTimeout(this.timer)
+      this.timer = null
+    }
+    if (this.current.spans === 0) return
+    this.sealed.push(this.current)
+    this.current = this.newBatch()
+  }
+
+  newBatch () {
+    const writer = this.spareWriters.pop()
+    return new EncodedBatch(writer !== undefined ? writer : new ProtoWriter(INITIAL_BATCH_BYTES))
+  }
+
+  /** Sends the next sealed batch unless one is in flight. */
+  pump () {
+    if (this.inFlight) return
+    const batch = this.sealed.shift()
+    if (batch === undefined) {
+      this.notifyIdle()
+      return
+    }
+    this.queued -= batch.spans
+    this.inFlight = true
+    this.send(batch).then((delivered) => {
+      if (!delivered) this.dropped += batch.spans
+      this.inFlight = false
+      this.pump()
+    })
+  }
+
+  /** Resolves with whether the batch was delivered; never rejects. */
+  async send (batch) {
+    try {
+      if (this.resourceBytes === null) this.resourceBytes = await this.encodeResource()
+      const writer = batch.writer
+      batch.writer = null
+      batch.body = frameExportRequest(this.resourceBytes, this.scopeBytes, writer.buffer.subarray(0, writer.pos), this.resource.schemaUrl)
+      if (this.spareWriters.length < 2) this.spareWriters.push(writer)
+    } catch (err) {
+      reportInternalError('encode export request', err)
+      return false
+    }
+    return new Promise((resolve) => {
+      let settled = false
+      const timeout = setTimeout(() => finish({ code: 1, error: new Error(`export timed out after ${this.exportTimeoutMillis} ms`) }), this.exportTimeoutMillis)
+      timeout.unref()
+      const finish = (result) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timeout)
+        if (result.code !== 0) log('export of %d spans failed: %s', batch.spans, result.error && result.error.message)
+        resolve(result.code === 0)
+      }
+      try {
+        this.delegate.export(batch, finish)
+      } catch (err) {
+        reportInternalError('span export', err)
+        finish({ code: 1, error: err })
+      }
+    })
+  }
+
+  async encodeResource () {
+    const resource = this.resource
+    if (resource.asyncAttributesPending && typeof resource.waitForAsyncAttributes === 'function') {
+      await resource.waitForAsyncAttributes()
+    }
+    return encodeResource(resource.attributes || {})
+  }
+
+  notifyIdle () {
+    if (this.inFlight || this.sealed.length > 0 || this.current.spans > 0) return
+    const waiters = this.idleWaiters
+    this.idleWaiters = []
+    for (const resolve of waiters) resolve()
+  }
+
+  /** Sends everything queued; resolves when it is delivered or counted as dropped. Never rejects. */
+  flush () {
+    return new Promise((resolve) => {
+      this.idleWaiters.push(resolve)
+      this.seal()
+      this.pump()
+      this.notifyIdle()
+    })
+  }
+
+  droppedSpans () {
+    return this.dropped
+  }
+
+  async shutdown () {
+    if (this.closed) return
+    await this.flush()
+    this.closed = true
+    try {
+      await this.delegate.shutdown()
+    } catch (err) {
+      log('shutdown of the OTLP exporter failed: %s', err && err.message)
+    }
+  }
+}
+
+module.exports = { RecordExporter, createOtlpHttpDelegate }

@@ -1,0 +1,222 @@
+'use strict'
+
+// nodebench writes its OTLP protobuf straight from request records (otlp-encoder.js). These tests hold it
+// to the bytes OpenTelemetry's own serializer writes for the same spans, built as ReadableSpans by the
+// SDK path (DirectSpanWriter), with the same ids.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const http = require('node:http')
+const resources = require('@opentelemetry/resources')
+const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer')
+const { RequestRecord } = require('../lib/request-record')
+const { DirectSpanWriter } = require('../lib/span-pipeline')
+const { ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest } = require('../lib/otlp-encoder')
+const { RecordExporter } = require('../lib/otlp-export')
+const { pathOf } = require('../lib/span-attributes')
+
+const SCOPE = Object.freeze({ name: '@nodebench/trace', version: '0.1.0' })
+
+/** The same span ids, as hex for the SDK path and as bytes for the encoder. */
+function idSequence () {
+  let next = 1
+  return {
+    generateSpanId () {
+      return (next++).toString(16).padStart(16, '0')
+    },
+    write (target, offset) {
+      target.write((next++).toString(16).padStart(16, '0'), offset, 8, 'hex')
+    }
+  }
+}
+
+function info (kind, name, file = '/srv/app/routes.js', line = 12) {
+  return Object.freeze({ key: `${kind} ${name} ${file}:${line}`, name, kind, file, line })
+}
+
+function fakeResponse (statusCode, contentType) {
+  return { statusCode, getHeader: () => contentType }
+}
+
+function ids (record, traceId, spanId) {
+  record.sampled = true
+  record.traceId = traceId
+  record.spanId = spanId
+  return record
+}
+
+/** A request through a middleware, a router (with a param and a handler) and a failing handler. */
+function routedRecord () {
+  const record = ids(new RequestRecord('GET', 1000.25), '0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331')
+  const logger = record.openEntry(info('middleware', 'logger', '/srv/app/app.js', 3))
+  record.closeEntry(logger, null)
+  const router = record.enterContainer(info('router', 'router'), { baseUrl: '/db/admin', params: { database: 'admin' } }, { keys: [{ name: 'database' }] })
+  const param = record.openEntry(info('param', 'database'))
+  record.closeEntry(param, null)
+  const failing = record.openEntry(info('handler', 'viewDatabase', '/srv/app/ß-routes.js', 40))
+  record.closeEntry(failing, new TypeError('catalog is gone'))
+  const handler = record.openEntry(info('error-handler', 'renderError', null, null))
+  record.closeEntry(handler, 'a string, not an Error')
+  record.exitContainer(router)
+  record.route = '/db/:database'
+  record.finish(fakeResponse(404, 'text/html; charset=utf-8'), false)
+  return record
+}
+
+/** A request continuing a remote trace, answered 500, aborted, on a path that is not ASCII. */
+function remoteParentRecord () {
+  const record = ids(new RequestRecord('POST', 2000.5), '4bf92f3577b34da6a3ce929d0e0e4736', '00f067aa0ba902b7')
+  record.remoteParent = { traceId: record.traceId, spanId: '53995c3f42cd8ad8', traceFlags: 1, isRemote: true }
+  const add = record.openEntry(info('handler', 'addDocument'))
+  record.closeEntry(add, null)
+  record.route = '/café/:id'
+  record.finish(fakeResponse(500, 'application/json'), true)
+  return record
+}
+
+/** A request whose server span belongs to another instrumentation (instrumentation-http). */
+function childOfHttpSpanRecord () {
+  const record = new RequestRecord('GET', 3000)
+  record.sampled = true
+  const context = { traceId: '11111111111111111111111111111111', spanId: '2222222222222222', traceFlags: 1 }
+  record.parentSpan = { spanContext: () => context, setAttribute () {} }
+  const only = record.openEntry(info('middleware', 'compress'))
+  record.finish(fakeResponse(200, 'application/json'), false)
+  assert.equal(record.entryEnd(only) > 0, true)
+  return record
+}
+
+async function detectedResource () {
+  const resource = resources.defaultResource()
+    .merge(resources.detectResources({ detectors: [resources.envDetector, resources.processDetector, resources.hostDetector, resources.osDetector] }))
+    .merge(resources.resourceFromAttributes({ 'service.name': 'encoding-test', 'test.number': 1.5, 'test.flag': true }))
+  if (resource.waitForAsyncAttributes) await resource.waitForAsyncAttributes()
+  return resource
+}
+
+/** `urls`: each request's originalUrl; the encoder is given its path, as RecordWriter gives it. */
+function encodeBoth (resource, records, urls) {
+  const sdkIds = idSequence()
+  const spans = []
+  const direct = new DirectSpanWriter({ onEnd: (span) => spans.push(span) }, resource, sdkIds, SCOPE)
+  const encoder = new RecordSpanEncoder(idSequence())
+  const writer = new ProtoWriter(64)
+  records.forEach((record, i) => {
+    direct.write(record, { originalUrl: urls[i] })
+    encoder.write(writer, record, pathOf(urls[i]))
+  })
+  const official = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans))
+  const ours = frameExportRequest(encodeResource(resource.attributes), encodeScope(SCOPE), writer.buffer.subarray(0, writer.pos), resource.schemaUrl)
+  return { official, ours, spans }
+}
+
+test('spans encoded from records are byte for byte what the OTLP serializer writes for the same spans', async () => {
+  const resource = await detectedResource()
+  assert.ok(Array.isArray(resource.attributes['process.command_args']), 'the resource has an array attribute')
+  const { official, ours, spans } = encodeBoth(resource,
+    [routedRecord(), remoteParentRecord(), childOfHttpSpanRecord()],
+    ['/db/admin', '/café/7?x=1', '/items'])
+  // 5 entries + request span, 1 entry + request span, 1 entry (its server span is instrumentation-http's).
+  assert.equal(spans.length, 6 + 2 + 1)
+  assert.equal(ours.length, official.length)
+  assert.ok(ours.equals(official), 'the encodings differ')
+})
+
+test('one span alone, and a span whose length needs a third length byte, encode the same', async () => {
+  const resource = await detectedResource()
+  const record = ids(new RequestRecord('GET', 10), '0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331')
+  const index = record.openEntry(info('handler', 'h'.repeat(20_000)))
+  record.closeEntry(index, Object.assign(new Error('x'.repeat(70_000)), { stack: 'y' }))
+  record.route = '/'
+  record.finish(fakeResponse(200, 'text/plain'), false)
+  const { official, ours } = encodeBoth(resource, [record], ['/'])
+  assert.ok(ours.equals(official))
+})
+
+/** A local OTLP/HTTP endpoint that keeps the bodies it receives. */
+async function collector (respond = (req, res) => res.end()) {
+  const bodies = []
+  const server = http.createServer((req, res) => {
+    const chunks = []
+    req.on('data', (chunk) => chunks.push(chunk))
+    req.on('end', () => {
+      bodies.push(Buffer.concat(chunks))
+      respond(req, res)
+    })
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return { url: `http://127.0.0.1:${server.address().port}`, bodies, close: () => new Promise((resolve) => server.close(resolve)) }
+}
+
+function withEndpoint (url, work) {
+  const saved = process.env.OTEL_EXPORTER_OTLP_ENDPOINT
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = url
+  return Promise.resolve().then(work).finally(() => {
+    if (saved === undefined) delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT
+    else process.env.OTEL_EXPORTER_OTLP_ENDPOINT = saved
+  })
+}
+
+function exporterFor (resource, options = {}) {
+  return new RecordExporter({
+    resource,
+    scope: SCOPE,
+    maxQueueSize: 2048,
+    maxExportBatchSize: 512,
+    scheduledDelayMillis: 5000,
+    exportTimeoutMillis: 5000,
+    ...options
+  })
+}
+
+test('the exporter sends a batch when the next request would not fit, the rest on flush, requests kept whole', async () => {
+  const resource = await detectedResource()
+  const sink = await collector()
+  try {
+    await withEndpoint(sink.url, async () => {
+      const exporter = exporterFor(resource, { maxExportBatchSize: 20, encoder: new RecordSpanEncoder(idSequence()) })
+      // 6 spans per record: a 4th record would make a batch of 24 spans; 10 records make batches of 3, 3, 3, 1.
+      const records = Array.from({ length: 10 }, routedRecord)
+      for (const record of records) exporter.add(record, '/db/admin')
+      await exporter.flush()
+      assert.equal(exporter.droppedSpans(), 0)
+      assert.equal(sink.bodies.length, 4)
+      const sdkIds = idSequence()
+      const expected = []
+      for (const batch of [records.slice(0, 3), records.slice(3, 6), records.slice(6, 9), records.slice(9)]) {
+        const spans = []
+        const direct = new DirectSpanWriter({ onEnd: (span) => spans.push(span) }, resource, sdkIds, SCOPE)
+        for (const record of batch) direct.write(record, { originalUrl: '/db/admin' })
+        expected.push(Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)))
+      }
+      assert.deepEqual(sink.bodies, expected)
+      await exporter.shutdown()
+    })
+  } finally {
+    await sink.close()
+  }
+})
+
+test('the exporter drops whole requests when its queue is full and counts their spans; failed exports count too', async () => {
+  const resource = await detectedResource()
+  let answer = 200
+  const sink = await collector((req, res) => { res.statusCode = answer; res.end() })
+  try {
+    await withEndpoint(sink.url, async () => {
+      const exporter = exporterFor(resource, { maxQueueSize: 20, maxExportBatchSize: 1000 })
+      for (let i = 0; i < 4; i++) exporter.add(routedRecord(), '/db/admin') // 6 spans each: the 4th does not fit
+      assert.equal(exporter.droppedSpans(), 6)
+      await exporter.flush()
+      assert.equal(sink.bodies.length, 1)
+      answer = 400 // not retryable: the batch is lost
+      exporter.add(routedRecord(), '/db/admin')
+      await exporter.flush()
+      assert.equal(exporter.droppedSpans(), 12)
+      await exporter.shutdown()
+      exporter.add(routedRecord(), '/db/admin')
+      assert.equal(exporter.droppedSpans(), 18, 'spans after shutdown are dropped and counted')
+    })
+  } finally {
+    await sink.close()
+  }
+})
