@@ -13,8 +13,10 @@ const { parseArgs } = require('node:util')
 
 // The default run: the four variants, plus nodebench's breakdown alone (exporter 'none').
 const DEFAULT_VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebench-0.1', 'nodebench-1', 'otel-official'])
-// Opt-in (--variants): what merely having an OpenTelemetry SDK loaded and registered costs the bare app.
-const VARIANTS = Object.freeze([...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider'])
+// Opt-in (--variants): what merely having an OpenTelemetry SDK loaded and registered costs the bare app, and
+// nodebench with its span pipeline started but no request sampled (the cost of deciding).
+const VARIANTS = Object.freeze([...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider', 'nodebench-0'])
+const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1 })
 const FLUSH_TIMEOUT_MS = 3000
 
 function parseArguments (argv) {
@@ -169,7 +171,7 @@ function main () {
     const { nodebenchTrace } = require('@nodebench/trace')
     tracing = variant === 'nodebench-breakdown'
       ? nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'none' })
-      : nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'otlp', sampleRatio: variant === 'nodebench-1' ? 1 : 0.1 })
+      : nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'otlp', sampleRatio: SAMPLE_RATIOS[variant] })
   }
   const server = http.createServer(createApp(express, tracing))
 

@@ -3,10 +3,11 @@
 // What nodebench's always-on path (the breakdown, no spans) costs in CPU instructions per request,
 // counted by valgrind's callgrind: repeatable to <1% on a shared machine, where requests/s moves by 10%.
 //
-//   node benchmarks/instructions.js [--low 400] [--high 2000]
+//   node benchmarks/instructions.js [--low 400] [--high 2000] [--variants bare,nodebench-breakdown,...]
 //
-// fixed-requests.js serves <low> and then <high> requests under callgrind, for the bare app and for the
-// app with nodebenchTrace({ exporter: 'none' }); (I(high) - I(low)) / (high - low) removes start-up and
+// fixed-requests.js serves <low> and then <high> requests under callgrind, for each variant (default: the
+// bare app and the app with nodebenchTrace({ exporter: 'none' }); also nodebench-0, nodebench-0.1 and
+// nodebench-1, exporting OTLP at that sampleRatio); (I(high) - I(low)) / (high - low) removes start-up and
 // leaves the instructions of one request, server and client together. Node runs with --single-threaded
 // so compilation and GC happen on the counted thread at repeatable moments. Takes 3-5 minutes.
 // Instructions are not time: cache misses and GC memory traffic weigh in overhead.js, not here.
@@ -30,12 +31,25 @@ function countInstructions (variant, requests) {
   })
 }
 
+const VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1'])
+
 async function main () {
-  const { values } = parseArgs({ options: { low: { type: 'string', default: '400' }, high: { type: 'string', default: '2000' } } })
+  const { values } = parseArgs({
+    options: {
+      low: { type: 'string', default: '400' },
+      high: { type: 'string', default: '2000' },
+      variants: { type: 'string', default: 'bare,nodebench-breakdown' }
+    }
+  })
   const low = Number(values.low)
   const high = Number(values.high)
   if (!Number.isInteger(low) || !Number.isInteger(high) || low < 4 || high <= low) {
     throw new TypeError(`--low and --high must be integers with 4 <= low < high; received ${values.low}, ${values.high}`)
+  }
+  const variants = values.variants.split(',').filter(Boolean)
+  const unknown = variants.filter((variant) => !VARIANTS.includes(variant))
+  if (unknown.length > 0 || !variants.includes('bare')) {
+    throw new TypeError(`--variants must list bare and any of ${VARIANTS.slice(1).join(', ')}; received ${values.variants}`)
   }
   try {
     execFileSync('valgrind', ['--version'], { stdio: 'ignore' })
@@ -43,16 +57,21 @@ async function main () {
     throw new Error('valgrind is not installed (Debian: apt-get install -y valgrind)')
   }
   const perRequest = {}
-  for (const variant of ['bare', 'nodebench-breakdown']) {
+  for (const variant of variants) {
     process.stderr.write(`instructions: ${variant}, ${low} and ${high} requests under callgrind...\n`)
     const [atLow, atHigh] = [await countInstructions(variant, low), await countInstructions(variant, high)]
     perRequest[variant] = (atHigh - atLow) / (high - low)
   }
   const bare = perRequest.bare
-  const traced = perRequest['nodebench-breakdown']
-  process.stdout.write(`bare                 ${Math.round(bare)} instructions per request\n` +
-    `nodebench-breakdown  ${Math.round(traced)} instructions per request\n` +
-    `nodebench costs      ${Math.round(traced - bare)} instructions per request, ${((traced - bare) / bare * 100).toFixed(1)}% of bare (ratio ${(bare / traced).toFixed(3)})\n`)
+  const width = Math.max(...variants.map((variant) => variant.length)) + 2
+  for (const variant of variants) {
+    const count = perRequest[variant]
+    const line = `${variant.padEnd(width)}${String(Math.round(count)).padStart(9)} instructions per request`
+    const extra = variant === 'bare'
+      ? ''
+      : `, +${Math.round(count - bare)} over bare: ${((count - bare) / bare * 100).toFixed(1)}% (ratio ${(bare / count).toFixed(3)})`
+    process.stdout.write(line + extra + '\n')
+  }
 }
 
 main().catch((err) => {

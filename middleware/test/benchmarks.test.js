@@ -1,0 +1,35 @@
+'use strict'
+
+// The benchmark scripts are part of what ships: they must run. These runs are seconds long and assert
+// only what holds on any machine (no timing): the encoder writes the serializer's bytes for real spans,
+// and the export reaches an OTLP endpoint whole.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const path = require('node:path')
+const { execFile } = require('node:child_process')
+
+function runScript (script, args) {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [path.join(__dirname, '..', 'benchmarks', script), ...args], { timeout: 120_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`${script} failed: ${err.message}\n${stderr}`))
+      resolve(stdout)
+    })
+  })
+}
+
+test('serialize.js: the record encoder writes the OTLP serializer\'s bytes for the benchmark app\'s spans', async () => {
+  const output = await runScript('serialize.js', ['--rounds', '2'])
+  assert.match(output, /the same bytes both ways/)
+  assert.match(output, /nodebench encoder \(records\)\s+\d+\.\d+ µs\/span/)
+})
+
+test('overhead.js: a short run of bare and sampleRatio 0.1 delivers whole requests to the OTLP sink', { timeout: 120_000 }, async () => {
+  const report = JSON.parse(await runScript('overhead.js', ['--rounds', '1', '--duration', '1', '--warmup', '1', '--variants', 'bare,nodebench-0.1', '--json']))
+  const traced = report.runs.find((run) => run.variant === 'nodebench-0.1')
+  assert.ok(traced.totalRequests > 0 && report.runs.find((run) => run.variant === 'bare').totalRequests > 0)
+  assert.equal(traced.otlpUndecodable, 0)
+  assert.ok(traced.spansExported > 0, 'spans reached the sink')
+  // 12 spans per sampled request, and a request's spans always travel together (also when some are dropped).
+  assert.equal(traced.spansExported % 12, 0, `${traced.spansExported} spans`)
+})
