@@ -453,4 +453,4 @@ if (require.main === module) {
   })
 }
 
-module.exports = { parseArguments, start, summarize, renderTable, renderTargets, median, TARGETS }
+module.exports = { parseArguments, start, summarize, renderTable, renderTargets, median, roundOrder, TARGETS }

@@ -33,3 +33,14 @@ test('overhead.js: a short run of bare and sampleRatio 0.1 delivers whole reques
   // 12 spans per sampled request, and a request's spans always travel together (also when some are dropped).
   assert.equal(traced.spansExported % 12, 0, `${traced.spansExported} spans`)
 })
+
+test('overhead.js rotates the run order: over as many rounds as variants, each runs once in each position', () => {
+  const { roundOrder } = require('../benchmarks/overhead.js')
+  const variants = ['bare', 'nodebench-breakdown', 'nodebench-0.1', 'nodebench-1', 'otel-official']
+  const orders = variants.map((_, i) => roundOrder(variants, i + 1))
+  assert.deepEqual(orders[0], variants)
+  for (let position = 0; position < variants.length; position++) {
+    assert.deepEqual(new Set(orders.map((order) => order[position])), new Set(variants))
+  }
+  assert.deepEqual(roundOrder(variants, variants.length + 1), variants)
+})
