@@ -1,8 +1,8 @@
 'use strict'
 
 const { randomFillSync } = require('node:crypto')
-const { performance } = require('node:perf_hooks')
 const {
+  ORIGIN_SECONDS, ORIGIN_REMAINDER_MS,
   layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, toHrTime, exceptionEvent
 } = require('./span-attributes')
 
@@ -282,9 +282,6 @@ function writeCountsAndStatus (writer, code, message) {
 }
 
 // toHrTime's arithmetic (span-attributes.js), without the array: this runs twice per span.
-const ORIGIN_SECONDS = Math.trunc(performance.timeOrigin / 1000)
-const ORIGIN_REMAINDER_MS = performance.timeOrigin - ORIGIN_SECONDS * 1000
-
 function writeTime (writer, field, performanceMs) {
   const ms = ORIGIN_REMAINDER_MS + performanceMs
   const seconds = Math.trunc(ms / 1000)

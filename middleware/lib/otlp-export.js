@@ -148,7 +148,7 @@ class RecordExporter {
   /** Resolves with whether the batch was delivered; never rejects. */
   async send (batch) {
     try {
-      if (this.resourceBytes === null) this.resourceBytes = await this.encodeResource()
+      if (this.resourceBytes === null) this.resourceBytes = await this.encodedResource()
       const writer = batch.writer
       batch.writer = null
       batch.body = frameExportRequest(this.resourceBytes, this.scopeBytes, writer.buffer.subarray(0, writer.pos), this.resource.schemaUrl)
@@ -177,7 +177,8 @@ class RecordExporter {
     })
   }
 
-  async encodeResource () {
+  /** The resource's bytes, once its asynchronous attributes (if any) have settled. */
+  async encodedResource () {
     const resource = this.resource
     if (resource.asyncAttributesPending && typeof resource.waitForAsyncAttributes === 'function') {
       await resource.waitForAsyncAttributes()

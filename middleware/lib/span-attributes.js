@@ -88,6 +88,8 @@ function pathOf (url) {
 }
 
 module.exports = {
+  ORIGIN_SECONDS,
+  ORIGIN_REMAINDER_MS,
   layerAttributes,
   routerAttributes,
   spanName,
