@@ -1,6 +1,5 @@
 'use strict'
 
-const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer')
 const { createOtlpHttpExportDelegate, convertLegacyHttpOptions } = require('@opentelemetry/otlp-exporter-base/node-http')
 const { ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest } = require('./otlp-encoder')
 const { reportInternalError, log } = require('./internal-errors')
@@ -14,10 +13,21 @@ const { reportInternalError, log } = require('./internal-errors')
 
 const INITIAL_BATCH_BYTES = 64 * 1024
 
-/** The delegate's serializer: a batch is already encoded; responses are read as OTLPTraceExporter reads them. */
+const EMPTY_RESPONSE = Object.freeze({})
+
+/**
+ * The delegate's serializer: a batch is already encoded; a response is read as OTLPTraceExporter reads it.
+ * A collector that accepted everything answers with an empty body. Only a body with something in it (a
+ * partial success) loads OpenTelemetry's OTLP serializer: the less nodebench loads into the app's process,
+ * the less it moves V8's optimization decisions for the app's own code (benchmarks/README.md, "What
+ * loading code costs").
+ */
 const ENCODED_BATCH_SERIALIZER = Object.freeze({
   serializeRequest: (batch) => batch.body,
-  deserializeResponse: (data) => ProtobufTraceSerializer.deserializeResponse(data)
+  deserializeResponse (data) {
+    if (data.length === 0) return EMPTY_RESPONSE
+    return require('@opentelemetry/otlp-transformer').ProtobufTraceSerializer.deserializeResponse(data)
+  }
 })
 
 const SPAN_COUNT_HELPER = Object.freeze({ name: 'span', countItems: (batch) => batch.spans })

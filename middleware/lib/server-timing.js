@@ -2,7 +2,7 @@
 
 const { performance } = require('node:perf_hooks')
 const onHeaders = require('on-headers')
-const { kRecord } = require('./request-record')
+const { recordOf } = require('./request-record')
 const { reportInternalError } = require('./internal-errors')
 
 // `Server-Timing: database;dur=0.412;desc="database", ...` so a browser's devtools shows the breakdown of
@@ -31,7 +31,7 @@ function serverTimingHeader (record, nowMs) {
 
 function setServerTiming () {
   try {
-    const record = this[kRecord]
+    const record = recordOf(this)
     if (record === undefined || this.headersSent) return
     const existing = this.getHeader('server-timing')
     const ours = serverTimingHeader(record, performance.now())

@@ -51,6 +51,31 @@ function guardExporter (exporter) {
   }
 }
 
+/**
+ * exporter 'otlp': the OTLPTraceExporter for the spans the app itself creates through the provider nodebench
+ * registered, made when the first of them is exported. Most apps create none, and loading the exporter and
+ * its serializer alongside the tracing SDK kept V8 from optimizing Express 5's route matcher in the
+ * benchmark app, ~5 µs per request (benchmarks/README.md, "What loading code costs").
+ */
+function lazyOtlpTraceExporter () {
+  let exporter = null
+  return {
+    export (spans, resultCallback) {
+      if (exporter === null) {
+        const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto')
+        exporter = new OTLPTraceExporter()
+      }
+      exporter.export(spans, resultCallback)
+    },
+    shutdown () {
+      return exporter === null ? Promise.resolve() : exporter.shutdown()
+    },
+    forceFlush () {
+      return exporter === null ? Promise.resolve() : exporter.forceFlush()
+    }
+  }
+}
+
 function isGlobalTracerProviderRegistered () {
   const provider = api.trace.getTracerProvider()
   if (typeof provider.getDelegate !== 'function') return true
@@ -70,6 +95,21 @@ const NO_SPANS = Object.freeze({
   flush () { return Promise.resolve() },
   shutdown () { return Promise.resolve() }
 })
+
+/**
+ * The SDK modules a pipeline of nodebench's own needs. Loaded when nodebenchTrace() is called rather than
+ * in the first request: loading them takes ~45 ms, which the first request would wait for, and the garbage
+ * they leave would be collected while the app matches its first route (benchmarks/README.md, "What loading
+ * code costs").
+ */
+function loadSdk (exporter) {
+  return {
+    trace: require('@opentelemetry/sdk-trace'),
+    resources: require('@opentelemetry/resources'),
+    core: require('@opentelemetry/core'),
+    RecordExporter: exporter === 'otlp' ? require('./otlp-export').RecordExporter : null
+  }
+}
 
 /**
  * Creates spans for sampled requests. Started lazily on the first request: by then the app has
@@ -92,6 +132,13 @@ class SpanPipeline {
     this.direct = null
     this.records = null
     this.scope = Object.freeze({ name: TRACER_NAME, version: TRACER_VERSION })
+    this.sdk = null
+    try {
+      this.sdk = loadSdk(config.exporter)
+    } catch (err) {
+      reportInternalError('load OpenTelemetry (spans are off)', err)
+      this.closed = true
+    }
   }
 
   /** Starts the export pipeline once. If that fails, spans are off and the breakdown carries on. */
@@ -113,8 +160,8 @@ class SpanPipeline {
       this.tracer = api.trace.getTracer(TRACER_NAME, TRACER_VERSION)
       return
     }
-    const { BatchSpanProcessor, TracerProvider, ParentBasedSampler, AlwaysOnSampler, RandomIdGenerator } = require('@opentelemetry/sdk-trace')
-    const resources = require('@opentelemetry/resources')
+    const { BatchSpanProcessor, TracerProvider, ParentBasedSampler, AlwaysOnSampler, RandomIdGenerator } = this.sdk.trace
+    const resources = this.sdk.resources
     // The resource NodeSDK would detect: env (OTEL_RESOURCE_ATTRIBUTES), process, host, os, instance id.
     this.resource = resources.defaultResource()
       .merge(resources.detectResources({
@@ -133,10 +180,8 @@ class SpanPipeline {
     if (exporter === 'otlp') {
       // nodebench's own spans are encoded from the request records and sent as OTLP/HTTP protobuf
       // (otlp-export.js); the processor below carries the spans the app itself creates, if any.
-      const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto')
-      const { RecordExporter } = require('./otlp-export')
-      exporter = new OTLPTraceExporter()
-      this.records = new RecordExporter({ resource: this.resource, scope: this.scope, ...batching })
+      exporter = lazyOtlpTraceExporter()
+      this.records = new this.sdk.RecordExporter({ resource: this.resource, scope: this.scope, ...batching })
     }
     this.processor = new BatchSpanProcessor({
       exporter: guardExporter(exporter),
@@ -163,8 +208,8 @@ class SpanPipeline {
    * 4% more instructions per request than this registration (benchmarks/README.md).
    */
   registerGlobally (sampler) {
-    const { TracerProvider } = require('@opentelemetry/sdk-trace')
-    const { CompositePropagator, W3CTraceContextPropagator, W3CBaggagePropagator } = require('@opentelemetry/core')
+    const { TracerProvider } = this.sdk.trace
+    const { CompositePropagator, W3CTraceContextPropagator, W3CBaggagePropagator } = this.sdk.core
     this.provider = new TracerProvider({ resource: this.resource, sampler, spanProcessors: [this.processor] })
     if (!api.trace.setGlobalTracerProvider(this.provider)) throw new Error('a global TracerProvider could not be registered')
     this.registered = true

@@ -4,7 +4,7 @@ const { performance } = require('node:perf_hooks')
 const api = require('@opentelemetry/api')
 const { BreakdownAggregator } = require('@nodebench/breakdown')
 const { normalizeOptions } = require('./options')
-const { RequestRecord, kRecord } = require('./request-record')
+const { RequestRecord, recordOf, attachRecord, detachRecord } = require('./request-record')
 const { AppInstrumenter } = require('./instrument-app')
 const { createSpanPipeline } = require('./span-pipeline')
 const { addServerTiming } = require('./server-timing')
@@ -12,6 +12,13 @@ const { serveBreakdown, pathnameOf } = require('./expose')
 const { copyFunctionIdentity } = require('./wrap-layer')
 const { reportInternalError, internalErrorCount } = require('./internal-errors')
 const { joinCluster, clusterBreakdownAvailable, requestClusterBreakdown } = require('./cluster-breakdown')
+
+// Per-request reads of `req` and `res` go through computed keys: Express gives each request and response a
+// map of their own, so a named read misses V8's inline caches (see request-record.js).
+const APP = 'app'
+const METHOD = 'method'
+const ON = 'on'
+const WRITABLE_ENDED = 'writableEnded'
 
 /**
  * Times every layer of the Express app it is mounted in.
@@ -42,13 +49,16 @@ function nodebenchTrace (options) {
   }
 
   function onResponseClose () {
-    // 'close' without 'finish': the client went away before the response was sent.
-    finishRecord(this, !this.writableFinished)
+    // After 'finish' the record is done already; a record still open at 'close' is a response the client
+    // did not wait for. (Not `res.writableFinished`: every named read on a response costs a lookup outside
+    // V8's inline caches, since Express gives each response a map of its own.)
+    finishRecord(this, true)
   }
 
   function finishRecord (res, aborted) {
-    const record = res[kRecord]
+    const record = recordOf(res)
     if (record === undefined || record.done) return
+    detachRecord(res)
     try {
       record.finish(res, aborted)
       if (record.skip) return
@@ -63,12 +73,12 @@ function nodebenchTrace (options) {
 
   /** Opens the request's record; returns the context to run the app in (sampled requests) or null. */
   function beginRequest (req, res) {
-    const record = new RequestRecord(req.method, performance.now())
+    const record = new RequestRecord(req[METHOD], performance.now())
     record.request = req
-    // Kept on the response only (every layer call receives `res` too): the app's `req` stays as it is.
-    res[kRecord] = record
-    res.on('finish', onResponseFinish)
-    res.on('close', onResponseClose)
+    // Keyed by the response (every layer call receives `res` too); neither `req` nor `res` is changed.
+    attachRecord(res, record)
+    res[ON]('finish', onResponseFinish)
+    res[ON]('close', onResponseClose)
     if (decorateResponse !== null) decorateResponse(res)
     return spans.enabled ? spans.start(record, req) : null
   }
@@ -79,15 +89,16 @@ function nodebenchTrace (options) {
   })
 
   function nodebenchTraceMiddleware (req, res, next) {
-    const app = req.app
+    const app = req[APP]
     if (app !== undefined && !instrumenter.isInstrumented(app)) {
       instrumenter.instrumentTree(app)
       if (spans.enabled) spans.ensureStarted()
     }
     let context = null
-    if (res[kRecord] === undefined) {
+    if (recordOf(res) === undefined && !res[WRITABLE_ENDED]) {
       // The request that found the app: timed from here on, after nodebench's own set-up (the layers
-      // before this one are not in its record).
+      // before this one are not in its record). (A finished response has no record any more: a layer
+      // that calls next() after ending it does not start a second one.)
       try {
         context = beginRequest(req, res)
       } catch (err) {
@@ -95,7 +106,7 @@ function nodebenchTrace (options) {
       }
     }
     if (exposePath !== false && pathnameOf(req) === exposePath) {
-      const record = res[kRecord]
+      const record = recordOf(res)
       if (record !== undefined) record.skip = true
       try {
         serveBreakdown(req, res, exposedBreakdown)
@@ -166,7 +177,7 @@ function nodebenchTrace (options) {
 function wrapAppHandle (app, instrumenter, beginRequest) {
   const original = app.handle
   const handle = function handle (req, res, callback) {
-    if (res[kRecord] !== undefined) return original.call(this, req, res, callback)
+    if (recordOf(res) !== undefined) return original.call(this, req, res, callback)
     let context = null
     try {
       instrumenter.refreshApp(app)

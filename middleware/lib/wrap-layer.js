@@ -1,6 +1,6 @@
 'use strict'
 
-const { kRecord } = require('./request-record')
+const { recordOf } = require('./request-record')
 const { reportInternalError } = require('./internal-errors')
 
 // How a layer is timed without replacing the user's function: Express calls
@@ -63,7 +63,7 @@ function cachedShadow (kind, original, make) {
 
 function requestShadow (original) {
   return function handleRequest (req, res, next) {
-    const record = res[kRecord]
+    const record = recordOf(res)
     // A handler with four arguments is skipped by Express on the request path: no segment.
     if (record === undefined || record.done || this.handle.length > 3) return original.call(this, req, res, next)
     const index = record.openEntry(this[kInfo])
@@ -73,7 +73,7 @@ function requestShadow (original) {
 
 function errorShadow (original) {
   return function handleError (error, req, res, next) {
-    const record = res[kRecord]
+    const record = recordOf(res)
     // Only four-argument handlers see errors; Express passes others by.
     if (record === undefined || record.done || this.handle.length !== 4) return original.call(this, error, req, res, next)
     const index = record.openEntry(this[kInfo])
@@ -83,7 +83,7 @@ function errorShadow (original) {
 
 function containerShadow (original) {
   return function handleRequest (req, res, next) {
-    const record = res[kRecord]
+    const record = recordOf(res)
     if (record === undefined || record.done) return original.call(this, req, res, next)
     const container = this[kContainer]
     container.refresh()
@@ -96,7 +96,7 @@ function containerShadow (original) {
 
 function routeShadow (original) {
   return function handleRequest (req, res, next) {
-    const record = res[kRecord]
+    const record = recordOf(res)
     if (record !== undefined && !record.done) {
       const container = this[kContainer]
       container.refresh()
@@ -174,7 +174,7 @@ function isShadowed (layer) {
 function wrapParamCallback (fn, info, handlesPromises) {
   if (fn[kWrapped] === true) return fn
   const wrapped = function (req, res, next, value, name) {
-    const record = res[kRecord]
+    const record = recordOf(res)
     if (record === undefined || record.done) return fn.apply(this, arguments)
     // Express runs param callbacks after it matched the route (req.route is set) but before the route's
     // own layer: a request that ends in a param callback (404, 400, a database error) belongs to that route.

@@ -43,3 +43,12 @@ test('an app with its own NodeSDK + instrumentation-http: its provider is used a
   assert.deepEqual(ours.slice(0, 2).map((s) => s.name), ['handler - loadUser', 'handler - showUser'])
   assert.equal(breakdown.operations[0].route, '/users/:id')
 })
+
+test("exporter 'otlp': the OTLP serializer is loaded only when the app creates spans of its own, and those are exported too", async () => {
+  const result = await runFixture('otlp-app-spans.js')
+  assert.equal(result.requestExports, 1, "nodebench's spans of three requests in one export")
+  assert.equal(result.serializerAfterRequests, false, 'spans nodebench encodes itself need no OTLP serializer')
+  assert.equal(result.exportsAfterAppSpan, 2, "the app's own span is exported through OTLPTraceExporter")
+  assert.equal(result.serializerAfterAppSpan, true)
+  assert.equal(result.dropped, 0)
+})

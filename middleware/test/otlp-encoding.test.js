@@ -7,6 +7,7 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const http = require('node:http')
+const api = require('@opentelemetry/api')
 const resources = require('@opentelemetry/resources')
 const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer')
 const { RequestRecord } = require('../lib/request-record')
@@ -217,6 +218,36 @@ test('the exporter drops whole requests when its queue is full and counts their 
       assert.equal(exporter.droppedSpans(), 18, 'spans after shutdown are dropped and counted')
     })
   } finally {
+    await sink.close()
+  }
+})
+
+test("a collector's partial-success answer is read and logged as OTLPTraceExporter does; the spans count as delivered", async () => {
+  const resource = await detectedResource()
+  // ExportTraceServiceResponse { partial_success: { rejected_spans: 3, error_message: "reason" } }
+  const partialSuccess = Buffer.from([0x0a, 0x0a, 0x08, 0x03, 0x12, 0x06, ...Buffer.from('reason')])
+  let answer = Buffer.alloc(0)
+  const sink = await collector((req, res) => { res.setHeader('Content-Type', 'application/x-protobuf'); res.end(answer) })
+  const warnings = []
+  api.diag.setLogger({ error () {}, warn: (...args) => warnings.push(args.join(' ')), info () {}, debug () {}, verbose () {} }, api.DiagLogLevel.WARN)
+  try {
+    await withEndpoint(sink.url, async () => {
+      const exporter = exporterFor(resource)
+      exporter.add(routedRecord(), '/db/admin')
+      await exporter.flush()
+      answer = partialSuccess
+      exporter.add(routedRecord(), '/db/admin')
+      await exporter.flush()
+      assert.equal(exporter.droppedSpans(), 0, 'a partial success is a successful export')
+      assert.equal(sink.bodies.length, 2)
+      await exporter.shutdown()
+    })
+    const partial = warnings.filter((w) => w.includes('Partial Success'))
+    assert.equal(partial.length, 1, warnings.join('\n'))
+    assert.match(partial[0], /"rejectedSpans":"?3"?/)
+    assert.match(partial[0], /"errorMessage":"reason"/)
+  } finally {
+    api.diag.disable()
     await sink.close()
   }
 })
