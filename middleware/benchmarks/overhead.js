@@ -307,7 +307,24 @@ function median (values) {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
-/** Per variant: medians over the rounds, and the ratio of its median requests/s to bare's. */
+/**
+ * A variant's requests/s over its baseline's, round by round (the two ran minutes apart in the same round):
+ * how far the verdict could move between runs. Rounds missing either are left out.
+ */
+function roundRatios (runs, variant, baseline) {
+  const ratios = []
+  for (const run of runs) {
+    if (run.variant !== variant) continue
+    const base = runs.find((other) => other.variant === baseline && other.round === run.round)
+    if (base !== undefined) ratios.push(run.requestsPerSec / base.requestsPerSec)
+  }
+  return ratios.sort((a, b) => a - b)
+}
+
+/**
+ * Per variant: medians over the rounds, and the ratio of its median requests/s to bare's; per target, that
+ * ratio (the verdict) and the range of the round-by-round ratios.
+ */
 function summarize (runs, variants) {
   const byVariant = {}
   for (const variant of variants) {
@@ -332,9 +349,9 @@ function summarize (runs, variants) {
   const targets = TARGETS.map((target) => {
     const measured = byVariant[target.variant]
     const baseline = byVariant[target.baseline]
-    if (measured === undefined || baseline === undefined) return { ...target, ratio: null, pass: null }
+    if (measured === undefined || baseline === undefined) return { ...target, ratio: null, pass: null, roundRatios: [] }
     const ratio = measured.requestsPerSec / baseline.requestsPerSec
-    return { ...target, ratio, pass: ratio >= target.min }
+    return { ...target, ratio, pass: ratio >= target.min, roundRatios: roundRatios(runs, target.variant, target.baseline) }
   })
   return { variants: variants.map((variant) => byVariant[variant]), targets }
 }
@@ -367,7 +384,9 @@ function renderTable (summary) {
 function renderTargets (summary) {
   return summary.targets.map((target) => {
     if (target.ratio === null) return `${target.label}: not measured (needs ${target.variant} and ${target.baseline})`
-    return `${target.label}: ${target.ratio.toFixed(2)} (target >= ${target.min}) ${target.pass ? 'PASS' : 'FAIL'}`
+    const rounds = target.roundRatios
+    const spread = rounds.length > 1 ? `; round by round ${rounds[0].toFixed(2)} to ${rounds[rounds.length - 1].toFixed(2)}` : ''
+    return `${target.label}: ${target.ratio.toFixed(2)} (target >= ${target.min}${spread}) ${target.pass ? 'PASS' : 'FAIL'}`
   }).join('\n')
 }
 
@@ -453,4 +472,4 @@ if (require.main === module) {
   })
 }
 
-module.exports = { parseArguments, start, summarize, renderTable, renderTargets, median, roundOrder, TARGETS }
+module.exports = { parseArguments, start, summarize, renderTable, renderTargets, median, roundOrder, roundRatios, TARGETS }

@@ -44,3 +44,22 @@ test('overhead.js rotates the run order: over as many rounds as variants, each r
   }
   assert.deepEqual(roundOrder(variants, variants.length + 1), variants)
 })
+
+test('overhead.js reports the verdict from the medians and the round-by-round ratios beside it', () => {
+  const { summarize, renderTargets } = require('../benchmarks/overhead.js')
+  const run = (variant, round, requestsPerSec) => ({
+    variant, round, requestsPerSec, latencyP50Ms: 5, latencyP99Ms: 9, cpuMicrosPerRequest: 200, otlpBytes: null, spansExported: null, requestsServed: null
+  })
+  const runs = [
+    run('bare', 1, 1000), run('nodebench-0.1', 1, 900),
+    run('bare', 2, 1200), run('nodebench-0.1', 2, 1140),
+    run('bare', 3, 1100), run('nodebench-0.1', 3, 1045)
+  ]
+  const summary = summarize(runs, ['bare', 'nodebench-0.1'])
+  const target = summary.targets.find((t) => t.variant === 'nodebench-0.1')
+  assert.equal(target.ratio, 1045 / 1100, 'median over median')
+  assert.deepEqual(target.roundRatios, [0.9, 0.95, 0.95])
+  assert.equal(target.pass, true)
+  const line = renderTargets(summary).split('\n').find((l) => l.startsWith('sampleRatio 0.1'))
+  assert.equal(line, 'sampleRatio 0.1 vs bare: 0.95 (target >= 0.95; round by round 0.90 to 0.95) PASS')
+})
