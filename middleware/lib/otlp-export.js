@@ -19,8 +19,8 @@ const EMPTY_RESPONSE = Object.freeze({})
  * The delegate's serializer: a batch is already encoded; a response is read as OTLPTraceExporter reads it.
  * A collector that accepted everything answers with an empty body. Only a body with something in it (a
  * partial success) loads OpenTelemetry's OTLP serializer: the less nodebench loads into the app's process,
- * the less it moves V8's optimization decisions for the app's own code (benchmarks/README.md, "What
- * loading code costs").
+ * the less it moves V8's optimization decisions for the app's own code (benchmarks/README.md, "What V8
+ * makes of this app").
  */
 const ENCODED_BATCH_SERIALIZER = Object.freeze({
   serializeRequest: (batch) => batch.body,

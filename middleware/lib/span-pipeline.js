@@ -55,7 +55,7 @@ function guardExporter (exporter) {
  * exporter 'otlp': the OTLPTraceExporter for the spans the app itself creates through the provider nodebench
  * registered, made when the first of them is exported. Most apps create none, and loading the exporter and
  * its serializer alongside the tracing SDK kept V8 from optimizing Express 5's route matcher in the
- * benchmark app, ~5 µs per request (benchmarks/README.md, "What loading code costs").
+ * benchmark app, ~5 µs per request (benchmarks/README.md, "What V8 makes of this app").
  */
 function lazyOtlpTraceExporter () {
   let exporter = null
@@ -99,8 +99,8 @@ const NO_SPANS = Object.freeze({
 /**
  * The SDK modules a pipeline of nodebench's own needs. Loaded when nodebenchTrace() is called rather than
  * in the first request: loading them takes ~45 ms, which the first request would wait for, and the garbage
- * they leave would be collected while the app matches its first route (benchmarks/README.md, "What loading
- * code costs").
+ * they leave would be collected while the app matches its first route (benchmarks/README.md, "What V8 makes
+ * of this app").
  */
 function loadSdk (exporter) {
   return {

@@ -44,8 +44,10 @@ test('an app with its own NodeSDK + instrumentation-http: its provider is used a
   assert.equal(breakdown.operations[0].route, '/users/:id')
 })
 
-test("exporter 'otlp': the OTLP serializer is loaded only when the app creates spans of its own, and those are exported too", async () => {
+test("exporter 'otlp': the SDK is loaded at construction, the OTLP serializer only when the app creates spans of its own (exported too)", async () => {
   const result = await runFixture('otlp-app-spans.js')
+  assert.equal(result.sdkBeforeConstruction, false)
+  assert.equal(result.sdkAfterConstruction, true, 'the SDK is loaded by nodebenchTrace(), not by the first request')
   assert.equal(result.requestExports, 1, "nodebench's spans of three requests in one export")
   assert.equal(result.serializerAfterRequests, false, 'spans nodebench encodes itself need no OTLP serializer')
   assert.equal(result.exportsAfterAppSpan, 2, "the app's own span is exported through OTLPTraceExporter")
