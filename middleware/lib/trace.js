@@ -18,7 +18,6 @@ const { joinCluster, clusterBreakdownAvailable, requestClusterBreakdown } = requ
 const APP = 'app'
 const METHOD = 'method'
 const ON = 'on'
-const WRITABLE_ENDED = 'writableEnded'
 
 /**
  * Times every layer of the Express app it is mounted in.
@@ -95,7 +94,7 @@ function nodebenchTrace (options) {
       if (spans.enabled) spans.ensureStarted()
     }
     let context = null
-    if (recordOf(res) === undefined && !res[WRITABLE_ENDED]) {
+    if (recordOf(res) === undefined && !res.writableEnded) {
       // The request that found the app: timed from here on, after nodebench's own set-up (the layers
       // before this one are not in its record). (A finished response has no record any more: a layer
       // that calls next() after ending it does not start a second one.)
