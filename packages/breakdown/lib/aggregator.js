@@ -17,8 +17,35 @@ const HISTOGRAM_OPTIONS = Object.freeze({
 
 const MAX_OPERATIONS_DEFAULT = 500
 
+/**
+ * hdr-histogram-js's Int32Histogram with the bucket of a value found by integer operations. The library
+ * computes it with Math.log2 and two Math.pow per value (~140 ns a value, 13 values a request in a small
+ * app); for whole values below 2^32 and a unit of 1 the same index is `31 - clz32(value)` and a shift
+ * (~5 ns). Everything else (counts, percentiles, encoding, add) is the library's.
+ */
+class Int32IndexHistogram extends hdr.Int32Histogram {
+  constructor (lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
+    super(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits)
+    if (this.unitMagnitude !== 0 || highestTrackableValue > 0xffffffff) {
+      throw new RangeError('Int32IndexHistogram needs a lowest discernible value of 1 and a highest trackable value below 2^32')
+    }
+  }
+
+  /** The library's countsArrayIndex for a whole value 0 <= value < 2^32 (unitMagnitude 0). */
+  countsArrayIndex (value) {
+    if (value < 0) throw new Error('Histogram recorded value cannot be negative.')
+    const magnitude = this.subBucketHalfCountMagnitude
+    // floor(log2(value)) is 31 - clz32(value) (and -1 for 0, which lands in bucket 0 like the library's).
+    const bucketIndex = Math.max(31 - Math.clz32(value) - magnitude, 0)
+    return ((bucketIndex + 1) << magnitude) + (value >>> bucketIndex) - this.subBucketHalfCount
+  }
+}
+
 function newHistogram () {
-  return hdr.build(HISTOGRAM_OPTIONS)
+  return new Int32IndexHistogram(
+    HISTOGRAM_OPTIONS.lowestDiscernibleValue,
+    HISTOGRAM_OPTIONS.highestTrackableValue,
+    HISTOGRAM_OPTIONS.numberOfSignificantValueDigits)
 }
 
 function toMicros (ms) {

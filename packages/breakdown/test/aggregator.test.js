@@ -148,3 +148,28 @@ test('mergeState rejects what is not a state, and counts operations past maxOper
   assert.deepEqual(snapshot.operations.map((o) => [o.route, o.count]), [['/a', 1]])
   assert.equal(snapshot.dropped.operations, 2)
 })
+
+test('the histogram finds each value\'s bucket as hdr-histogram-js does, from 0 to the highest trackable value', () => {
+  const hdr = require('hdr-histogram-js')
+  const { newHistogram } = require('../lib/aggregator')
+  const ours = newHistogram()
+  const library = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 2, bitBucketSize: 32, useWebAssembly: false })
+  const values = []
+  for (let value = 0; value <= 70_000; value++) values.push(value)
+  // Both sides of every power of two (the bucket boundaries), and values spread over the whole range.
+  for (let exponent = 1; exponent < 32; exponent++) values.push(2 ** exponent - 1, 2 ** exponent, 2 ** exponent + 1)
+  for (let i = 0; i < 20_000; i++) values.push(Math.floor(Math.random() * 3_600_000_000))
+  values.push(3_600_000_000)
+  for (const value of values.filter((v) => v <= 3_600_000_000)) {
+    const expected = library.countsArrayIndex(value)
+    const actual = ours.countsArrayIndex(value)
+    if (actual !== expected) assert.fail(`value ${value}: bucket index ${actual}, hdr-histogram-js ${expected}`)
+  }
+  for (const value of values.slice(0, 5000).concat(values.slice(-2000))) {
+    if (value === 0 || value > 3_600_000_000) continue
+    ours.recordValue(value)
+    library.recordValue(value)
+  }
+  assert.equal(hdr.encodeIntoCompressedBase64(ours), hdr.encodeIntoCompressedBase64(library))
+  for (const p of [50, 95, 99, 100]) assert.equal(ours.getValueAtPercentile(p), library.getValueAtPercentile(p))
+})

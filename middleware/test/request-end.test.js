@@ -1,0 +1,88 @@
+'use strict'
+
+// How a request's end is seen: the response's 'finish', or its 'close' when the client went away first,
+// on a connection that carries pipelined requests and on a response no HTTP server made (a test harness's
+// or a serverless adapter's).
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const http = require('node:http')
+const net = require('node:net')
+const { Duplex } = require('node:stream')
+const { nodebenchTrace } = require('..')
+const { listen } = require('./helpers')
+
+const EXPRESS_VERSIONS = [['express 4', require('express4')], ['express 5', require('express5')]]
+
+function operationOf (trace, route) {
+  return trace.breakdown().operations.find((operation) => operation.route === route)
+}
+
+/** Polls until `check()` is true (the breakdown is written when the response ends, after the client saw it). */
+async function eventually (check, what) {
+  for (let i = 0; i < 200; i++) {
+    if (check()) return
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  assert.fail(`timed out waiting for ${what}`)
+}
+
+for (const [label, express] of EXPRESS_VERSIONS) {
+  test(`${label}: pipelined requests on one connection: the answered one finishes, the abandoned one is aborted`, async () => {
+    const trace = nodebenchTrace({ exporter: 'none' })
+    const app = express()
+    app.use(trace)
+    app.get('/fast', function fast (req, res) { res.send('fast') })
+    let slowStarted
+    const slowReached = new Promise((resolve) => { slowStarted = resolve })
+    app.get('/slow', function neverAnswers (req, res) { slowStarted() })
+    const { base, close } = await listen(app)
+    try {
+      const { port } = new URL(base)
+      const socket = net.connect(Number(port), '127.0.0.1')
+      let received = ''
+      socket.setEncoding('utf8')
+      socket.on('data', (chunk) => { received += chunk })
+      socket.on('error', () => {})
+      await new Promise((resolve) => socket.once('connect', resolve))
+      socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\n\r\n')
+      await slowReached
+      await eventually(() => received.includes('fast'), 'the first answer')
+      socket.destroy()
+      await eventually(() => operationOf(trace, '/slow')?.aborted === 1, 'the abandoned request to be counted as aborted')
+      assert.equal(operationOf(trace, '/fast').count, 1)
+      assert.equal(operationOf(trace, '/fast').aborted, 0)
+      assert.equal(operationOf(trace, '/slow').count, 1)
+    } finally {
+      await close()
+    }
+  })
+
+  test(`${label}: a response no HTTP server made (a harness's) is timed, and counted as aborted when destroyed`, async () => {
+    const trace = nodebenchTrace({ exporter: 'none' })
+    const app = express()
+    app.use(trace)
+    app.get('/harness', function answer (req, res) { res.json({ ok: true }) })
+    app.get('/harness-abandoned', function abandon (req, res) { setImmediate(() => res.destroy()) })
+
+    function inject (path) {
+      const socket = new Duplex({ read () {}, write (chunk, encoding, callback) { callback() } })
+      const req = new http.IncomingMessage(socket)
+      Object.assign(req, { method: 'GET', url: path, headers: {} })
+      const res = new http.ServerResponse(req)
+      res.assignSocket(socket)
+      app.handle(req, res, (err) => assert.fail(`fell through: ${err}`))
+      return res
+    }
+
+    const answered = inject('/harness')
+    await new Promise((resolve) => answered.once('finish', resolve))
+    await eventually(() => operationOf(trace, '/harness')?.count === 1, 'the injected request in the breakdown')
+    assert.equal(operationOf(trace, '/harness').aborted, 0)
+    assert.equal(operationOf(trace, '/harness').format, 'json')
+
+    const abandoned = inject('/harness-abandoned')
+    await new Promise((resolve) => abandoned.once('close', resolve))
+    await eventually(() => operationOf(trace, '/harness-abandoned')?.aborted === 1, 'the destroyed response counted as aborted')
+  })
+}
