@@ -3,13 +3,19 @@
 // What nodebench's always-on path (the breakdown, no spans) costs in CPU instructions per request,
 // counted by valgrind's callgrind: repeatable to <1% on a shared machine, where requests/s moves by 10%.
 //
-//   node benchmarks/instructions.js [--low 400] [--high 2000] [--variants bare,nodebench-breakdown,...]
+//   node benchmarks/instructions.js [--low 400] [--high 4400] [--variants bare,nodebench-breakdown,...]
 //
 // fixed-requests.js serves <low> and then <high> requests under callgrind, for each variant (default: the
 // bare app and the app with nodebenchTrace({ exporter: 'none' }); also nodebench-0, nodebench-0.1 and
 // nodebench-1, exporting OTLP at that sampleRatio); (I(high) - I(low)) / (high - low) removes start-up and
 // leaves the instructions of one request, server and client together. Node runs with --single-threaded
-// so compilation and GC happen on the counted thread at repeatable moments. Takes 3-5 minutes.
+// so compilation and GC happen on the counted thread at repeatable moments. The default <high> of 4400
+// leaves most of start-up behind: with 2400, the bare app counted 1,677,000 instructions a request
+// against 1,374,000 with 4400, and nodebench's share moved by ±8,000 from run to run; with 4400, three
+// runs of the breakdown agreed within 600. V8 still compiles at 4400 (TurboFan is ~24% of the bare app's
+// count: it tiers functions up over the first ~20,000 requests, which valgrind runs ~50 times slower), so
+// compare variants with each other, not with a wall-clock share.
+// Takes ~4 minutes per variant.
 // Instructions are not time: cache misses and GC memory traffic weigh in overhead.js, not here.
 
 const { parseArgs } = require('node:util')
@@ -37,7 +43,7 @@ async function main () {
   const { values } = parseArgs({
     options: {
       low: { type: 'string', default: '400' },
-      high: { type: 'string', default: '2000' },
+      high: { type: 'string', default: '4400' },
       variants: { type: 'string', default: 'bare,nodebench-breakdown' }
     }
   })
