@@ -20,11 +20,12 @@
 
 const { parseArgs } = require('node:util')
 const path = require('node:path')
-const { execFile, execFileSync } = require('node:child_process')
+const { execFile } = require('node:child_process')
+const { ensureValgrind } = require('@nodebench/services')
 
-function countInstructions (variant, requests) {
+function countInstructions (valgrind, variant, requests) {
   return new Promise((resolve, reject) => {
-    execFile('valgrind', [
+    execFile(valgrind, [
       '--tool=callgrind', '--callgrind-out-file=/dev/null', '--cache-sim=no', '--branch-sim=no',
       '--smc-check=all-non-file', process.execPath, '--single-threaded',
       path.join(__dirname, 'fixed-requests.js'), variant, String(requests)
@@ -57,15 +58,12 @@ async function main () {
   if (unknown.length > 0 || !variants.includes('bare')) {
     throw new TypeError(`--variants must list bare and any of ${VARIANTS.slice(1).join(', ')}; received ${values.variants}`)
   }
-  try {
-    execFileSync('valgrind', ['--version'], { stdio: 'ignore' })
-  } catch {
-    throw new Error('valgrind is not installed (Debian: apt-get install -y valgrind)')
-  }
+  // VALGRIND_PATH, /usr/bin/valgrind, or Debian's package installed once with apt-get (as root).
+  const valgrind = await ensureValgrind()
   const perRequest = {}
   for (const variant of variants) {
     process.stderr.write(`instructions: ${variant}, ${low} and ${high} requests under callgrind...\n`)
-    const [atLow, atHigh] = [await countInstructions(variant, low), await countInstructions(variant, high)]
+    const [atLow, atHigh] = [await countInstructions(valgrind, variant, low), await countInstructions(valgrind, variant, high)]
     perRequest[variant] = (atHigh - atLow) / (high - low)
   }
   const bare = perRequest.bare
@@ -81,6 +79,6 @@ async function main () {
 }
 
 main().catch((err) => {
-  process.stderr.write(`instructions: ${err.message}\n`)
+  process.stderr.write(`instructions: ${err.code ? `[${err.code}] ` : ''}${err.message}\n`)
   process.exitCode = 1
 })

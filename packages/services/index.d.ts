@@ -176,6 +176,13 @@ export interface EnsureChromiumOptions {
  */
 export declare function ensureChromium (options?: EnsureChromiumOptions): Promise<string>
 
+/**
+ * The path of a valgrind executable (for the instruction-count benchmark): VALGRIND_PATH, else
+ * /usr/bin/valgrind, else Debian's valgrind package installed with apt-get (as root). Throws
+ * NB_ERR_VALGRIND_MISSING otherwise. Options as ensureChromium's (`candidates` default ['/usr/bin/valgrind']).
+ */
+export declare function ensureValgrind (options?: EnsureChromiumOptions): Promise<string>
+
 /** NODEBENCH_CACHE_DIR, else $XDG_CACHE_HOME/nodebench, else ~/.cache/nodebench. */
 export declare function userCacheDir (env?: NodeJS.ProcessEnv): string
 
@@ -188,6 +195,7 @@ export type ErrorCode =
   | 'NB_ERR_SERVICE_UNKNOWN'
   | 'NB_ERR_SERVICE_NOT_ANSWERING'
   | 'NB_ERR_CHROMIUM_MISSING'
+  | 'NB_ERR_VALGRIND_MISSING'
 
 export declare const errorCodes: Readonly<{ [code in ErrorCode]: code }>
 

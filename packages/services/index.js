@@ -7,6 +7,7 @@ const { readState: readServiceState, writeState: writeServiceState } = require('
 const { userCacheDir, PROJECT_CACHE_DIR } = require('./lib/cache-dirs')
 const { freeLoopbackPort, terminate } = require('./lib/processes')
 const { ensureChromium } = require('./lib/chromium')
+const { ensureValgrind } = require('./lib/valgrind')
 const { codes, NodebenchError } = require('./lib/errors')
 
 module.exports = {
@@ -27,6 +28,7 @@ module.exports = {
   freeLoopbackPort,
   terminate,
   ensureChromium,
+  ensureValgrind,
   errorCodes: codes,
   NodebenchError
 }

@@ -14,7 +14,8 @@ const codes = Object.freeze({
   NB_ERR_LOCK_TIMEOUT: 'NB_ERR_LOCK_TIMEOUT',
   NB_ERR_SERVICE_UNKNOWN: 'NB_ERR_SERVICE_UNKNOWN',
   NB_ERR_SERVICE_NOT_ANSWERING: 'NB_ERR_SERVICE_NOT_ANSWERING',
-  NB_ERR_CHROMIUM_MISSING: 'NB_ERR_CHROMIUM_MISSING'
+  NB_ERR_CHROMIUM_MISSING: 'NB_ERR_CHROMIUM_MISSING',
+  NB_ERR_VALGRIND_MISSING: 'NB_ERR_VALGRIND_MISSING'
 })
 
 class NodebenchError extends Error {
@@ -87,6 +88,15 @@ function chromiumMissing (reason, output) {
     'or set CHROMIUM_PATH to a Chromium or Chrome executable')
 }
 
+/** `reason`: why no valgrind was found; `output`: apt-get's, when an installation failed. */
+function valgrindMissing (reason, output) {
+  const tail = output ? lastLines(output) : ''
+  return new NodebenchError(codes.NB_ERR_VALGRIND_MISSING,
+    `the instruction-count benchmark needs valgrind, but ${reason}` + (tail ? `; the last lines of apt-get's output:\n${tail}\n` : '. ') +
+    'Install Debian\'s package as root (`apt-get update && apt-get install -y --no-install-recommends valgrind`), ' +
+    'or set VALGRIND_PATH to a valgrind executable')
+}
+
 /** The alternatives to building FerretDB, for NB_ERR_GO_MISSING. */
 const DATABASE_ALTERNATIVES = Object.freeze([
   'set MONGODB_URI to a running MongoDB (for example MONGODB_URI=mongodb://127.0.0.1:27017/), or',
@@ -105,5 +115,6 @@ module.exports = {
   serviceUnknown,
   serviceNotAnswering,
   chromiumMissing,
+  valgrindMissing,
   DATABASE_ALTERNATIVES
 }

@@ -24,7 +24,9 @@ const CASES = [
   [errors.serviceNotAnswering({ name: 'db', pid: 7, uri: 'mongodb://127.0.0.1:1/' }), 'NB_ERR_SERVICE_NOT_ANSWERING',
     /^service "db" is registered as running \(pid 7, mongodb:\/\/127\.0\.0\.1:1\/\) but does not answer; .*`nodebench services stop db`$/],
   [errors.chromiumMissing('none of /usr/bin/chromium exists and this process is not root'), 'NB_ERR_CHROMIUM_MISSING',
-    /^the report's browser check needs Chromium, but none of \/usr\/bin\/chromium exists and this process is not root\. Install Debian's package as root \(`apt-get update && apt-get install -y --no-install-recommends chromium`\), or set CHROMIUM_PATH to a Chromium or Chrome executable$/]
+    /^the report's browser check needs Chromium, but none of \/usr\/bin\/chromium exists and this process is not root\. Install Debian's package as root \(`apt-get update && apt-get install -y --no-install-recommends chromium`\), or set CHROMIUM_PATH to a Chromium or Chrome executable$/],
+  [errors.valgrindMissing('none of /usr/bin/valgrind exists and apt-get is not on PATH'), 'NB_ERR_VALGRIND_MISSING',
+    /^the instruction-count benchmark needs valgrind, but none of \/usr\/bin\/valgrind exists and apt-get is not on PATH\. Install Debian's package as root \(`apt-get update && apt-get install -y --no-install-recommends valgrind`\), or set VALGRIND_PATH to a valgrind executable$/]
 ]
 
 for (const [err, code, message] of CASES) {
