@@ -79,22 +79,26 @@ function serviceNotAnswering (state) {
     `expected it to answer before starting another. Stop it with \`nodebench services stop ${state.name}\``)
 }
 
-/** `reason`: why no Chromium was found; `output`: apt-get's, when an installation failed. */
-function chromiumMissing (reason, output) {
+/**
+ * An executable from a Debian package that could not be had: `reason` says why, `output` is apt-get's when
+ * an installation failed. Chromium's and valgrind's errors differ only in what needs it and what to set.
+ */
+function debianExecutableMissing (code, needs, packageName, envVar, instead, reason, output) {
   const tail = output ? lastLines(output) : ''
-  return new NodebenchError(codes.NB_ERR_CHROMIUM_MISSING,
-    `the report's browser check needs Chromium, but ${reason}` + (tail ? `; the last lines of apt-get's output:\n${tail}\n` : '. ') +
-    'Install Debian\'s package as root (`apt-get update && apt-get install -y --no-install-recommends chromium`), ' +
-    'or set CHROMIUM_PATH to a Chromium or Chrome executable')
+  return new NodebenchError(code,
+    `${needs}, but ${reason}` + (tail ? `; the last lines of apt-get's output:\n${tail}\n` : '. ') +
+    `Install Debian's package as root (\`apt-get update && apt-get install -y --no-install-recommends ${packageName}\`), ` +
+    `or set ${envVar} to ${instead}`)
 }
 
-/** `reason`: why no valgrind was found; `output`: apt-get's, when an installation failed. */
+function chromiumMissing (reason, output) {
+  return debianExecutableMissing(codes.NB_ERR_CHROMIUM_MISSING, "the report's browser check needs Chromium", 'chromium',
+    'CHROMIUM_PATH', 'a Chromium or Chrome executable', reason, output)
+}
+
 function valgrindMissing (reason, output) {
-  const tail = output ? lastLines(output) : ''
-  return new NodebenchError(codes.NB_ERR_VALGRIND_MISSING,
-    `the instruction-count benchmark needs valgrind, but ${reason}` + (tail ? `; the last lines of apt-get's output:\n${tail}\n` : '. ') +
-    'Install Debian\'s package as root (`apt-get update && apt-get install -y --no-install-recommends valgrind`), ' +
-    'or set VALGRIND_PATH to a valgrind executable')
+  return debianExecutableMissing(codes.NB_ERR_VALGRIND_MISSING, 'the instruction-count benchmark needs valgrind', 'valgrind',
+    'VALGRIND_PATH', 'a valgrind executable', reason, output)
 }
 
 /** The alternatives to building FerretDB, for NB_ERR_GO_MISSING. */
