@@ -9,13 +9,17 @@
 // spans reached the OTLP sink.
 //
 //   node benchmarks/overhead.js [--rounds 3] [--duration 10] [--connections 50] [--warmup 2]
-//                               [--sink otlp|none] [--variants a,b] [--cpu-prof-dir dir] [--json]
+//                               [--sink otlp|none] [--variants a,b] [--cpu-prof-dir dir] [--paired] [--json]
+//
+// --paired runs each variant at the same time as a bare app instead, each app driven by its own
+// autocannon process, and compares their CPU time per request: a drift of the machine then hits both
+// sides of a comparison at once (see "Paired runs" in benchmarks/README.md).
 //
 // Progress goes to stderr, so `--json` leaves stdout to the results. Exits 0 whether or not the targets
 // are met (it is a report); non-zero when a run fails (an app that does not start, non-2xx responses,
 // autocannon errors).
 
-const { spawn, execFileSync } = require('node:child_process')
+const { spawn, execFile, execFileSync } = require('node:child_process')
 const fs = require('node:fs')
 const net = require('node:net')
 const os = require('node:os')
@@ -32,6 +36,9 @@ const START_TIMEOUT_MS = 20000
 const STOP_GRACE_MS = 5000
 const LISTENING_LINE = /^listening on (http:\/\/\S+)$/
 const STOPPED_LINE = /^stopped (\{.*\})$/
+const AUTOCANNON_CLI = require.resolve('autocannon/autocannon.js')
+// --paired: every other variant runs at the same time as this one.
+const PAIR_BASELINE = 'bare'
 
 const TARGETS = Object.freeze([
   Object.freeze({ label: 'sampleRatio 0.1 vs bare', variant: 'nodebench-0.1', baseline: 'bare', min: 0.95 }),
@@ -47,6 +54,7 @@ const USAGE = `Usage: node benchmarks/overhead.js [options]
   --sink <otlp|none>    'otlp': a local OTLP/HTTP sink receives the spans; 'none': a closed port (default otlp)
   --variants <list>     comma-separated subset of ${VARIANTS.join(', ')} (default ${DEFAULT_VARIANTS.join(',')})
   --cpu-prof-dir <dir>  run each app with --cpu-prof and write its profile to <dir>
+  --paired              run each variant at the same time as a bare app and compare CPU time per request
   --json                print the results as JSON on stdout
   -h, --help            show this help`
 
@@ -70,6 +78,7 @@ function parseArguments (argv) {
       sink: { type: 'string', default: 'otlp' },
       variants: { type: 'string', default: DEFAULT_VARIANTS.join(',') },
       'cpu-prof-dir': { type: 'string' },
+      paired: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false }
     },
@@ -85,6 +94,9 @@ function parseArguments (argv) {
     }
   }
   if (variants.length === 0) throw new TypeError('--variants must name at least one variant')
+  if (values.paired && (!variants.includes(PAIR_BASELINE) || variants.length < 2)) {
+    throw new TypeError(`--paired compares each variant with ${PAIR_BASELINE} run beside it: --variants must include ${PAIR_BASELINE} and at least one other; received ${JSON.stringify(values.variants)}`)
+  }
   return {
     rounds: positiveInteger('rounds', values.rounds),
     durationSeconds: positiveInteger('duration', values.duration),
@@ -93,6 +105,7 @@ function parseArguments (argv) {
     sink: values.sink,
     variants,
     cpuProfDir: values['cpu-prof-dir'] === undefined ? null : path.resolve(values['cpu-prof-dir']),
+    paired: values.paired,
     json: values.json,
     help: values.help
   }
@@ -237,8 +250,8 @@ function appEnvironment (endpoint) {
   return env
 }
 
-async function loadTest (url, connections, durationSeconds) {
-  const result = await autocannon({ url: url + ROUTE_PATH, connections, duration: durationSeconds })
+/** Throws when autocannon saw anything but whole 2xx responses. */
+function checkLoadResult (url, result) {
   const problems = []
   if (result.errors > 0) problems.push(`${result.errors} errors`)
   if (result.timeouts > 0) problems.push(`${result.timeouts} timeouts`)
@@ -248,34 +261,54 @@ async function loadTest (url, connections, durationSeconds) {
   return result
 }
 
-/** One measured run of one variant in a fresh app process. */
-async function measureRun (variant, round, options, context) {
-  const { log, endpoint, sinkUrl } = context
+async function loadTest (url, connections, durationSeconds) {
+  return checkLoadResult(url, await autocannon({ url: url + ROUTE_PATH, connections, duration: durationSeconds }))
+}
+
+/**
+ * autocannon in a process of its own (its CLI, JSON on stdout): two apps measured at the same time each get
+ * a load generator, rather than sharing one event loop that either could starve.
+ */
+function loadTestInChild (url, connections, durationSeconds) {
+  return new Promise((resolve, reject) => {
+    const args = [AUTOCANNON_CLI, '--connections', String(connections), '--duration', String(durationSeconds), '--json', '--no-progress', url + ROUTE_PATH]
+    execFile(process.execPath, args, { timeout: (durationSeconds + 30) * 1000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`autocannon against ${url} failed: ${err.message}\n${stderr}`))
+      let result
+      try {
+        result = JSON.parse(stdout)
+      } catch {
+        return reject(new Error(`autocannon against ${url} printed no JSON result: ${stdout.slice(0, 200)}`))
+      }
+      try {
+        resolve(checkLoadResult(url, result))
+      } catch (problem) {
+        reject(problem)
+      }
+    })
+  })
+}
+
+/** A fresh app process of `variant`; `tag` names its CPU profile. */
+function startApp (variant, tag, options, context) {
   const execArgv = options.cpuProfDir === null
     ? []
-    : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${variant}-round${round}.cpuprofile`]
-  const sinkBefore = sinkUrl !== null ? await sinkStats(sinkUrl) : null
-  const app = spawnServer(APP_SCRIPT, ['--variant', variant, '--port', '0'], {
-    env: appEnvironment(endpoint),
+    : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${variant}-${tag}.cpuprofile`]
+  return spawnServer(APP_SCRIPT, ['--variant', variant, '--port', '0'], {
+    env: appEnvironment(context.endpoint),
     execArgv,
     name: `app ${variant}`,
-    log
+    log: context.log
   })
-  let result
-  let cpuMicrosPerRequest
-  let stop
-  try {
-    const url = await app.listening
-    if (options.warmupSeconds > 0) await loadTest(url, options.connections, options.warmupSeconds)
-    const cpuBefore = processCpuSeconds(app.child.pid)
-    result = await loadTest(url, options.connections, options.durationSeconds)
-    const cpuAfter = processCpuSeconds(app.child.pid)
-    cpuMicrosPerRequest = cpuBefore !== null && cpuAfter !== null ? (cpuAfter - cpuBefore) * 1e6 / result.requests.total : null
-  } finally {
-    stop = await stopServer(app, log)
-  }
+}
+
+function cpuMicrosPerRequest (cpuBefore, cpuAfter, result) {
+  return cpuBefore !== null && cpuAfter !== null ? (cpuAfter - cpuBefore) * 1e6 / result.requests.total : null
+}
+
+/** What one app's measured run produced; `sink` is the sink's counters before and after, or null. */
+function runRecord (variant, round, app, stop, result, cpuMicros, sink) {
   if (stop.code !== 0 && !stop.killed) throw new Error(`app ${variant} exited with code ${stop.code} (signal ${stop.signal})`)
-  const sinkAfter = sinkUrl !== null ? await sinkStats(sinkUrl) : null
   return {
     variant,
     round,
@@ -283,15 +316,65 @@ async function measureRun (variant, round, options, context) {
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
     totalRequests: result.requests.total,
-    cpuMicrosPerRequest,
-    otlpExports: sinkBefore !== null ? sinkAfter.requests - sinkBefore.requests : null,
-    otlpBytes: sinkBefore !== null ? sinkAfter.bytes - sinkBefore.bytes : null,
-    spansExported: sinkBefore !== null ? sinkAfter.spans - sinkBefore.spans : null,
-    otlpUndecodable: sinkBefore !== null ? sinkAfter.undecodable - sinkBefore.undecodable : null,
+    cpuMicrosPerRequest: cpuMicros,
+    otlpExports: sink !== null ? sink.after.requests - sink.before.requests : null,
+    otlpBytes: sink !== null ? sink.after.bytes - sink.before.bytes : null,
+    spansExported: sink !== null ? sink.after.spans - sink.before.spans : null,
+    otlpUndecodable: sink !== null ? sink.after.undecodable - sink.before.undecodable : null,
     requestsServed: app.stopped !== null ? app.stopped.requestsServed : null,
     droppedSpans: app.stopped !== null && app.stopped.droppedSpans !== undefined ? app.stopped.droppedSpans : null,
     flush: app.stopped !== null ? app.stopped.flush : (stop.killed ? 'killed' : null)
   }
+}
+
+/** One measured run of one variant in a fresh app process. */
+async function measureRun (variant, round, options, context) {
+  const { log, sinkUrl } = context
+  const sinkBefore = sinkUrl !== null ? await sinkStats(sinkUrl) : null
+  const app = startApp(variant, `round${round}`, options, context)
+  let result
+  let cpuMicros
+  let stop
+  try {
+    const url = await app.listening
+    if (options.warmupSeconds > 0) await loadTest(url, options.connections, options.warmupSeconds)
+    const cpuBefore = processCpuSeconds(app.child.pid)
+    result = await loadTest(url, options.connections, options.durationSeconds)
+    cpuMicros = cpuMicrosPerRequest(cpuBefore, processCpuSeconds(app.child.pid), result)
+  } finally {
+    stop = await stopServer(app, log)
+  }
+  const sink = sinkBefore !== null ? { before: sinkBefore, after: await sinkStats(sinkUrl) } : null
+  return runRecord(variant, round, app, stop, result, cpuMicros, sink)
+}
+
+/**
+ * --paired: `variant` and a bare app started, warmed up and measured at the same time, each with its own
+ * autocannon process; both are stopped whatever happens. Returns [bare's run, the variant's run], each
+ * marked with the pair it belongs to. The sink's counters go to the variant (the bare app exports nothing).
+ */
+async function measurePair (variant, round, options, context) {
+  const { log, sinkUrl } = context
+  const sinkBefore = sinkUrl !== null ? await sinkStats(sinkUrl) : null
+  const variants = [PAIR_BASELINE, variant]
+  const apps = variants.map((name) => startApp(name, `round${round}-paired-${variant}`, options, context))
+  let results
+  let cpuMicros
+  let stops
+  try {
+    const urls = await Promise.all(apps.map((app) => app.listening))
+    if (options.warmupSeconds > 0) await Promise.all(urls.map((url) => loadTestInChild(url, options.connections, options.warmupSeconds)))
+    const cpuBefore = apps.map((app) => processCpuSeconds(app.child.pid))
+    results = await Promise.all(urls.map((url) => loadTestInChild(url, options.connections, options.durationSeconds)))
+    cpuMicros = apps.map((app, i) => cpuMicrosPerRequest(cpuBefore[i], processCpuSeconds(app.child.pid), results[i]))
+  } finally {
+    stops = await Promise.all(apps.map((app) => stopServer(app, log)))
+  }
+  const sink = sinkBefore !== null ? { before: sinkBefore, after: await sinkStats(sinkUrl) } : null
+  return variants.map((name, i) => ({
+    ...runRecord(name, round, apps[i], stops[i], results[i], cpuMicros[i], i === 1 ? sink : null),
+    pairedWith: variant
+  }))
 }
 
 /** Spans the sink received per request the app served (warm-up included; both are counted over its whole life). */
@@ -322,10 +405,39 @@ function roundRatios (runs, variant, baseline) {
 }
 
 /**
- * Per variant: medians over the rounds, and the ratio of its median requests/s to bare's; per target, that
- * ratio (the verdict) and the range of the round-by-round ratios.
+ * --paired: per round, the bare app's CPU time per request over the variant's, both measured at the same
+ * time: the share of bare's throughput the variant keeps when CPU is what limits both. By round number.
  */
-function summarize (runs, variants) {
+function pairedCpuRatios (runs, variant) {
+  const ratios = new Map()
+  for (const run of runs) {
+    if (run.variant !== variant || run.pairedWith !== variant || !run.cpuMicrosPerRequest) continue
+    const bare = runs.find((other) => other.variant === PAIR_BASELINE && other.pairedWith === variant && other.round === run.round)
+    if (bare !== undefined && bare.cpuMicrosPerRequest) ratios.set(run.round, bare.cpuMicrosPerRequest / run.cpuMicrosPerRequest)
+  }
+  return ratios
+}
+
+/**
+ * --paired: a target's ratio round by round. Against bare it is the paired ratio itself; against another
+ * variant (nodebench-1 against the official instrumentation) it is the quotient of the two paired ratios
+ * of the same round, each measured against the bare app that ran beside it.
+ */
+function pairedTargetRatios (runs, variant, baseline) {
+  const own = pairedCpuRatios(runs, variant)
+  if (baseline === PAIR_BASELINE) return [...own.values()].sort((a, b) => a - b)
+  const base = pairedCpuRatios(runs, baseline)
+  const ratios = []
+  for (const [round, ratio] of own) if (base.has(round)) ratios.push(ratio / base.get(round))
+  return ratios.sort((a, b) => a - b)
+}
+
+/**
+ * Per variant: medians over the rounds, and its ratio to bare; per target, the verdict and the range of
+ * the round-by-round ratios. Interleaved runs: the ratio of median requests/s. Paired runs (`paired`):
+ * the median of the paired CPU-per-request ratios.
+ */
+function summarize (runs, variants, { paired = false } = {}) {
   const byVariant = {}
   for (const variant of variants) {
     const own = runs.filter((run) => run.variant === variant)
@@ -344,16 +456,25 @@ function summarize (runs, variants) {
   }
   const bare = byVariant.bare
   if (bare !== undefined) {
-    for (const variant of variants) byVariant[variant].ratioToBare = byVariant[variant].requestsPerSec / bare.requestsPerSec
+    for (const variant of variants) {
+      byVariant[variant].ratioToBare = !paired
+        ? byVariant[variant].requestsPerSec / bare.requestsPerSec
+        : variant === PAIR_BASELINE ? 1 : median([...pairedCpuRatios(runs, variant).values()])
+    }
   }
   const targets = TARGETS.map((target) => {
     const measured = byVariant[target.variant]
     const baseline = byVariant[target.baseline]
     if (measured === undefined || baseline === undefined) return { ...target, ratio: null, pass: null, roundRatios: [] }
+    if (paired) {
+      const ratios = pairedTargetRatios(runs, target.variant, target.baseline)
+      const ratio = median(ratios)
+      return { ...target, ratio, pass: ratio === null ? null : ratio >= target.min, roundRatios: ratios }
+    }
     const ratio = measured.requestsPerSec / baseline.requestsPerSec
     return { ...target, ratio, pass: ratio >= target.min, roundRatios: roundRatios(runs, target.variant, target.baseline) }
   })
-  return { variants: variants.map((variant) => byVariant[variant]), targets }
+  return { paired, variants: variants.map((variant) => byVariant[variant]), targets }
 }
 
 function formatNumber (value, digits) {
@@ -362,7 +483,7 @@ function formatNumber (value, digits) {
 
 function renderTable (summary) {
   const table = new Table({
-    head: ['variant', 'req/s', 'p50 ms', 'p99 ms', 'ratio to bare', 'app CPU µs/req', 'spans exported/req', 'OTLP MB/run'],
+    head: ['variant', 'req/s', 'p50 ms', 'p99 ms', summary.paired ? 'ratio to bare (paired CPU)' : 'ratio to bare', 'app CPU µs/req', 'spans exported/req', 'OTLP MB/run'],
     colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     style: { head: [], border: [] }
   })
@@ -386,7 +507,8 @@ function renderTargets (summary) {
     if (target.ratio === null) return `${target.label}: not measured (needs ${target.variant} and ${target.baseline})`
     const rounds = target.roundRatios
     const spread = rounds.length > 1 ? `; round by round ${rounds[0].toFixed(2)} to ${rounds[rounds.length - 1].toFixed(2)}` : ''
-    return `${target.label}: ${target.ratio.toFixed(2)} (target >= ${target.min}${spread}) ${target.pass ? 'PASS' : 'FAIL'}`
+    const measure = summary.paired ? ', paired CPU per request' : ''
+    return `${target.label}: ${target.ratio.toFixed(2)} (target >= ${target.min}${measure}${spread}) ${target.pass ? 'PASS' : 'FAIL'}`
   }).join('\n')
 }
 
@@ -406,7 +528,8 @@ function environment () {
 /** Runs the whole benchmark; resolves with { options, environment, runs, summary }. */
 async function start (options, log = (line) => process.stderr.write(line + '\n')) {
   const env = environment()
-  log(`node ${env.node}, ${env.cpu} x ${env.cores}; ${options.rounds} round(s) of ${options.variants.join(', ')}; ` +
+  log(`node ${env.node}, ${env.cpu} x ${env.cores}; ${options.rounds} round(s) of ${options.variants.join(', ')}` +
+    `${options.paired ? `, each beside a ${PAIR_BASELINE} app` : ''}; ` +
     `${options.warmupSeconds} s warm-up + ${options.durationSeconds} s, ${options.connections} connections; sink ${options.sink}; ` +
     `load average ${env.loadAverage1m.toFixed(2)}`)
   let sink = null
@@ -422,16 +545,19 @@ async function start (options, log = (line) => process.stderr.write(line + '\n')
       endpoint = await closedPortUrl()
     }
     log(`OTLP endpoint: ${endpoint}${sink === null ? ' (closed port)' : ''}`)
+    const context = { log, endpoint, sinkUrl }
+    const measured = options.paired ? options.variants.filter((variant) => variant !== PAIR_BASELINE) : options.variants
     for (let round = 1; round <= options.rounds; round++) {
-      for (const variant of roundOrder(options.variants, round)) {
-        const run = await measureRun(variant, round, options, { log, endpoint, sinkUrl })
-        runs.push(run)
-        if (run.otlpUndecodable > 0) log(`  warning: the sink could not count the spans of ${run.otlpUndecodable} export(s)`)
-        log(`[round ${round}/${options.rounds}] ${variant.padEnd(13)} ${run.requestsPerSec.toFixed(0).padStart(6)} req/s  ` +
-          `p50 ${run.latencyP50Ms} ms  p99 ${run.latencyP99Ms} ms` +
-          (run.cpuMicrosPerRequest !== null ? `  CPU ${run.cpuMicrosPerRequest.toFixed(0)} µs/req` : '') +
-          (run.otlpBytes !== null ? `  OTLP ${run.otlpExports} exports ${(run.otlpBytes / 1e6).toFixed(1)} MB ${run.spansExported} spans` : '') +
-          (run.droppedSpans ? `  dropped spans ${run.droppedSpans}` : ''))
+      for (const variant of roundOrder(measured, round)) {
+        const produced = options.paired ? await measurePair(variant, round, options, context) : [await measureRun(variant, round, options, context)]
+        for (const run of produced) {
+          runs.push(run)
+          logRun(run, options.rounds, log)
+        }
+        if (options.paired) {
+          const [bare, own] = produced
+          if (bare.cpuMicrosPerRequest && own.cpuMicrosPerRequest) log(`  paired CPU ratio ${(bare.cpuMicrosPerRequest / own.cpuMicrosPerRequest).toFixed(3)}`)
+        }
       }
     }
   } finally {
@@ -439,7 +565,17 @@ async function start (options, log = (line) => process.stderr.write(line + '\n')
   }
   env.loadAverage1mAtEnd = os.loadavg()[0]
   log(`load average at the end: ${env.loadAverage1mAtEnd.toFixed(2)}`)
-  return { options, environment: env, runs, summary: summarize(runs, options.variants) }
+  return { options, environment: env, runs, summary: summarize(runs, options.variants, { paired: options.paired }) }
+}
+
+function logRun (run, rounds, log) {
+  if (run.otlpUndecodable > 0) log(`  warning: the sink could not count the spans of ${run.otlpUndecodable} export(s)`)
+  log(`[round ${run.round}/${rounds}] ${run.variant.padEnd(13)} ${run.requestsPerSec.toFixed(0).padStart(6)} req/s  ` +
+    `p50 ${run.latencyP50Ms} ms  p99 ${run.latencyP99Ms} ms` +
+    (run.cpuMicrosPerRequest !== null ? `  CPU ${run.cpuMicrosPerRequest.toFixed(0)} µs/req` : '') +
+    (run.otlpBytes !== null ? `  OTLP ${run.otlpExports} exports ${(run.otlpBytes / 1e6).toFixed(1)} MB ${run.spansExported} spans` : '') +
+    (run.droppedSpans ? `  dropped spans ${run.droppedSpans}` : '') +
+    (run.pairedWith !== undefined && run.variant === PAIR_BASELINE ? `  (beside ${run.pairedWith})` : ''))
 }
 
 async function main () {
@@ -472,4 +608,4 @@ if (require.main === module) {
   })
 }
 
-module.exports = { parseArguments, start, summarize, renderTable, renderTargets, median, roundOrder, roundRatios, TARGETS }
+module.exports = { parseArguments, start, summarize, renderTable, renderTargets, median, roundOrder, roundRatios, pairedTargetRatios, TARGETS }

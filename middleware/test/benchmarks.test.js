@@ -63,3 +63,38 @@ test('overhead.js reports the verdict from the medians and the round-by-round ra
   const line = renderTargets(summary).split('\n').find((l) => l.startsWith('sampleRatio 0.1'))
   assert.equal(line, 'sampleRatio 0.1 vs bare: 0.95 (target >= 0.95; round by round 0.90 to 0.95) PASS')
 })
+
+test('overhead.js --paired runs each variant beside a bare app and judges by their CPU time per request', { timeout: 120_000 }, async () => {
+  const report = JSON.parse(await runScript('overhead.js', ['--paired', '--rounds', '1', '--duration', '1', '--warmup', '0', '--variants', 'bare,nodebench-breakdown', '--json']))
+  assert.deepEqual(report.runs.map((run) => [run.variant, run.pairedWith]), [['bare', 'nodebench-breakdown'], ['nodebench-breakdown', 'nodebench-breakdown']])
+  for (const run of report.runs) assert.ok(run.totalRequests > 0 && run.cpuMicrosPerRequest > 0, `${run.variant} served and was timed`)
+  const [bare, traced] = report.runs
+  const row = report.summary.variants.find((variant) => variant.variant === 'nodebench-breakdown')
+  assert.equal(row.ratioToBare, bare.cpuMicrosPerRequest / traced.cpuMicrosPerRequest)
+})
+
+test('overhead.js --paired: a target against bare is the paired ratio; against another variant, the quotient of the same round\'s', () => {
+  const { summarize, renderTargets, parseArguments } = require('../benchmarks/overhead.js')
+  const run = (variant, round, pairedWith, cpuMicrosPerRequest) => ({
+    variant, round, pairedWith, cpuMicrosPerRequest, requestsPerSec: 1e6 / cpuMicrosPerRequest, latencyP50Ms: 5, latencyP99Ms: 9, otlpBytes: null, spansExported: null, requestsServed: null
+  })
+  const runs = [
+    run('bare', 1, 'nodebench-0.1', 200), run('nodebench-0.1', 1, 'nodebench-0.1', 220),
+    run('bare', 1, 'nodebench-1', 180), run('nodebench-1', 1, 'nodebench-1', 240),
+    run('bare', 1, 'otel-official', 210), run('otel-official', 1, 'otel-official', 630),
+    run('bare', 2, 'nodebench-0.1', 300), run('nodebench-0.1', 2, 'nodebench-0.1', 310),
+    run('bare', 2, 'nodebench-1', 160), run('nodebench-1', 2, 'nodebench-1', 200),
+    run('bare', 2, 'otel-official', 150), run('otel-official', 2, 'otel-official', 600)
+  ]
+  const summary = summarize(runs, ['bare', 'nodebench-0.1', 'nodebench-1', 'otel-official'], { paired: true })
+  const [low, high] = [200 / 220, 300 / 310]
+  assert.equal(summary.variants.find((v) => v.variant === 'nodebench-0.1').ratioToBare, (low + high) / 2)
+  const [sampled, full] = summary.targets
+  assert.deepEqual(sampled.roundRatios, [low, high])
+  assert.equal(sampled.pass, false)
+  // nodebench-1 keeps 180/240 of bare's throughput and the official way 210/630 in round 1: 2.25 times as much.
+  assert.deepEqual(full.roundRatios, [(180 / 240) / (210 / 630), (160 / 200) / (150 / 600)].sort((a, b) => a - b))
+  assert.equal(full.pass, true)
+  assert.match(renderTargets(summary), /^sampleRatio 0\.1 vs bare: 0\.94 \(target >= 0\.95, paired CPU per request; round by round 0\.91 to 0\.97\) FAIL$/m)
+  assert.throws(() => parseArguments(['--paired', '--variants', 'nodebench-1,otel-official']), /--paired .* must include bare/)
+})
