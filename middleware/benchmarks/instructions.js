@@ -23,13 +23,19 @@ const path = require('node:path')
 const { execFile } = require('node:child_process')
 const { ensureValgrind } = require('@nodebench/services')
 
+// Under valgrind a request takes ~20 ms here, and starting the app ~30 s: a run is given 10 minutes, or
+// 60 ms a request when that is longer (16,400 requests took ~5 minutes).
+function runTimeoutMs (requests) {
+  return Math.max(600_000, requests * 60)
+}
+
 function countInstructions (valgrind, variant, requests) {
   return new Promise((resolve, reject) => {
     execFile(valgrind, [
       '--tool=callgrind', '--callgrind-out-file=/dev/null', '--cache-sim=no', '--branch-sim=no',
       '--smc-check=all-non-file', process.execPath, '--single-threaded',
       path.join(__dirname, 'fixed-requests.js'), variant, String(requests)
-    ], { timeout: 600_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    ], { timeout: runTimeoutMs(requests), maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`valgrind ${variant} ${requests}: ${err.message}\n${stderr.slice(-2000)}`))
       const collected = /Collected : (\d+)/.exec(stderr)
       if (!collected) return reject(new Error(`valgrind printed no instruction count:\n${stderr.slice(-2000)}`))
