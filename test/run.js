@@ -2,11 +2,13 @@
 
 // `npm test`: every *.test.js / *.test.mjs of the workspaces, one file at a time (the tests start real
 // servers and the OpenTelemetry SDK, which is process-global). Node 20's `--test` does not expand globs
-// and, given a directory, would also run helpers and fixtures; so the files are listed here.
+// and, given a directory, would also run helpers and fixtures; so the files are listed here. First, what
+// the tests run besides npm packages is built or installed (prepare.js), outside any test's time limit.
 
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
+const { prepareTestDependencies } = require('./prepare')
 
 const root = path.join(__dirname, '..')
 const TEST_DIRS = ['test', 'middleware/test', 'collector/test', 'packages', 'examples']
@@ -32,5 +34,16 @@ if (files.length === 0) {
   console.error('nodebench tests: no test files found')
   process.exit(1)
 }
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...files], { cwd: root, stdio: 'inherit' })
-process.exit(result.status === null ? 1 : result.status)
+
+async function main () {
+  try {
+    await prepareTestDependencies()
+  } catch (err) {
+    console.error(`nodebench tests: ${err.step} is not available, so the tests that need it cannot run:\n${err.message}`)
+    process.exit(1)
+  }
+  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...files], { cwd: root, stdio: 'inherit' })
+  process.exit(result.status === null ? 1 : result.status)
+}
+
+main()

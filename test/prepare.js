@@ -1,0 +1,40 @@
+'use strict'
+
+// What the tests run besides npm packages, made ready before the first test starts: the embedded database
+// and Jaeger (built from the Go module proxy, minutes the first time) and Chromium (Debian's package,
+// installed with apt-get as root). The tests would fetch each on first use too, but inside a test's time
+// limit, which a first build or installation on a fresh machine exceeds. Each step is cached (the project
+// and per-user caches, apt), so later runs only check that the files are there.
+
+const { ferretdbBinary, ensureChromium } = require('@nodebench/services')
+const { jaegerBinary } = require('@nodebench/collector')
+
+const STEPS = Object.freeze([
+  { what: 'the embedded database (FerretDB)', ready: (onProgress) => ferretdbBinary({ onProgress }) },
+  { what: 'Jaeger', ready: (onProgress) => jaegerBinary({ onProgress }) },
+  { what: 'Chromium (the report\'s browser check)', ready: (onProgress) => ensureChromium({ onProgress }) }
+])
+
+function writeToStderr (message) {
+  process.stderr.write(message + '\n')
+}
+
+/**
+ * Resolves when every step is ready; rejects with the first step's error, its `step` property naming it,
+ * without running the steps after it.
+ * @param {object} [options]
+ * @param {(message: string) => void} [options.onProgress] progress lines, default stderr
+ * @param {{ what: string, ready: (onProgress: Function) => Promise<unknown> }[]} [options.steps] for tests
+ */
+async function prepareTestDependencies ({ onProgress = writeToStderr, steps = STEPS } = {}) {
+  for (const step of steps) {
+    try {
+      await step.ready(onProgress)
+    } catch (err) {
+      err.step = step.what
+      throw err
+    }
+  }
+}
+
+module.exports = { prepareTestDependencies, STEPS }
