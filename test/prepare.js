@@ -15,18 +15,14 @@ const STEPS = Object.freeze([
   { what: 'Chromium (the report\'s browser check)', ready: (onProgress) => ensureChromium({ onProgress }) }
 ])
 
-function writeToStderr (message) {
-  process.stderr.write(message + '\n')
-}
-
 /**
  * Resolves when every step is ready; rejects with the first step's error, its `step` property naming it,
  * without running the steps after it.
  * @param {object} [options]
- * @param {(message: string) => void} [options.onProgress] progress lines, default stderr
+ * @param {(message: string) => void} [options.onProgress] progress lines; default: each step's own (stderr)
  * @param {{ what: string, ready: (onProgress: Function) => Promise<unknown> }[]} [options.steps] for tests
  */
-async function prepareTestDependencies ({ onProgress = writeToStderr, steps = STEPS } = {}) {
+async function prepareTestDependencies ({ onProgress, steps = STEPS } = {}) {
   for (const step of steps) {
     try {
       await step.ready(onProgress)

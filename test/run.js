@@ -39,7 +39,7 @@ async function main () {
   try {
     await prepareTestDependencies()
   } catch (err) {
-    console.error(`nodebench tests: ${err.step} is not available, so the tests that need it cannot run:\n${err.message}`)
+    console.error(`nodebench tests: ${err.step} is not available, so no test was run:\n${err.message}`)
     process.exit(1)
   }
   const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...files], { cwd: root, stdio: 'inherit' })
