@@ -183,6 +183,26 @@ export declare function ensureChromium (options?: EnsureChromiumOptions): Promis
  */
 export declare function ensureValgrind (options?: EnsureChromiumOptions): Promise<string>
 
+export interface NodeBinaryOptions {
+  onProgress?: OnProgress
+  /** Read for NODEBENCH_CACHE_DIR and passed to npm; default process.env. */
+  env?: NodeJS.ProcessEnv
+}
+
+export interface NodeBinary {
+  /** The exact version, e.g. '24.21.0'. */
+  version: string
+  /** The executable, in the per-user cache: <cache>/node/<version>/bin/node. */
+  path: string
+}
+
+/**
+ * A Node.js binary of `spec` ('24', '22.12' or '24.21.0'): the newest matching version of the npm registry's
+ * node-<platform>-<arch> package, fetched with npm pack (integrity-checked) the first time and cached per user.
+ * Offline, the newest cached version of that line. NB_ERR_NODE_UNAVAILABLE when none can be had.
+ */
+export declare function nodeBinary (spec: string | number, options?: NodeBinaryOptions): Promise<NodeBinary>
+
 /** NODEBENCH_CACHE_DIR, else $XDG_CACHE_HOME/nodebench, else ~/.cache/nodebench. */
 export declare function userCacheDir (env?: NodeJS.ProcessEnv): string
 
@@ -194,6 +214,7 @@ export type ErrorCode =
   | 'NB_ERR_LOCK_TIMEOUT'
   | 'NB_ERR_SERVICE_UNKNOWN'
   | 'NB_ERR_SERVICE_NOT_ANSWERING'
+  | 'NB_ERR_NODE_UNAVAILABLE'
   | 'NB_ERR_CHROMIUM_MISSING'
   | 'NB_ERR_VALGRIND_MISSING'
 

@@ -8,6 +8,7 @@ const { userCacheDir, PROJECT_CACHE_DIR } = require('./lib/cache-dirs')
 const { freeLoopbackPort, terminate } = require('./lib/processes')
 const { ensureChromium } = require('./lib/chromium')
 const { ensureValgrind } = require('./lib/valgrind')
+const { nodeBinary } = require('./lib/node-binary')
 const { codes, NodebenchError } = require('./lib/errors')
 
 module.exports = {
@@ -29,6 +30,7 @@ module.exports = {
   terminate,
   ensureChromium,
   ensureValgrind,
+  nodeBinary,
   errorCodes: codes,
   NodebenchError
 }

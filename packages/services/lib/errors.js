@@ -15,7 +15,8 @@ const codes = Object.freeze({
   NB_ERR_SERVICE_UNKNOWN: 'NB_ERR_SERVICE_UNKNOWN',
   NB_ERR_SERVICE_NOT_ANSWERING: 'NB_ERR_SERVICE_NOT_ANSWERING',
   NB_ERR_CHROMIUM_MISSING: 'NB_ERR_CHROMIUM_MISSING',
-  NB_ERR_VALGRIND_MISSING: 'NB_ERR_VALGRIND_MISSING'
+  NB_ERR_VALGRIND_MISSING: 'NB_ERR_VALGRIND_MISSING',
+  NB_ERR_NODE_UNAVAILABLE: 'NB_ERR_NODE_UNAVAILABLE'
 })
 
 class NodebenchError extends Error {
@@ -101,6 +102,13 @@ function valgrindMissing (reason, output) {
     'VALGRIND_PATH', 'a valgrind executable', reason, output)
 }
 
+/** A Node.js binary for the version matrix could not be had from the npm registry (nor from the cache). */
+function nodeUnavailable (spec, reason) {
+  return new NodebenchError(codes.NB_ERR_NODE_UNAVAILABLE,
+    `Node.js ${spec} could not be had: ${reason}. Expected a released version (a line such as 22 or 24, or an exact ` +
+    'version such as 24.21.0) and a reachable npm registry (`npm config get registry`); once fetched, a version is cached')
+}
+
 /** The alternatives to building FerretDB, for NB_ERR_GO_MISSING. */
 const DATABASE_ALTERNATIVES = Object.freeze([
   'set MONGODB_URI to a running MongoDB (for example MONGODB_URI=mongodb://127.0.0.1:27017/), or',
@@ -120,5 +128,6 @@ module.exports = {
   serviceNotAnswering,
   chromiumMissing,
   valgrindMissing,
+  nodeUnavailable,
   DATABASE_ALTERNATIVES
 }
