@@ -117,6 +117,9 @@ function lastAtOrBelow (sorted, value) {
 /**
  * A function naming native addresses of one profile: `(address) -> { name, library } | null`, null when the
  * address is in no library of the log. `name` is null when the library is known but not the function.
+ * `symbolize.inLibrary(name, offset)` names an address given as an offset into a library: Node 22 and later
+ * write a sample in unnamed C++ of the node binary as the binary's SHARED_LIB entry and the offset from its
+ * start, where Node 20 wrote the raw address.
  */
 function nativeSymbolizer (logPath) {
   let libraries = []
@@ -134,7 +137,7 @@ function nativeSymbolizer (logPath) {
     }
     return tables.get(library.name)
   }
-  return function symbolize (address) {
+  function symbolize (address) {
     const index = lastAtOrBelow(libraryStarts, address)
     const library = index === -1 ? null : libraries[index]
     if (!library || address >= library.end) return null
@@ -145,6 +148,11 @@ function nativeSymbolizer (logPath) {
     if (symbol === -1 || offset >= table.ends[symbol]) return { name: null, library: library.name }
     return { name: table.names[symbol], library: library.name }
   }
+  symbolize.inLibrary = function inLibrary (name, offset) {
+    const library = libraries.find((candidate) => candidate.name === name)
+    return library === undefined ? null : symbolize(library.start + offset)
+  }
+  return symbolize
 }
 
 module.exports = { nativeSymbolizer, readSharedLibraries }

@@ -69,14 +69,24 @@ function samplesOfV8Log (file) {
   const nativeFrames = new Map()
   const frameOf = (codeIndex, address) => {
     if (codeIndex >= 0) {
-      if (!codeFrames.has(codeIndex)) codeFrames.set(codeIndex, profile.code[codeIndex] ? codeFrame(profile.code[codeIndex]) : UNKNOWN_FRAME)
+      const code = profile.code[codeIndex]
+      // A library the preprocessor could not name inside: `address` is the offset from the library's start.
+      if (code !== undefined && code !== null && code.type === 'SHARED_LIB') return nativeFrame(symbolize.inLibrary(code.name, address), code.name)
+      if (!codeFrames.has(codeIndex)) codeFrames.set(codeIndex, code ? codeFrame(code) : UNKNOWN_FRAME)
       return codeFrames.get(codeIndex)
     }
-    const symbol = symbolize(address)
-    if (symbol === null) return UNKNOWN_FRAME
+    return nativeFrame(symbolize(address), null)
+  }
+  /** The frame of a native symbol; of its library when the symbol is unknown (`library` names it then). */
+  const nativeFrame = (symbol, library) => {
+    if (symbol === null) return library === null ? UNKNOWN_FRAME : libraryFrame(library)
     const name = symbol.name || symbol.library
     if (!nativeFrames.has(name)) nativeFrames.set(name, { kind: 'native', name, file: '', line: null, library: symbol.library })
     return nativeFrames.get(name)
+  }
+  const libraryFrame = (library) => {
+    if (!nativeFrames.has(library)) nativeFrames.set(library, { kind: 'native', name: library, file: '', line: null, library })
+    return nativeFrames.get(library)
   }
   return profile.ticks.map((tick) => {
     const stack = Array.isArray(tick.s) ? tick.s : []
