@@ -29,13 +29,30 @@ function layerMethodNames (layer) {
   return null
 }
 
+// `req.next` by a computed key: Express gives each request a map of its own (see request-record.js).
+const NEXT = 'next'
+
 // One `next` per segment: it must know which segment it closes, since a layer may call it late, twice,
 // or after the response has finished. It is the one allocation per layer per request nodebench makes.
-function segmentNext (record, index, next) {
+//
+// Express keeps `req.next` equal to the `next` a layer receives (its router sets both), and code relies on
+// it: `res.format` calls the chosen handler with `req.next`, apps store or compare it. So while a timed
+// layer runs, `req.next` is this function too; when the segment ends it is Express's own again, as the
+// layers after it (untimed ones included) would find it without nodebench. Where the two differ in Express
+// (a param callback's `next`), nodebench does not touch `req.next`.
+function segmentNext (record, index, next, req) {
   return function nodebenchNext (err) {
     if (!record.done) record.closeEntry(index, err)
+    if (req[NEXT] === nodebenchNext) req[NEXT] = next
     return next(err)
   }
+}
+
+/** Opens a segment for `layer` and returns the `next` that closes it, installed as `req.next` where Express's is. */
+function openSegment (record, layer, req, next) {
+  const segmentEnd = segmentNext(record, record.openEntry(layer[kInfo]), next, req)
+  if (req[NEXT] === next) req[NEXT] = segmentEnd
+  return segmentEnd
 }
 
 function containerNext (record, index, next) {
@@ -66,8 +83,7 @@ function requestShadow (original) {
     const record = recordOf(res)
     // A handler with four arguments is skipped by Express on the request path: no segment.
     if (record === undefined || record.done || this.handle.length > 3) return original.call(this, req, res, next)
-    const index = record.openEntry(this[kInfo])
-    return original.call(this, req, res, segmentNext(record, index, next))
+    return original.call(this, req, res, openSegment(record, this, req, next))
   }
 }
 
@@ -76,8 +92,7 @@ function errorShadow (original) {
     const record = recordOf(res)
     // Only four-argument handlers see errors; Express passes others by.
     if (record === undefined || record.done || this.handle.length !== 4) return original.call(this, error, req, res, next)
-    const index = record.openEntry(this[kInfo])
-    return original.call(this, error, req, res, segmentNext(record, index, next))
+    return original.call(this, error, req, res, openSegment(record, this, req, next))
   }
 }
 
@@ -183,7 +198,8 @@ function wrapParamCallback (fn, info, handlesPromises) {
     const index = record.openEntry(info)
     let result
     try {
-      result = fn.call(this, req, res, segmentNext(record, index, next), value, name)
+      // Express hands a param callback a `next` of its own, not req.next: left as it is.
+      result = fn.call(this, req, res, segmentNext(record, index, next, req), value, name)
     } catch (err) {
       record.closeEntry(index, err)
       throw err

@@ -109,6 +109,70 @@ const controlFlow = [
     }
   },
   {
+    // Express's router sets req.next to the `next` it hands a layer; a route's own handlers get the route's
+    // `next` while req.next stays the router's. res.format calls the chosen handler with req.next. runScenario
+    // compares every observation with the plain app's; the check says which ones Express promises.
+    name: 'req.next is the next each layer receives, and res.format hands it to the chosen handler',
+    requests: [
+      { path: '/format', headers: { accept: 'application/json' } },
+      { path: '/format', headers: { accept: 'text/html;q=0.5, application/json;q=0.9' } },
+      { path: '/format', headers: { accept: 'image/png' } },
+      { path: '/route-format', headers: { accept: 'text/html' } },
+      { path: '/format-error', headers: { accept: 'text/plain' } }
+    ],
+    build (app, { seen }) {
+      app.use('/format', function negotiate (req, res, next) {
+        seen.push(['negotiate: req.next is next', req.next === next])
+        res.format({
+          'text/html' (a, b, c) {
+            seen.push(['html: handed next', a === req && b === res && c === next])
+            res.send('<p>hey</p>')
+          },
+          'application/json' (a, b, c) {
+            seen.push(['json: handed next', c === next && c === req.next])
+            res.json({ message: 'hey' })
+          },
+          default (a, b, c) {
+            seen.push(['default: handed next', c === next])
+            res.status(406).send('not acceptable')
+          }
+        })
+      })
+      app.get('/route-format', function routeNegotiate (req, res, next) {
+        seen.push(['route handler: req.next is next', req.next === next])
+        res.format({
+          'text/html' (a, b, c) {
+            seen.push(['route html: handed req.next', c === req.next])
+            res.send('<p>route</p>')
+          }
+        })
+      })
+      app.get('/format-error', function failing (req, res, next) {
+        next(new Error('failed'))
+      })
+      app.use(function formatError (err, req, res, next) {
+        seen.push(['error handler: req.next is next', req.next === next])
+        res.format({
+          'text/plain' (a, b, c) {
+            seen.push(['error text: handed next', c === next])
+            res.status(500).send(err.message)
+          }
+        })
+      })
+    },
+    check ({ responses, traced }) {
+      assert.deepEqual(responses.map((r) => r.status), [200, 200, 406, 200, 500])
+      assert.deepEqual(JSON.parse(responses[1].body), { message: 'hey' })
+      assert.deepEqual(traced.context.seen, [
+        ['negotiate: req.next is next', true], ['json: handed next', true],
+        ['negotiate: req.next is next', true], ['json: handed next', true],
+        ['negotiate: req.next is next', true], ['default: handed next', true],
+        ['route handler: req.next is next', false], ['route html: handed req.next', true],
+        ['error handler: req.next is next', true], ['error text: handed next', true]
+      ])
+    }
+  },
+  {
     name: "next('route') skips to the next route with the same path",
     requests: [{ path: '/route' }],
     build (app) {
