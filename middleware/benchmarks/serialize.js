@@ -15,9 +15,8 @@ const express = require('express')
 const { InMemorySpanExporter } = require('@opentelemetry/sdk-trace')
 const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer')
 const { nodebenchTrace } = require('@nodebench/trace')
-const { DirectSpanWriter } = require('../lib/span-pipeline')
+const { DirectSpanWriter } = require('../lib/sdk-spans')
 const { ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest } = require('../lib/otlp-encoder')
-const { pathOf } = require('../lib/span-attributes')
 const { createApp } = require('./app')
 
 const BATCH = 512
@@ -27,9 +26,9 @@ const SPANS_PER_REQUEST = 12
 async function tracedRequests () {
   const records = []
   const write = DirectSpanWriter.prototype.write
-  DirectSpanWriter.prototype.write = function (record, req) {
-    records.push({ record, urlPath: pathOf(req.originalUrl || req.url) })
-    return write.call(this, record, req)
+  DirectSpanWriter.prototype.write = function (record, urlPath) {
+    records.push({ record, urlPath })
+    return write.call(this, record, urlPath)
   }
   const exporter = new InMemorySpanExporter()
   const trace = nodebenchTrace({ exporter, serviceName: 'serialize-bench' })

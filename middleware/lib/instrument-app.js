@@ -1,6 +1,6 @@
 'use strict'
 
-const { InspectorBatch, anonymousName } = require('./function-info')
+const { FunctionLookup, layerInfo, containerInfo } = require('./function-names')
 const { reportInternalError } = require('./internal-errors')
 const {
   layerMethodNames,
@@ -18,7 +18,10 @@ const {
 // Finds every layer of an Express app's router tree and makes it timed: app.use middleware, nested
 // routers, mounted sub-apps, each handler of each route, param callbacks and error handlers. Works from
 // the live objects (req.app), so it needs no preload and does not care about require order. Stacks that
-// grow later are re-walked when a request next enters them.
+// grow later are re-walked when a request next enters them. It runs on an app's first request, so it does
+// no naming: each layer gets a LayerInfo that function-names.js resolves when a name is first needed. The
+// one inspector look-up left here is a mounted sub-app's (Express keeps it only in a closure).
+
 
 const kAppState = Symbol('nodebench.app')
 const kRouterState = Symbol('nodebench.router')
@@ -73,28 +76,29 @@ class AppInstrumenter {
   instrumentTree (app) {
     const root = rootOf(app)
     if (root[kAppState] !== undefined && app[kAppState] !== undefined) return
-    this.withBatch((batch) => {
+    this.withLookup((lookup) => {
       if (root[kAppState] === undefined) {
-        this.instrumentApp(root, batch)
+        this.instrumentApp(root, lookup)
         this.onRootApp(root)
       }
       // An app reached only through a sub-app we could not see into (see discoverFrom).
-      if (app[kAppState] === undefined) this.instrumentApp(app, batch)
+      if (app[kAppState] === undefined) this.instrumentApp(app, lookup)
     })
   }
 
-  withBatch (work) {
-    const batch = new InspectorBatch()
+  /** Runs `work(lookup)`; the lookup opens an inspector session only if a sub-app must be found. */
+  withLookup (work) {
+    const lookup = new FunctionLookup()
     try {
-      work(batch)
+      work(lookup)
     } catch (err) {
       reportInternalError('instrument app', err)
     } finally {
-      batch.close()
+      lookup.close()
     }
   }
 
-  instrumentApp (app, batch) {
+  instrumentApp (app, lookup) {
     const state = { router: undefined }
     Object.defineProperty(app, kAppState, { value: state, configurable: true })
     // Runs on every request for the root app: one length comparison once the router is known.
@@ -107,13 +111,13 @@ class AppInstrumenter {
       }
       const known = router[kRouterState]
       if (known === undefined || router.stack.length !== known.knownLength) {
-        this.withBatch((b) => this.instrumentRouter(router, b))
+        this.withLookup((l) => this.instrumentRouter(router, l))
       }
     }
     const router = routerOf(app)
     if (router !== undefined) {
       state.router = router
-      this.instrumentRouter(router, batch)
+      this.instrumentRouter(router, lookup)
     }
     return state
   }
@@ -124,7 +128,7 @@ class AppInstrumenter {
     if (state !== undefined) state.refresh()
   }
 
-  instrumentRouter (router, batch) {
+  instrumentRouter (router, lookup) {
     let state = router[kRouterState]
     if (state === undefined) {
       state = { knownLength: -1, handlesPromises: false }
@@ -136,7 +140,7 @@ class AppInstrumenter {
       const layer = stack[i]
       if (isShadowed(layer)) continue
       try {
-        this.instrumentLayer(layer, batch)
+        this.instrumentLayer(layer, lookup)
       } catch (err) {
         reportInternalError('instrument layer', err)
       }
@@ -144,10 +148,10 @@ class AppInstrumenter {
       if (names !== null && names[0] === 'handleRequest') state.handlesPromises = true
     }
     state.knownLength = stack.length
-    this.wrapParams(router, state.handlesPromises, batch)
+    this.wrapParams(router, state.handlesPromises)
   }
 
-  instrumentLayer (layer, batch) {
+  instrumentLayer (layer, lookup) {
     const handle = layer.handle
     if (handle === this.selfMiddleware || typeof handle !== 'function') {
       markUntimedLayer(layer)
@@ -155,16 +159,16 @@ class AppInstrumenter {
     }
     if (layer.route) {
       const route = layer.route
-      this.instrumentRoute(route, batch)
+      this.instrumentRoute(route)
       // The route's own template is fixed: joined to the mount prefix per request, computed once here.
       shadowRouteLayer(layer, { refresh: () => this.refreshRoute(route), path: routePath(route.path) })
       return
     }
     if (isRouter(handle)) {
-      this.instrumentRouter(handle, batch)
-      shadowContainerLayer(layer, this.containerInfo('router', handle, batch), {
+      this.instrumentRouter(handle, lookup)
+      shadowContainerLayer(layer, containerInfo('router'), {
         refresh: () => {
-          if (handle.stack.length !== handle[kRouterState].knownLength) this.withBatch((b) => this.instrumentRouter(handle, b))
+          if (handle.stack.length !== handle[kRouterState].knownLength) this.withLookup((l) => this.instrumentRouter(handle, l))
         },
         discover: null
       })
@@ -172,10 +176,10 @@ class AppInstrumenter {
     }
     if (handle.name === 'mounted_app') {
       // Express mounts a sub-app through a closure `function mounted_app () { fn.handle(...) }`.
-      const subApp = batch.closureValue(handle, 'fn')
+      const subApp = lookup.closureValue(handle, 'fn')
       const known = isExpressApp(subApp)
-      if (known && subApp[kAppState] === undefined) this.instrumentApp(subApp, batch)
-      shadowContainerLayer(layer, this.containerInfo('app', handle, batch), {
+      if (known && subApp[kAppState] === undefined) this.instrumentApp(subApp, lookup)
+      shadowContainerLayer(layer, containerInfo('app'), {
         refresh: known ? () => this.refreshApp(subApp) : () => {},
         // Without the inspector the sub-app shows itself as req.app once inside: instrument it then.
         discover: known ? null : (req) => this.discoverFrom(req)
@@ -183,7 +187,7 @@ class AppInstrumenter {
       return
     }
     const kind = handle.length === 4 ? 'error-handler' : 'middleware'
-    shadowSegmentLayer(layer, this.segmentInfo(kind, handle, batch))
+    shadowSegmentLayer(layer, layerInfo(kind, handle))
   }
 
   discoverFrom (req) {
@@ -191,7 +195,7 @@ class AppInstrumenter {
     if (isExpressApp(app) && app[kAppState] === undefined) this.instrumentTree(app)
   }
 
-  instrumentRoute (route, batch) {
+  instrumentRoute (route) {
     let state = route[kRouteState]
     if (state === undefined) {
       state = { knownLength: -1 }
@@ -200,13 +204,13 @@ class AppInstrumenter {
     for (const layer of route.stack) {
       if (isShadowed(layer) || typeof layer.handle !== 'function') continue
       const kind = layer.handle.length === 4 ? 'error-handler' : 'handler'
-      shadowSegmentLayer(layer, this.segmentInfo(kind, layer.handle, batch))
+      shadowSegmentLayer(layer, layerInfo(kind, layer.handle))
     }
     state.knownLength = route.stack.length
   }
 
   refreshRoute (route) {
-    if (route.stack.length !== route[kRouteState].knownLength) this.withBatch((b) => this.instrumentRoute(route, b))
+    if (route.stack.length !== route[kRouteState].knownLength) this.safely(() => this.instrumentRoute(route))
   }
 
   /** `router.param(name, fn)` / `app.param(...)` after instrumentation: wrap the new callbacks at once. */
@@ -216,14 +220,14 @@ class AppInstrumenter {
     const instrumenter = this
     const param = function param (name, fn) {
       const result = original.apply(this, arguments)
-      instrumenter.withBatch((batch) => instrumenter.wrapParams(router, router[kRouterState].handlesPromises, batch))
+      instrumenter.safely(() => instrumenter.wrapParams(router, router[kRouterState].handlesPromises))
       return result
     }
     copyFunctionIdentity(original, param)
     router.param = param
   }
 
-  wrapParams (router, handlesPromises, batch) {
+  wrapParams (router, handlesPromises) {
     const params = router.params
     if (params === null || typeof params !== 'object') return
     for (const name of Object.keys(params)) {
@@ -232,27 +236,18 @@ class AppInstrumenter {
       for (let i = 0; i < callbacks.length; i++) {
         const fn = callbacks[i]
         if (typeof fn !== 'function' || fn[kWrapped] === true) continue
-        const described = batch.describe(fn)
-        const info = makeInfo('param', name, described)
-        callbacks[i] = wrapParamCallback(fn, info, handlesPromises)
+        callbacks[i] = wrapParamCallback(fn, layerInfo('param', fn, name), handlesPromises)
       }
     }
   }
 
-  segmentInfo (kind, fn, batch) {
-    const described = batch.describe(fn)
-    return makeInfo(kind, described.name || anonymousName(described), described)
+  safely (work) {
+    try {
+      work()
+    } catch (err) {
+      reportInternalError('instrument app', err)
+    }
   }
-
-  containerInfo (name, fn, batch) {
-    return makeInfo('router', name, batch.describe(fn))
-  }
-}
-
-function makeInfo (kind, name, described) {
-  const file = described.file
-  const line = described.line
-  return Object.freeze({ key: `${kind} ${name} ${file || '?'}:${line || 0}`, name, kind, file, line })
 }
 
 module.exports = { AppInstrumenter, routerOf, rootOf, isExpressApp, isRouter }

@@ -1,6 +1,5 @@
 'use strict'
 
-const { createOtlpHttpExportDelegate, convertLegacyHttpOptions } = require('@opentelemetry/otlp-exporter-base/node-http')
 const { ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest } = require('./otlp-encoder')
 const { reportInternalError, log } = require('./internal-errors')
 
@@ -9,7 +8,8 @@ const { reportInternalError, log } = require('./internal-errors')
 // a schedule delay, an export timeout, lost spans counted) but holds encoded bytes instead of span objects:
 // a sampled request's spans are encoded when its response ends (otlp-encoder.js). The HTTP side is
 // OpenTelemetry's own OTLP/HTTP delegate (endpoint, headers, compression, timeout and retries from the
-// OTEL_EXPORTER_OTLP_* variables, like OTLPTraceExporter), given the encoded batch as its request.
+// OTEL_EXPORTER_OTLP_* variables, like OTLPTraceExporter), given the encoded batch as its request. It and the
+// resource are made when the first batch is sent: an app whose first requests wait for nothing of it.
 
 const INITIAL_BATCH_BYTES = 64 * 1024
 
@@ -33,6 +33,7 @@ const ENCODED_BATCH_SERIALIZER = Object.freeze({
 const SPAN_COUNT_HELPER = Object.freeze({ name: 'span', countItems: (batch) => batch.spans })
 
 function createOtlpHttpDelegate () {
+  const { createOtlpHttpExportDelegate, convertLegacyHttpOptions } = require('@opentelemetry/otlp-exporter-base/node-http')
   const options = convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' })
   return createOtlpHttpExportDelegate(options, ENCODED_BATCH_SERIALIZER, 'otlp_http_span_exporter', SPAN_COUNT_HELPER)
 }
@@ -49,24 +50,26 @@ class EncodedBatch {
 class RecordExporter {
   /**
    * @param {object} options
-   * @param {import('@opentelemetry/resources').Resource} options.resource
+   * @param {import('@opentelemetry/resources').Resource | (() => import('@opentelemetry/resources').Resource)} options.resource
+   *   the resource, or a function that makes it when the first batch is sent
    * @param {{ name: string, version?: string }} options.scope
    * @param {number} options.maxQueueSize spans waiting for export before new ones are dropped
    * @param {number} options.maxExportBatchSize spans per export request (a request's spans stay together)
    * @param {number} options.scheduledDelayMillis longest wait before a partial batch is sent
    * @param {number} options.exportTimeoutMillis an export not answered by then counts as failed
-   * @param {object} [options.delegate] the OTLP export delegate (default: OTLP/HTTP protobuf)
+   * @param {object} [options.delegate] the OTLP export delegate (default: OTLP/HTTP protobuf, made at the first send)
    * @param {RecordSpanEncoder} [options.encoder]
    */
   constructor ({ resource, scope, maxQueueSize, maxExportBatchSize, scheduledDelayMillis, exportTimeoutMillis, delegate, encoder }) {
-    this.resource = resource
+    this.resourceOf = typeof resource === 'function' ? resource : () => resource
+    this.resource = null
     this.scopeBytes = encodeScope(scope)
     this.resourceBytes = null
     this.maxQueueSize = maxQueueSize
     this.maxExportBatchSize = maxExportBatchSize
     this.scheduledDelayMillis = scheduledDelayMillis
     this.exportTimeoutMillis = exportTimeoutMillis
-    this.delegate = delegate || createOtlpHttpDelegate()
+    this.delegate = delegate || null
     this.encoder = encoder || new RecordSpanEncoder()
     // Writers whose bytes were framed into a request body: reused, so a batch is not a fresh large buffer.
     this.spareWriters = []
@@ -123,6 +126,12 @@ class RecordExporter {
     }
   }
 
+  /** Sends what is queued now rather than when the schedule delay ends. */
+  sendNow () {
+    this.seal()
+    this.pump()
+  }
+
   seal () {
     if (this.timer !== null) {
       clearTimeout(this.timer)
@@ -155,13 +164,32 @@ class RecordExporter {
     })
   }
 
+  /**
+   * Makes the resource (its asynchronous attributes start settling) and the OTLP/HTTP client, if not yet
+   * made: ~20-40 ms of loading and detection, once; by the span pipeline when it names the layers of the first
+   * sampled requests (just before their batch is sealed), else by the first send.
+   */
+  prepare () {
+    if (this.resource === null) this.resource = this.resourceOf()
+    if (this.delegate === null) this.delegate = createOtlpHttpDelegate()
+    if (this.resourceBytes === null) {
+      const encoding = this.encodedResource()
+      this.resourceBytes = encoding
+      // A failure is reported by the send that awaits it, and the next send tries again.
+      encoding.catch(() => {
+        if (this.resourceBytes === encoding) this.resourceBytes = null
+      })
+    }
+  }
+
   /** Resolves with whether the batch was delivered; never rejects. */
   async send (batch) {
     try {
-      if (this.resourceBytes === null) this.resourceBytes = await this.encodedResource()
+      this.prepare()
+      const resourceBytes = await this.resourceBytes
       const writer = batch.writer
       batch.writer = null
-      batch.body = frameExportRequest(this.resourceBytes, this.scopeBytes, writer.buffer.subarray(0, writer.pos), this.resource.schemaUrl)
+      batch.body = frameExportRequest(resourceBytes, this.scopeBytes, writer.buffer.subarray(0, writer.pos), this.resource.schemaUrl)
       if (this.spareWriters.length < 2) this.spareWriters.push(writer)
     } catch (err) {
       reportInternalError('encode export request', err)
@@ -222,7 +250,7 @@ class RecordExporter {
     await this.flush()
     this.closed = true
     try {
-      await this.delegate.shutdown()
+      if (this.delegate !== null) await this.delegate.shutdown()
     } catch (err) {
       log('shutdown of the OTLP exporter failed: %s', err && err.message)
     }

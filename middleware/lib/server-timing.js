@@ -3,11 +3,13 @@
 const { performance } = require('node:perf_hooks')
 const onHeaders = require('on-headers')
 const { recordOf } = require('./request-record')
+const { hasPendingNames, resolveNames } = require('./function-names')
 const { reportInternalError } = require('./internal-errors')
 
 // `Server-Timing: database;dur=0.412;desc="database", ...` so a browser's devtools shows the breakdown of
 // one request. Written just before the headers go out (on-headers), so a segment still running then (the
-// handler that is sending the response) is measured up to that moment.
+// handler that is sending the response) is measured up to that moment. The header needs the layers' names
+// in the response itself: with serverTiming on, the first response that carries it resolves them.
 
 function metricName (name) {
   return name.replace(/[^!#$%&'*+\-.^_`|~0-9A-Za-z]+/g, '_').replace(/^_+|_+$/g, '') || 'segment'
@@ -33,6 +35,7 @@ function setServerTiming () {
   try {
     const record = recordOf(this)
     if (record === undefined || this.headersSent) return
+    if (hasPendingNames()) resolveNames()
     const existing = this.getHeader('server-timing')
     const ours = serverTimingHeader(record, performance.now())
     this.setHeader('Server-Timing', existing ? [].concat(existing, ours) : ours)

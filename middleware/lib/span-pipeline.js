@@ -1,85 +1,27 @@
 'use strict'
 
 const api = require('@opentelemetry/api')
-const { hrTimeDuration } = require('@opentelemetry/core')
 const { reportInternalError, log } = require('./internal-errors')
-const {
-  layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, toHrTime, exceptionEvent, pathOf
-} = require('./span-attributes')
+const { hasPendingNames, resolveNames } = require('./function-names')
+const { parseTraceparent, randomTraceId, randomSpanId } = require('./trace-context')
+const { LazyTracerProvider, LazyPropagator } = require('./lazy-sdk')
+const { detectResource } = require('./resource')
+const { RecordExporter } = require('./otlp-export')
+const { layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, pathOf } = require('./span-attributes')
 
 const TRACER_NAME = '@nodebench/trace'
 const TRACER_VERSION = require('../package.json').version
-const PROCESSED_SPANS_METRIC = 'otel.sdk.processor.span.processed'
 
-/**
- * Counts spans the BatchSpanProcessor could not deliver (queue full, or export failed), through the
- * processor's own self-observability hook (`selfObsMeterProvider`): it reports every finished batch to the
- * `otel.sdk.processor.span.processed` counter, with `error.type` set when the spans were lost.
- */
-function createDropCounter () {
-  let dropped = 0
-  const noopMeter = api.createNoopMeter()
-  const meter = Object.create(noopMeter)
-  meter.createCounter = function createCounter (name, options) {
-    if (name !== PROCESSED_SPANS_METRIC) return noopMeter.createCounter(name, options)
-    return {
-      add (count, attributes) {
-        if (attributes && attributes['error.type'] !== undefined) dropped += count
-      }
-    }
-  }
-  return { meterProvider: { getMeter: () => meter }, count: () => dropped }
-}
-
-/** A user's exporter that throws must not break the export loop: a throw becomes a failed export. */
-function guardExporter (exporter) {
-  return {
-    export (spans, resultCallback) {
-      try {
-        exporter.export(spans, resultCallback)
-      } catch (err) {
-        reportInternalError('span exporter', err)
-        resultCallback({ code: 1, error: err })
-      }
-    },
-    shutdown () {
-      return Promise.resolve().then(() => exporter.shutdown())
-    },
-    forceFlush () {
-      return typeof exporter.forceFlush === 'function' ? Promise.resolve().then(() => exporter.forceFlush()) : Promise.resolve()
-    }
-  }
-}
-
-/**
- * exporter 'otlp': the OTLPTraceExporter for the spans the app itself creates through the provider nodebench
- * registered, made when the first of them is exported. Most apps create none, and loading the exporter and
- * its serializer alongside the tracing SDK kept V8 from optimizing Express 5's route matcher in the
- * benchmark app, ~5 µs per request (benchmarks/README.md, "What V8 makes of this app").
- */
-function lazyOtlpTraceExporter () {
-  let exporter = null
-  return {
-    export (spans, resultCallback) {
-      if (exporter === null) {
-        const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto')
-        exporter = new OTLPTraceExporter()
-      }
-      exporter.export(spans, resultCallback)
-    },
-    shutdown () {
-      return exporter === null ? Promise.resolve() : exporter.shutdown()
-    },
-    forceFlush () {
-      return exporter === null ? Promise.resolve() : exporter.forceFlush()
-    }
-  }
+/** The TracerProvider registered with @opentelemetry/api, or null when none is. */
+function registeredTracerProvider () {
+  const provider = api.trace.getTracerProvider()
+  if (typeof provider.getDelegate !== 'function') return provider
+  const delegate = provider.getDelegate()
+  return delegate === new api.ProxyTracerProvider().getDelegate() ? null : delegate
 }
 
 function isGlobalTracerProviderRegistered () {
-  const provider = api.trace.getTracerProvider()
-  if (typeof provider.getDelegate !== 'function') return true
-  return provider.getDelegate() !== new api.ProxyTracerProvider().getDelegate()
+  return registeredTracerProvider() !== null
 }
 
 function envInteger (env, name, fallback) {
@@ -87,8 +29,19 @@ function envInteger (env, name, fallback) {
   return Number.isInteger(value) && value > 0 ? value : fallback
 }
 
+/** The BatchSpanProcessor settings NodeSDK takes from the environment, bounded by maxQueueSize. */
+function batchingOf (config, env) {
+  return Object.freeze({
+    maxQueueSize: config.maxQueueSize,
+    maxExportBatchSize: Math.min(config.maxQueueSize, envInteger(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512)),
+    scheduledDelayMillis: envInteger(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000),
+    exportTimeoutMillis: envInteger(env, 'OTEL_BSP_EXPORT_TIMEOUT', 30000)
+  })
+}
+
 const NO_SPANS = Object.freeze({
   enabled: false,
+  ensureStarted () {},
   start () { return null },
   end () {},
   droppedSpans () { return 0 },
@@ -97,128 +50,166 @@ const NO_SPANS = Object.freeze({
 })
 
 /**
- * The SDK modules a pipeline of nodebench's own needs. Loaded when nodebenchTrace() is called rather than
- * in the first request: loading them takes ~45 ms, which the first request would wait for, and the garbage
- * they leave would be collected while the app matches its first route (benchmarks/README.md, "What V8 makes
- * of this app").
- */
-function loadSdk (exporter) {
-  return {
-    trace: require('@opentelemetry/sdk-trace'),
-    resources: require('@opentelemetry/resources'),
-    core: require('@opentelemetry/core'),
-    RecordExporter: exporter === 'otlp' ? require('./otlp-export').RecordExporter : null
-  }
-}
-
-/**
- * Creates spans for sampled requests. Started lazily on the first request: by then the app has
- * registered its own TracerProvider if it has one, and nodebench then uses it instead of starting one.
+ * Creates spans for sampled requests. Started on the first request: by then the app has registered its own
+ * TracerProvider if it has one, and nodebench then uses it instead of starting one.
+ *
+ * Three ways, chosen once:
+ * - exporter 'otlp', nothing registered (the default): nodebench's own pipeline. Spans are encoded from the
+ *   request records (otlp-export.js) and nothing of the SDK is loaded; nodebench registers a TracerProvider
+ *   and propagators that load it if the app itself uses @opentelemetry/api (lazy-sdk.js). A later
+ *   nodebenchTrace() in the same process shares this pipeline.
+ * - exporter 'otlp' and the app registered a TracerProvider (e.g. NodeSDK): spans go through its tracer.
+ * - a SpanExporter: nodebench's spans as SDK objects into a BatchSpanProcessor in front of it (sdk-spans.js),
+ *   made at construction; its provider is registered unless the app has one.
  */
 class SpanPipeline {
   constructor (config, env = process.env) {
     this.config = config
-    this.env = env
     this.enabled = true
-    this.tracer = null
-    this.registered = false
-    this.provider = null
-    this.processor = null
-    this.dropCounter = createDropCounter()
-    this.w3c = null
+    this.started = false
     this.closed = false
-    this.resource = null
-    this.ids = null
-    this.direct = null
-    this.records = null
+    this.batching = batchingOf(config, env)
     this.scope = Object.freeze({ name: TRACER_NAME, version: TRACER_VERSION })
-    this.sdk = null
+    this.tracer = null // the app's tracer, when its provider carries nodebench's spans
+    this.provider = null // the provider nodebench registered or owns
+    this.registered = false
+    this.ownPropagation = false // the propagator registered is nodebench's: W3C traceparent, parsed here
+    this.processor = null // a BatchSpanProcessor of the SDK's, when one carries spans
+    this.sdkDrops = null // () => spans that processor could not deliver
+    this.records = null // nodebench's own export of encoded spans
+    this.ownsRecords = false
+    this.direct = null // writes a finished record's spans without the tracer
+    this.detectedResource = null
+    // Sampled requests that ended while some of their layers had no name yet: written when the export
+    // schedule comes round, after resolveNames() (function-names.js), so the app's first requests do not
+    // wait for naming. Never more than a batch.
+    this.awaitingNames = []
+    this.awaitingSpans = 0
+    this.awaitingTimer = null
+    this.prepared = null
     try {
-      this.sdk = loadSdk(config.exporter)
+      this.prepared = config.exporter === 'otlp' ? this.prepareOwnPipeline() : this.prepareExporterPipeline()
     } catch (err) {
       reportInternalError('load OpenTelemetry (spans are off)', err)
       this.closed = true
     }
   }
 
+  /**
+   * nodebench's own export (exporter 'otlp'), made when nodebenchTrace() is called, with the resource: the
+   * first request then only decides whose pipeline carries the spans. Nothing here is registered or sent.
+   */
+  prepareOwnPipeline () {
+    this.resource()
+    // A nodebenchTrace() made while another one's pipeline runs will share that one (startOtlp).
+    return { records: registeredTracerProvider() instanceof LazyTracerProvider ? null : this.newRecordExporter() }
+  }
+
+  newRecordExporter () {
+    return new RecordExporter({ resource: () => this.resource(), scope: this.scope, ...this.batching })
+  }
+
+  /**
+   * The SDK pipeline in front of the app's SpanExporter, made when nodebenchTrace() is called: loading the SDK
+   * and detecting the resource took ~45 ms and ~4 ms, which the first request would otherwise wait for.
+   */
+  prepareExporterPipeline () {
+    const sdk = require('./sdk-spans')
+    const { RandomIdGenerator } = require('@opentelemetry/sdk-trace')
+    const dropCounter = sdk.createDropCounter()
+    const resource = detectResource(this.config.serviceName)
+    const { provider, processor } = sdk.createSdkProvider({ resource, exporter: this.config.exporter, batching: this.batching, dropCounter })
+    const direct = new sdk.DirectSpanWriter(processor, resource, new RandomIdGenerator(), this.scope)
+    return { provider, processor, direct, dropCounter }
+  }
+
   /** Starts the export pipeline once. If that fails, spans are off and the breakdown carries on. */
   ensureStarted () {
-    if (this.tracer !== null || this.closed) return
+    if (this.started || this.closed) return
+    this.started = true
     try {
-      this.startPipeline()
+      if (this.config.exporter === 'otlp') this.startOtlp()
+      else this.startWithExporter()
     } catch (err) {
       reportInternalError('start OpenTelemetry (spans are off)', err)
       this.closed = true
     }
   }
 
-  startPipeline () {
-    const config = this.config
-    const appHasProvider = isGlobalTracerProviderRegistered()
-    if (config.exporter === 'otlp' && appHasProvider) {
+  startOtlp () {
+    const prepared = this.prepared
+    this.prepared = null
+    const registered = registeredTracerProvider()
+    if (registered instanceof LazyTracerProvider && !registered.records.closed) {
+      // Another nodebenchTrace() of this process started OpenTelemetry: one export for the process.
+      this.records = registered.records
+      this.direct = new RecordWriter(this.records)
+      this.ownPropagation = registered.ownPropagation
+      return
+    }
+    if (registered !== null) {
       // The app's own pipeline: spans go through its tracer, its processors and its exporter.
       this.tracer = api.trace.getTracer(TRACER_NAME, TRACER_VERSION)
       return
     }
-    const { BatchSpanProcessor, TracerProvider, ParentBasedSampler, AlwaysOnSampler, RandomIdGenerator } = this.sdk.trace
-    const resources = this.sdk.resources
-    // The resource NodeSDK would detect: env (OTEL_RESOURCE_ATTRIBUTES), process, host, os, instance id.
-    this.resource = resources.defaultResource()
-      .merge(resources.detectResources({
-        detectors: [resources.envDetector, resources.processDetector, resources.hostDetector, resources.osDetector, resources.serviceInstanceIdDetector]
-      }))
-      .merge(resources.resourceFromAttributes({ 'service.name': config.serviceName }))
-    // nodebench decides which requests are sampled (sampleRatio) before it creates any span.
-    const sampler = new ParentBasedSampler({ root: new AlwaysOnSampler() })
-    const batching = {
-      maxQueueSize: config.maxQueueSize,
-      maxExportBatchSize: Math.min(config.maxQueueSize, envInteger(this.env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512)),
-      scheduledDelayMillis: envInteger(this.env, 'OTEL_BSP_SCHEDULE_DELAY', 5000),
-      exportTimeoutMillis: envInteger(this.env, 'OTEL_BSP_EXPORT_TIMEOUT', 30000)
-    }
-    let exporter = config.exporter
-    if (exporter === 'otlp') {
-      // nodebench's own spans are encoded from the request records and sent as OTLP/HTTP protobuf
-      // (otlp-export.js); the processor below carries the spans the app itself creates, if any.
-      exporter = lazyOtlpTraceExporter()
-      this.records = new this.sdk.RecordExporter({ resource: this.resource, scope: this.scope, ...batching })
-    }
-    this.processor = new BatchSpanProcessor({
-      exporter: guardExporter(exporter),
-      ...batching,
-      selfObsMeterProvider: this.dropCounter.meterProvider
-    })
-    if (!appHasProvider) {
-      this.registerGlobally(sampler)
-    } else {
-      // An exporter instance while the app has its own provider: a private provider, not registered.
-      this.provider = new TracerProvider({ resource: this.resource, sampler, spanProcessors: [this.processor] })
-      this.tracer = this.provider.getTracer(TRACER_NAME, TRACER_VERSION)
-    }
-    this.ids = new RandomIdGenerator()
-    this.direct = this.records !== null ? new RecordWriter(this.records) : new DirectSpanWriter(this.processor, this.resource, this.ids, this.scope)
+    this.records = prepared.records !== null ? prepared.records : this.newRecordExporter()
+    this.ownsRecords = true
+    this.direct = new RecordWriter(this.records)
+    const provider = new LazyTracerProvider(() => this.createAppSpanPipeline(), this.records)
+    this.registerGlobally(provider)
+    provider.ownPropagation = this.ownPropagation
+  }
+
+  /** The resource (resource.js), detected when nodebenchTrace() is called. */
+  resource () {
+    if (this.detectedResource === null) this.detectedResource = detectResource(this.config.serviceName)
+    return this.detectedResource
   }
 
   /**
-   * What NodeSDK registers for traces, without NodeSDK: the SDK's TracerProvider (so spans the app creates
-   * are exported too), W3C trace-context and baggage propagation, and an AsyncLocalStorage context manager
+   * For the spans the app creates through the provider nodebench registered: the SDK's provider and a
+   * BatchSpanProcessor in front of an OTLPTraceExporter (made when the first of them is exported).
+   */
+  createAppSpanPipeline () {
+    const sdk = require('./sdk-spans')
+    const dropCounter = sdk.createDropCounter()
+    const created = sdk.createSdkProvider({ resource: this.resource(), exporter: sdk.lazyOtlpTraceExporter(), batching: this.batching, dropCounter })
+    this.processor = created.processor
+    this.sdkDrops = dropCounter.count
+    return created
+  }
+
+  startWithExporter () {
+    const prepared = this.prepared
+    this.prepared = null
+    this.processor = prepared.processor
+    this.sdkDrops = prepared.dropCounter.count
+    this.direct = prepared.direct
+    if (!isGlobalTracerProviderRegistered()) {
+      this.registerGlobally(prepared.provider)
+    } else {
+      // The app has its own provider: nodebench's stays private, its exporter gets nodebench's spans.
+      this.provider = prepared.provider
+    }
+  }
+
+  /**
+   * What NodeSDK registers for traces, without NodeSDK: a TracerProvider (so spans the app creates are
+   * exported too), W3C trace-context and baggage propagation, and an AsyncLocalStorage context manager
    * only with `activeContext`: it makes every async operation of the process pay for context propagation
    * (measured at ~20 µs per request on a small app). @opentelemetry/sdk-node itself loads the metrics and
    * logs SDKs and their exporters as well, ~15 MB of heap that every major garbage collection then walks:
    * 4% more instructions per request than this registration (benchmarks/README.md).
    */
-  registerGlobally (sampler) {
-    const { TracerProvider } = this.sdk.trace
-    const { CompositePropagator, W3CTraceContextPropagator, W3CBaggagePropagator } = this.sdk.core
-    this.provider = new TracerProvider({ resource: this.resource, sampler, spanProcessors: [this.processor] })
-    if (!api.trace.setGlobalTracerProvider(this.provider)) throw new Error('a global TracerProvider could not be registered')
+  registerGlobally (provider) {
+    this.provider = provider
+    if (!api.trace.setGlobalTracerProvider(provider)) throw new Error('a global TracerProvider could not be registered')
     this.registered = true
-    api.propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }))
+    this.ownPropagation = api.propagation.setGlobalPropagator(new LazyPropagator())
     if (this.config.activeContext) {
       const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks')
       api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
     }
-    this.tracer = api.trace.getTracer(TRACER_NAME, TRACER_VERSION)
   }
 
   /**
@@ -228,8 +219,7 @@ class SpanPipeline {
   start (record, req) {
     this.ensureStarted()
     if (this.closed) return null
-    const activeContext = api.context.active()
-    const activeSpan = api.trace.getSpan(activeContext)
+    const activeSpan = api.trace.getSpan(api.context.active())
     if (activeSpan !== undefined) {
       // An HTTP server span is already active (e.g. instrumentation-http): ours become its children.
       if (!activeSpan.isRecording()) return null
@@ -246,8 +236,8 @@ class SpanPipeline {
     let requestSpan
     if (this.direct !== null) {
       // Only ids now; the span is written when the response finishes.
-      record.traceId = hasRemote ? remote.traceId : this.ids.generateTraceId()
-      record.spanId = this.ids.generateSpanId()
+      record.traceId = hasRemote ? remote.traceId : randomTraceId()
+      record.spanId = randomSpanId()
       record.remoteParent = hasRemote ? remote : null
       if (!this.config.activeContext) return null
       requestSpan = api.trace.wrapSpanContext({ traceId: record.traceId, spanId: record.spanId, traceFlags: api.TraceFlags.SAMPLED })
@@ -263,24 +253,91 @@ class SpanPipeline {
     return api.trace.setSpan(parentContext, requestSpan)
   }
 
+  /**
+   * The context of an incoming `traceparent`: through the registered propagator when it is the app's, else
+   * (nodebench's own, or none) parsed here, as @opentelemetry/core's W3C propagator would.
+   */
   extract (headers) {
-    const extracted = api.propagation.extract(api.ROOT_CONTEXT, headers)
-    if (api.trace.getSpanContext(extracted) !== undefined) return extracted
-    // No propagator registered globally (nodebench uses a private provider): W3C Trace Context.
-    if (this.w3c === null) this.w3c = new (require('@opentelemetry/core').W3CTraceContextPropagator)()
-    return this.w3c.extract(api.ROOT_CONTEXT, headers, api.defaultTextMapGetter)
+    if (!this.ownPropagation) {
+      const extracted = api.propagation.extract(api.ROOT_CONTEXT, headers)
+      if (api.trace.getSpanContext(extracted) !== undefined) return extracted
+    }
+    const remote = parseTraceparent(headers.traceparent)
+    return remote === null ? api.ROOT_CONTEXT : api.trace.setSpanContext(api.ROOT_CONTEXT, remote)
   }
 
-  /** Writes the spans of a finished, sampled record with the times it recorded. */
+  /** Writes the spans of a finished, sampled record with the times it recorded (once its layers are named). */
   end (record, req) {
     if (!record.sampled) return
     try {
       if (record.parentSpan !== null) record.parentSpan.setAttribute('http.route', record.route)
-      if (this.direct !== null) this.direct.write(record, req)
-      else this.emitThroughTracer(record)
+      // Inside a router req.url is relative to its mount path until the router hands over: originalUrl is whole.
+      const urlPath = pathOf(req.originalUrl || req.url)
+      if (hasPendingNames()) this.awaitNames(record, urlPath)
+      else this.write(record, urlPath)
     } catch (err) {
       reportInternalError('create spans', err)
     }
+  }
+
+  prepareExport () {
+    try {
+      this.records.prepare()
+    } catch (err) {
+      reportInternalError('prepare the export', err)
+    }
+  }
+
+  write (record, urlPath) {
+    if (this.direct !== null) this.direct.write(record, urlPath)
+    else this.emitThroughTracer(record)
+  }
+
+  /**
+   * Holds a record until its layers are named: until the export schedule comes round, or until the waiting
+   * spans make a full batch, when an export would go out anyway (so the queue is never the limit).
+   */
+  awaitNames (record, urlPath) {
+    this.awaitingNames.push(record, urlPath)
+    this.awaitingSpans += record.segmentCount + (record.parentSpan === null ? 1 : 0)
+    if (this.awaitingSpans >= this.batching.maxExportBatchSize) {
+      this.writeAwaiting()
+    } else if (this.awaitingTimer === null) {
+      this.awaitingTimer = setTimeout(() => this.writeAwaiting(), this.batching.scheduledDelayMillis)
+      this.awaitingTimer.unref()
+    }
+  }
+
+  /**
+   * Names the layers, then writes the records that waited for it and sends them without another delay.
+   * Resolves when they are exported (or counted as dropped); never rejects.
+   */
+  writeAwaiting () {
+    if (this.awaitingTimer !== null) {
+      clearTimeout(this.awaitingTimer)
+      this.awaitingTimer = null
+    }
+    if (this.awaitingNames.length === 0) return Promise.resolve()
+    const waiting = this.awaitingNames
+    this.awaitingNames = []
+    this.awaitingSpans = 0
+    resolveNames()
+    // The export's resource and HTTP client, made here too rather than by the first send, whose batch (and
+    // the queue behind it) would wait for them: one pause of the event loop instead of two.
+    if (this.ownsRecords) this.prepareExport()
+    for (let i = 0; i < waiting.length; i += 2) {
+      try {
+        this.write(waiting[i], waiting[i + 1])
+      } catch (err) {
+        reportInternalError('create spans', err)
+      }
+    }
+    if (this.records !== null) {
+      this.records.sendNow()
+      return this.records.flush()
+    }
+    if (this.processor !== null) return this.processor.forceFlush().then(noop, (err) => log('export failed: %s', err && err.message))
+    return Promise.resolve()
   }
 
   /** The app's own TracerProvider is in charge: spans go through its tracer. */
@@ -314,29 +371,40 @@ class SpanPipeline {
   }
 
   droppedSpans () {
-    return this.dropCounter.count() + (this.records !== null ? this.records.droppedSpans() : 0)
+    return (this.sdkDrops !== null ? this.sdkDrops() : 0) + (this.records !== null ? this.records.droppedSpans() : 0)
   }
 
   /** Exports what is buffered. Never rejects: spans that could not be delivered are counted as dropped. */
   flush () {
+    // A processor's forceFlush resolves at once while an earlier one still exports: wait for both.
+    let awaiting = Promise.resolve()
+    try {
+      awaiting = this.writeAwaiting()
+    } catch (err) {
+      reportInternalError('create spans', err)
+    }
     let flushing = Promise.resolve()
     if (this.processor !== null) {
       flushing = this.processor.forceFlush()
     } else if (this.tracer !== null) {
-      const provider = api.trace.getTracerProvider()
-      const delegate = typeof provider.getDelegate === 'function' ? provider.getDelegate() : provider
-      if (typeof delegate.forceFlush === 'function') flushing = delegate.forceFlush()
+      const provider = registeredTracerProvider()
+      if (provider !== null && typeof provider.forceFlush === 'function') flushing = provider.forceFlush()
     }
     if (this.records !== null) flushing = Promise.all([flushing, this.records.flush()])
-    return flushing.then(noop, (err) => log('flush: spans could not all be exported: %s', err && err.message))
+    return Promise.all([awaiting, flushing]).then(noop, (err) => log('flush: spans could not all be exported: %s', err && err.message))
   }
 
   /** Flushes and stops what nodebench started. Never rejects; always releases the global registrations. */
   async shutdown () {
     if (this.closed) return
+    try {
+      await this.writeAwaiting()
+    } catch (err) {
+      reportInternalError('create spans', err)
+    }
     this.closed = true
     try {
-      if (this.records !== null) await this.records.shutdown()
+      if (this.records !== null) await (this.ownsRecords ? this.records.shutdown() : this.records.flush())
       if (this.provider !== null) await this.provider.shutdown()
     } catch (err) {
       log('shutdown: spans could not all be exported: %s', err && err.message)
@@ -353,98 +421,14 @@ class SpanPipeline {
 
 function noop () {}
 
-const OK_STATUS = Object.freeze({ code: api.SpanStatusCode.UNSET })
-const NO_LINKS = Object.freeze([])
-const NO_EVENTS = Object.freeze([])
-
-/**
- * A finished span, as the SDK's ReadableSpan interface describes it, written straight from the request
- * record. Going through Tracer.startSpan costs ~4 µs per span (context objects, sampler, copying and
- * validating every attribute twice); a request has a span per layer, all already finished, with static
- * attributes, so nodebench hands them to its own BatchSpanProcessor directly.
- */
-class FinishedSpan {
-  constructor (name, kind, traceId, spanId, parentSpanContext, startTime, endTime, attributes, status, events, resource, scope) {
-    this.name = name
-    this.kind = kind
-    this._spanContext = { traceId, spanId, traceFlags: api.TraceFlags.SAMPLED }
-    this.parentSpanContext = parentSpanContext
-    this.startTime = startTime
-    this.endTime = endTime
-    this.duration = hrTimeDuration(startTime, endTime)
-    this.status = status
-    this.attributes = attributes
-    this.links = NO_LINKS
-    this.events = events
-    this.ended = true
-    this.resource = resource
-    this.instrumentationScope = scope
-    this.droppedAttributesCount = 0
-    this.droppedEventsCount = 0
-    this.droppedLinksCount = 0
-  }
-
-  spanContext () {
-    return this._spanContext
-  }
-}
-
-class DirectSpanWriter {
-  constructor (processor, resource, ids, scope) {
-    this.processor = processor
-    this.resource = resource
-    this.ids = ids
-    this.scope = scope
-  }
-
-  write (record, req) {
-    const traceId = record.parentSpan !== null ? record.parentSpan.spanContext().traceId : record.traceId
-    const requestContext = record.parentSpan !== null
-      ? record.parentSpan.spanContext()
-      : { traceId, spanId: record.spanId, traceFlags: api.TraceFlags.SAMPLED }
-    const spanContexts = new Array(record.segmentCount)
-    for (let i = 0; i < record.segmentCount; i++) {
-      const info = record.segmentInfo(i)
-      const template = info.kind === 'router' ? record.entryTemplate(i) : null
-      const spanId = this.ids.generateSpanId()
-      const parentIndex = record.entryParent(i)
-      const startTime = toHrTime(record.entryStart(i))
-      const endTime = toHrTime(record.entryEnd(i))
-      const error = record.entryError(i)
-      const span = new FinishedSpan(
-        spanName(info, template), api.SpanKind.INTERNAL, traceId, spanId,
-        parentIndex >= 0 ? spanContexts[parentIndex] : requestContext,
-        startTime, endTime,
-        template !== null ? routerAttributes(template) : layerAttributes(info),
-        error === null ? OK_STATUS : { code: api.SpanStatusCode.ERROR, message: errorMessage(error) },
-        error === null ? NO_EVENTS : [exceptionEvent(error, endTime)],
-        this.resource, this.scope)
-      spanContexts[i] = span.spanContext()
-      this.processor.onEnd(span)
-    }
-    if (record.parentSpan === null) {
-      const attributes = requestEndAttributes(record)
-      attributes['http.request.method'] = record.method
-      // Inside a router req.url is relative to its mount path until the router hands over: originalUrl is whole.
-      attributes['url.path'] = pathOf(req.originalUrl || req.url)
-      this.processor.onEnd(new FinishedSpan(
-        `${record.method} ${record.route}`, api.SpanKind.SERVER, traceId, record.spanId, record.remoteParent || undefined,
-        toHrTime(record.startMs), toHrTime(record.endMs), attributes,
-        record.statusCode >= 500 ? { code: api.SpanStatusCode.ERROR } : OK_STATUS, NO_EVENTS,
-        this.resource, this.scope))
-    }
-  }
-}
-
 /** exporter 'otlp': the record's spans are encoded as OTLP protobuf bytes at once (otlp-export.js). */
 class RecordWriter {
   constructor (records) {
     this.records = records
   }
 
-  write (record, req) {
-    // Inside a router req.url is relative to its mount path until the router hands over: originalUrl is whole.
-    this.records.add(record, pathOf(req.originalUrl || req.url))
+  write (record, urlPath) {
+    this.records.add(record, urlPath)
   }
 }
 
@@ -452,4 +436,4 @@ function createSpanPipeline (config, env) {
   return config.exporter === 'none' ? NO_SPANS : new SpanPipeline(config, env)
 }
 
-module.exports = { createSpanPipeline, DirectSpanWriter, createDropCounter, guardExporter, isGlobalTracerProviderRegistered, TRACER_NAME }
+module.exports = { createSpanPipeline, isGlobalTracerProviderRegistered, registeredTracerProvider, TRACER_NAME }

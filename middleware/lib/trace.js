@@ -10,6 +10,7 @@ const { createSpanPipeline } = require('./span-pipeline')
 const { addServerTiming } = require('./server-timing')
 const { serveBreakdown, pathnameOf } = require('./expose')
 const { copyFunctionIdentity } = require('./wrap-layer')
+const { resolveNames } = require('./function-names')
 const { reportInternalError, internalErrorCount } = require('./internal-errors')
 const { joinCluster, clusterBreakdownAvailable, requestClusterBreakdown } = require('./cluster-breakdown')
 
@@ -120,6 +121,8 @@ function nodebenchTrace (options) {
   }
 
   function breakdown () {
+    // The layers' names are resolved here, when first asked for, not while the app serves its first request.
+    resolveNames()
     const snapshot = aggregator.snapshot({ droppedSpans: spans.droppedSpans() })
     const internalErrors = internalErrorCount()
     if (internalErrors > 0) snapshot.internalErrors = internalErrors
@@ -150,6 +153,7 @@ function nodebenchTrace (options) {
 
   const inCluster = joinCluster({
     exportState (resetAfter) {
+      resolveNames()
       const state = {
         breakdown: aggregator.exportState(),
         droppedSpans: spans.droppedSpans(),

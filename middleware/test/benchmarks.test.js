@@ -98,3 +98,29 @@ test('overhead.js --paired: a target against bare is the paired ratio; against a
   assert.match(renderTargets(summary), /^sampleRatio 0\.1 vs bare: 0\.94 \(target >= 0\.95, paired CPU per request; round by round 0\.91 to 0\.97\) FAIL$/m)
   assert.throws(() => parseArguments(['--paired', '--variants', 'nodebench-1,otel-official']), /--paired .* must include bare/)
 })
+
+test('first-request.js: bare and traced processes each serve a first and a second request per app', { timeout: 120_000 }, async () => {
+  const report = JSON.parse(await runScript('first-request.js', ['--rounds', '1', '--apps', '1,3', '--json']))
+  assert.equal(report.schema, 1)
+  assert.equal(report.targetMs, 5)
+  assert.deepEqual(report.results.map((result) => [result.node, result.apps]), [[process.versions.node, 1], [process.versions.node, 3]])
+  for (const result of report.results) {
+    assert.deepEqual(result.summary.map((row) => row.variant), ['bare', 'nodebench-breakdown', 'nodebench'])
+    for (const row of result.summary) {
+      assert.ok(row.firstApp > 0 && row.meanFirst > 0 && row.meanSecond > 0, `${row.variant} timed its requests`)
+      if (row.variant !== 'bare') assert.equal(typeof row.firstAppOverBare, 'number')
+    }
+  }
+})
+
+test('first-request.js: the difference from bare is taken round by round, then the median', () => {
+  const { summarize, parseArguments } = require('../benchmarks/first-request.js')
+  const round = (bare, traced) => ({ bare: { firstMs: [bare, 1], secondMs: [1, 1] }, nodebench: { firstMs: [traced, 2], secondMs: [1, 1] } })
+  const [bare, traced] = summarize([round(10, 13), round(20, 21), round(12, 17)], ['bare', 'nodebench'])
+  assert.equal(bare.firstApp, 12)
+  assert.equal(traced.firstApp, 17)
+  assert.equal(traced.firstAppOverBare, 3, 'median of +3, +1, +5')
+  assert.equal(traced.meanFirstOverBare, 2, 'median of (13+2)/2-(10+1)/2, ...')
+  assert.throws(() => parseArguments(['--node', 'latest']), /--node must hold Node\.js versions/)
+  assert.throws(() => parseArguments(['--variants', 'nope']), /unknown variant "nope"/)
+})

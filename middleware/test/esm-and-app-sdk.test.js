@@ -44,13 +44,17 @@ test('an app with its own NodeSDK + instrumentation-http: its provider is used a
   assert.equal(breakdown.operations[0].route, '/users/:id')
 })
 
-test("exporter 'otlp': the SDK is loaded at construction, the OTLP serializer only when the app creates spans of its own (exported too)", async () => {
+test("exporter 'otlp': nodebench's spans load none of the SDK; the SDK and the OTLP serializer are loaded when the app creates spans of its own (exported too)", async () => {
   const result = await runFixture('otlp-app-spans.js')
   assert.equal(result.sdkBeforeConstruction, false)
-  assert.equal(result.sdkAfterConstruction, true, 'the SDK is loaded by nodebenchTrace(), not by the first request')
+  assert.equal(result.sdkAfterConstruction, false, 'nodebenchTrace() does not load the tracing SDK')
+  assert.equal(result.resourcesAfterConstruction, true, 'the resource is detected when nodebenchTrace() is called')
   assert.equal(result.requestExports, 1, "nodebench's spans of three requests in one export")
+  assert.equal(result.tracingSdkAfterRequests, false, 'spans nodebench encodes itself need no tracing SDK')
   assert.equal(result.serializerAfterRequests, false, 'spans nodebench encodes itself need no OTLP serializer')
   assert.equal(result.exportsAfterAppSpan, 2, "the app's own span is exported through OTLPTraceExporter")
+  assert.equal(result.sdkAfterAppSpan, true)
   assert.equal(result.serializerAfterAppSpan, true)
+  assert.equal(result.injected, `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`, 'the app can propagate through the propagator nodebench registered')
   assert.equal(result.dropped, 0)
 })

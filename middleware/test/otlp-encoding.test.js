@@ -11,7 +11,7 @@ const api = require('@opentelemetry/api')
 const resources = require('@opentelemetry/resources')
 const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer')
 const { RequestRecord } = require('../lib/request-record')
-const { DirectSpanWriter } = require('../lib/span-pipeline')
+const { DirectSpanWriter } = require('../lib/sdk-spans')
 const { ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest } = require('../lib/otlp-encoder')
 const { RecordExporter } = require('../lib/otlp-export')
 const { pathOf } = require('../lib/span-attributes')
@@ -103,7 +103,7 @@ function encodeBoth (resource, records, urls) {
   const encoder = new RecordSpanEncoder(idSequence())
   const writer = new ProtoWriter(64)
   records.forEach((record, i) => {
-    direct.write(record, { originalUrl: urls[i] })
+    direct.write(record, pathOf(urls[i]))
     encoder.write(writer, record, pathOf(urls[i]))
   })
   const official = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans))
@@ -187,7 +187,7 @@ test('the exporter sends a batch when the next request would not fit, the rest o
       for (const batch of [records.slice(0, 3), records.slice(3, 6), records.slice(6, 9), records.slice(9)]) {
         const spans = []
         const direct = new DirectSpanWriter({ onEnd: (span) => spans.push(span) }, resource, sdkIds, SCOPE)
-        for (const record of batch) direct.write(record, { originalUrl: '/db/admin' })
+        for (const record of batch) direct.write(record, '/db/admin')
         expected.push(Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)))
       }
       assert.deepEqual(sink.bodies, expected)

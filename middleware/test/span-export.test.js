@@ -204,3 +204,53 @@ test('activeContext: spans the app creates are exported by the provider nodebenc
   }
   assert.equal(api.context.active(), api.ROOT_CONTEXT, 'the context manager is unregistered on shutdown')
 })
+
+test("exporter 'otlp': a second nodebenchTrace() in the process shares the first one's export; each shuts down on its own", async () => {
+  const api = require('@opentelemetry/api')
+  const bodies = []
+  const collector = http.createServer((req, res) => {
+    const chunks = []
+    req.on('data', (chunk) => chunks.push(chunk))
+    req.on('end', () => {
+      bodies.push(Buffer.concat(chunks).toString('latin1'))
+      res.setHeader('Content-Type', 'application/x-protobuf')
+      res.end()
+    })
+  })
+  await new Promise((resolve) => collector.listen(0, '127.0.0.1', resolve))
+  await withEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collector.address().port}` }, async () => {
+    const traceA = nodebenchTrace({ serviceName: 'shared-a' })
+    const traceB = nodebenchTrace({ serviceName: 'shared-b' })
+    const appA = express()
+    appA.use(traceA)
+    appA.get('/a/:id', function showA (req, res) { res.json({ a: req.params.id }) })
+    const appB = express()
+    appB.use(traceB)
+    appB.get('/b/:id', function showB (req, res) { res.json({ b: req.params.id }) })
+    const a = await listen(appA)
+    const b = await listen(appB)
+    try {
+      await (await fetch(`${a.base}/a/1`)).text()
+      await (await fetch(`${b.base}/b/1`)).text()
+      await Promise.all([traceA.flush(), traceB.flush()])
+      const sent = bodies.join('')
+      assert.ok(sent.includes('GET /a/:id') && sent.includes('handler - showA'), 'the first app\'s spans are exported')
+      assert.ok(sent.includes('GET /b/:id') && sent.includes('handler - showB'), 'the second app\'s spans go through the same export')
+      // The second instance's shutdown leaves the first one's export (and the registration) in place.
+      await traceB.shutdown()
+      bodies.length = 0
+      await (await fetch(`${a.base}/a/2`)).text()
+      await traceA.flush()
+      assert.ok(bodies.join('').includes('GET /a/:id'), 'the first app still exports')
+      assert.notEqual(api.trace.getTracerProvider().getDelegate(), new api.ProxyTracerProvider().getDelegate())
+      assert.equal(traceA.breakdown().dropped.spans, 0)
+    } finally {
+      await a.close()
+      await b.close()
+      await traceA.shutdown()
+      await traceB.shutdown()
+      collector.close()
+    }
+    assert.equal(api.trace.getTracerProvider().getDelegate(), new api.ProxyTracerProvider().getDelegate(), 'unregistered by the instance that registered')
+  })
+})

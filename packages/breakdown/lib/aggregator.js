@@ -102,20 +102,48 @@ class DurationStats {
   }
 }
 
-/** One segment (a layer) of one operation. */
+/**
+ * One segment (a layer) of one operation. Its name, kind, file and line are its layer's, read from `info`
+ * when a snapshot or state is made: the middleware names layers after they are first timed.
+ */
 class SegmentStats extends DurationStats {
   constructor (info, firstSeen) {
     super()
-    this.key = info.key
-    this.name = info.name
-    this.kind = info.kind
-    this.file = info.file
-    this.line = info.line
+    this.info = info
     // Sum of the positions in the request's path; the mean orders segments (a request that took
     // another path, e.g. the first one or an error, does not reorder them).
     this.positionSum = 0
     this.firstSeen = firstSeen
   }
+}
+
+/**
+ * A segment's key in its operation: the layer's `key` (`kind name file:line`, so two layers running the same
+ * function at the same place are one segment), or, while the layer has no name yet (`key` null), the layer
+ * itself. mergedSegments() joins the two once the key is known.
+ */
+function segmentKey (info) {
+  return typeof info.key === 'string' ? info.key : info
+}
+
+/** The operation's segments, those recorded before their layer was named merged into the same key's. */
+function mergedSegments (operation) {
+  const byKey = new Map()
+  for (const segment of operation.segments.values()) {
+    const key = segmentKey(segment.info)
+    const known = byKey.get(key)
+    byKey.set(key, known === undefined ? segment : combinedSegment(known, segment))
+  }
+  return Array.from(byKey.values())
+}
+
+function combinedSegment (a, b) {
+  const first = a.firstSeen <= b.firstSeen ? a : b
+  const combined = new SegmentStats(first.info, first.firstSeen)
+  combined.add(a)
+  combined.add(b)
+  combined.positionSum = a.positionSum + b.positionSum
+  return combined
 }
 
 /** One operation: method + route template + response format. */
@@ -132,14 +160,30 @@ class OperationStats {
   }
 
   segmentFor (info, position) {
-    let stats = this.segments.get(info.key)
+    const key = segmentKey(info)
+    let stats = this.segments.get(key)
     if (stats === undefined) {
       stats = new SegmentStats(info, this.segmentSeq++)
-      this.segments.set(info.key, stats)
+      this.segments.set(key, stats)
     }
     stats.positionSum += position
     return stats
   }
+}
+
+let compiled = false
+
+/**
+ * Runs the histogram code once, when the first aggregator is made (at the app's start): V8 compiles a
+ * function when it first runs, and the first request's recordRequest() spent ~1 ms compiling
+ * hdr-histogram-js (benchmarks/first-request.js in @nodebench/trace).
+ */
+function compileOnce () {
+  if (compiled) return
+  compiled = true
+  const stats = new DurationStats()
+  stats.record(1.5)
+  stats.percentileMs(50)
 }
 
 /**
@@ -147,12 +191,15 @@ class OperationStats {
  * A request is described by a plain object (the middleware's request record, or one rebuilt from spans):
  *   { method, route, format, responseTimeMs, errored, aborted,
  *     segmentCount, segmentInfo(i) -> { key, name, kind, file, line }, segmentDurationMs(i) }
+ * A segment info is kept, not copied: its name, file, line and key may be filled in later (key null until
+ * then), and are read when a snapshot or state is made.
  */
 class BreakdownAggregator {
   constructor ({ service = 'unknown', maxOperations = MAX_OPERATIONS_DEFAULT } = {}) {
     this.service = service
     this.maxOperations = maxOperations
     this.reset()
+    compileOnce()
   }
 
   reset () {
@@ -220,12 +267,12 @@ class BreakdownAggregator {
         errors: operation.errors,
         aborted: operation.aborted,
         responseTime: operation.responseTime.exportState(),
-        segments: Array.from(operation.segments.values(), (segment) => ({
-          key: segment.key,
-          name: segment.name,
-          kind: segment.kind,
-          file: segment.file,
-          line: segment.line,
+        segments: mergedSegments(operation).map((segment) => ({
+          key: segment.info.key,
+          name: segment.info.name,
+          kind: segment.info.kind,
+          file: segment.info.file,
+          line: segment.info.line,
           positionSum: segment.positionSum,
           ...segment.exportState()
         }))
@@ -252,8 +299,9 @@ class BreakdownAggregator {
       for (const segmentState of operationState.segments) {
         let segment = operation.segments.get(segmentState.key)
         if (segment === undefined) {
-          segment = new SegmentStats(segmentState, operation.segmentSeq++)
-          operation.segments.set(segmentState.key, segment)
+          const { key, name, kind, file, line } = segmentState
+          segment = new SegmentStats({ key, name, kind, file, line }, operation.segmentSeq++)
+          operation.segments.set(key, segment)
         }
         segment.positionSum += segmentState.positionSum
         segment.addState(segmentState)
@@ -280,17 +328,17 @@ class BreakdownAggregator {
 function operationSnapshot (operation) {
   const responseTime = operation.responseTime
   const totalMs = responseTime.totalMs
-  const segments = Array.from(operation.segments.values())
+  const segments = mergedSegments(operation)
     .sort((a, b) => a.positionSum / a.count - b.positionSum / b.count || a.firstSeen - b.firstSeen)
   let attributedMs = 0
   const segmentSnapshots = segments.map((segment, order) => {
     attributedMs += segment.totalMs
     return {
-      name: segment.name,
-      kind: segment.kind,
+      name: segment.info.name,
+      kind: segment.info.kind,
       order,
-      file: segment.file,
-      line: segment.line,
+      file: segment.info.file,
+      line: segment.info.line,
       count: segment.count,
       meanMs: round(segment.totalMs / segment.count),
       p50Ms: round(segment.percentileMs(50)),

@@ -173,3 +173,36 @@ test('the histogram finds each value\'s bucket as hdr-histogram-js does, from 0 
   assert.equal(hdr.encodeIntoCompressedBase64(ours), hdr.encodeIntoCompressedBase64(library))
   for (const p of [50, 95, 99, 100]) assert.equal(ours.getValueAtPercentile(p), library.getValueAtPercentile(p))
 })
+
+test('segments recorded before their layer is named are merged with the same layer\'s (and key\'s) once it is', () => {
+  // The middleware names layers off the request path: a layer's info has key null until then.
+  const unnamed = (kind) => ({ key: null, name: null, kind, file: null, line: null })
+  const name = (layer, named) => Object.assign(layer, named)
+  const logger = unnamed('middleware')
+  const view = unnamed('handler')
+  // Another layer running the same function at the same place: one segment, as before naming existed.
+  const sameViewElsewhere = unnamed('handler')
+  const named = new BreakdownAggregator()
+  const lazy = new BreakdownAggregator()
+  const requests = [[10, 1, 6], [20, 2, 15], [30, 3, 20]]
+  requests.forEach(([total, loggerMs, viewMs], i) => {
+    named.recordRequest(request('/docs/:id', total, [[LOGGER, loggerMs], [VIEW, viewMs]]))
+    lazy.recordRequest(request('/docs/:id', total, [[logger, loggerMs], [i === 1 ? sameViewElsewhere : view, viewMs]]))
+    if (i === 1) {
+      // Named between the second and the third request, as a snapshot or an export would.
+      for (const layer of [view, sameViewElsewhere]) name(layer, VIEW)
+      name(logger, LOGGER)
+    }
+  })
+  const expected = named.snapshot({ pid: 1 })
+  const actual = lazy.snapshot({ pid: 1 })
+  actual.since = expected.since
+  assert.deepEqual(actual, expected)
+  assert.deepEqual(lazy.exportState().operations[0].segments.map((s) => [s.key, s.responseTime === undefined ? s.count : null]),
+    [[LOGGER.key, 3], [VIEW.key, 3]])
+  // A state merged into another aggregator keeps one segment per key too.
+  const merged = new BreakdownAggregator()
+  merged.mergeState(lazy.exportState())
+  merged.mergeState(named.exportState())
+  assert.deepEqual(merged.snapshot().operations[0].segments.map((s) => [s.name, s.count]), [['logger', 6], ['viewDocument', 6]])
+})

@@ -1,0 +1,50 @@
+'use strict'
+
+const { randomFillSync } = require('node:crypto')
+
+// W3C Trace Context for nodebench's own span pipeline: the incoming `traceparent`, and ids for the traces and
+// spans it starts. @opentelemetry/core has both (W3CTraceContextPropagator, and RandomIdGenerator in the
+// SDK), but loading core and the SDK allocates ~5 MB when an app starts, and the garbage collection that
+// followed landed on the app's first request (benchmarks/first-request.js); nodebench's own spans need only
+// these few lines. They follow core's parseTraceParent exactly (tested against it).
+
+// https://www.w3.org/TR/trace-context/#traceparent-header: version (not ff), trace id and parent id (not all
+// zeros), flags; a future version may append fields, version 00 may not.
+const TRACEPARENT = /^\s?((?!ff)[\da-f]{2})-((?![0]{32})[\da-f]{32})-((?![0]{16})[\da-f]{16})-([\da-f]{2})(-.*)?\s?$/
+
+/** The remote span context of a `traceparent` header value (a string, or the first of several), or null. */
+function parseTraceparent (header) {
+  const value = Array.isArray(header) ? header[0] : header
+  if (typeof value !== 'string') return null
+  const match = TRACEPARENT.exec(value)
+  if (match === null || (match[1] === '00' && match[5] !== undefined)) return null
+  return { traceId: match[2], spanId: match[3], traceFlags: parseInt(match[4], 16), isRemote: true }
+}
+
+// Random bytes drawn in blocks: one randomFillSync per 256 ids instead of one per id.
+const POOL_BYTES = 4096
+const pool = Buffer.alloc(POOL_BYTES)
+let poolOffset = POOL_BYTES
+
+function randomHex (bytes) {
+  if (poolOffset + bytes > POOL_BYTES) {
+    randomFillSync(pool)
+    poolOffset = 0
+  }
+  const id = pool.toString('hex', poolOffset, poolOffset + bytes)
+  poolOffset += bytes
+  // An id of all zeros is invalid (W3C): vanishingly rare, but never sent.
+  return /^0+$/.test(id) ? randomHex(bytes) : id
+}
+
+/** 32 lowercase hex digits, not all zero. */
+function randomTraceId () {
+  return randomHex(16)
+}
+
+/** 16 lowercase hex digits, not all zero. */
+function randomSpanId () {
+  return randomHex(8)
+}
+
+module.exports = { parseTraceparent, randomTraceId, randomSpanId }

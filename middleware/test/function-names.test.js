@@ -1,0 +1,156 @@
+'use strict'
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const vm = require('node:vm')
+const {
+  FunctionLookup, layerInfo, containerInfo, hasPendingNames, resolveNames, nameFromSource, anonymousName
+} = require('../lib/function-names')
+
+function describeAll (...fns) {
+  const lookup = new FunctionLookup()
+  try {
+    return fns.map((fn) => lookup.describe(fn))
+  } finally {
+    lookup.close()
+  }
+}
+
+test('an anonymous function assigned to a property is named after the property', () => {
+  const exp = {}
+  exp.viewDocument = function (req, res) {}
+  exp.addDocument = async function (req, res) {}
+  exp.deleteDocument = async (req, res) => {}
+  exp['view-collection'] = function (req, res) {}
+  const [view, add, del, keyed] = describeAll(exp.viewDocument, exp.addDocument, exp.deleteDocument, exp['view-collection'])
+  assert.equal(exp.viewDocument.name, '')
+  assert.equal(view.name, 'viewDocument')
+  assert.equal(add.name, 'addDocument')
+  assert.equal(del.name, 'deleteDocument')
+  assert.equal(keyed.name, 'view-collection')
+})
+
+test('file and line are the definition site', () => {
+  const here = new Error().stack.split('\n')[1].match(/:(\d+):\d+\)?$/)[1]
+  const defined = function () {}; const line = Number(here) + 1
+  const [info] = describeAll(defined)
+  assert.equal(info.file, __filename)
+  assert.equal(info.line, line)
+  assert.equal(info.name, 'defined')
+})
+
+test('a function with nothing to go by stays anonymous, shown with its file and line', () => {
+  const fns = [function () {}]
+  const [info] = describeAll(fns[0])
+  assert.equal(info.name, null)
+  assert.equal(anonymousName(info), `<anonymous> ${path.relative(process.cwd(), __filename)}:${info.line}`)
+})
+
+test('code whose file is not its source (compiled under a file name, eval\'d) is named from the script V8 holds', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-names-'))
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
+  // What a transpiler does: the file on disk says one thing, the script V8 runs another.
+  const file = path.join(dir, 'routes.ts')
+  fs.writeFileSync(file, 'export const routes = {}\nroutes.listUsers = (req: Request) => {}\n')
+  const transpiled = vm.runInThisContext('const routes = {}\nroutes.listUsers = function (req) {}\nroutes.listUsers', { filename: file })
+  const evaluated = vm.runInThisContext('const api = {}\napi.showItem = function (req, res) {}\napi.showItem')
+  const [fromTranspiled, fromEval] = describeAll(transpiled, evaluated)
+  assert.deepEqual(fromTranspiled, { name: 'listUsers', file, line: 2 })
+  assert.deepEqual(fromEval, { name: 'showItem', file: 'evalmachine.<anonymous>', line: 2 })
+})
+
+test('the closure variable of a function can be read (how mounted sub-apps are found)', () => {
+  function mount (fn) {
+    return function mounted_app (req, res, next) { fn.handle(req, res, next) }
+  }
+  const subApp = { handle () {} }
+  const lookup = new FunctionLookup()
+  try {
+    assert.equal(lookup.closureValue(mount(subApp), 'fn'), subApp)
+    assert.equal(lookup.closureValue(mount(subApp), 'missing'), undefined)
+  } finally {
+    lookup.close()
+  }
+  assert.equal(globalThis.__nodebench_inspect_target__, undefined)
+})
+
+test('a layer is named when resolveNames() runs, not when it is created; a function is looked up once', () => {
+  const exp = {}
+  exp.loadDocument = function (req, res, next) {}
+  const info = layerInfo('middleware', exp.loadDocument)
+  const param = layerInfo('param', function (req, res, next, id) {}, 'document')
+  assert.equal(hasPendingNames(), true)
+  assert.deepEqual([info.name, info.file, info.line, info.key], [null, null, null, null])
+  assert.equal(info.kind, 'middleware')
+  resolveNames()
+  assert.equal(hasPendingNames(), false)
+  assert.equal(info.name, 'loadDocument')
+  assert.equal(info.file, __filename)
+  assert.equal(info.key, `middleware loadDocument ${__filename}:${info.line}`)
+  assert.equal(info.fn, null, 'the function is not kept once named')
+  assert.equal(param.name, 'document', "a param callback is named after its parameter")
+  assert.equal(param.key, `param document ${__filename}:${param.line}`)
+
+  const again = layerInfo('handler', exp.loadDocument)
+  assert.equal(hasPendingNames(), false, 'a function named before needs no look-up')
+  assert.equal(again.key, `handler loadDocument ${__filename}:${info.line}`)
+
+  const router = containerInfo('router')
+  assert.deepEqual([router.kind, router.name, router.key], ['router', 'router', 'router router'])
+})
+
+test('nameFromSource reads the assignment target in front of the function', () => {
+  const cases = [
+    ['exp.viewDocument = function ', 'viewDocument'],
+    ['  exports.addDocument = async function ', 'addDocument'],
+    ['const handlers = { viewCollection: ', 'viewCollection'],
+    ['routes["view-db"] = ', 'view-db'],
+    ['let render = async ', 'render'],
+    ['app.get("/x", ', null],
+    ['return ', null]
+  ]
+  for (const [before, expected] of cases) {
+    assert.equal(nameFromSource([before + '(req, res) {}'], 0, before.length, '/app/x.js'), expected, before)
+  }
+  assert.equal(nameFromSource(['module.exports = function ('], 0, 'module.exports = function '.length, '/app/logger.js'),
+    'logger.js (module.exports)')
+  // The assignment on the line above.
+  assert.equal(nameFromSource(['exp.viewDocument =', '  function (req, res) {}'], 1, 11, null), 'viewDocument')
+})
+
+test("an app's requests use no inspector and name nothing; the first breakdown names every layer", async (t) => {
+  const inspector = require('node:inspector')
+  const express = require('express5')
+  const { nodebenchTrace } = require('..')
+  const { listen } = require('./helpers')
+  resolveNames()
+  const connect = inspector.Session.prototype.connect
+  let sessions = 0
+  inspector.Session.prototype.connect = function () {
+    sessions++
+    return connect.apply(this, arguments)
+  }
+  t.after(() => { inspector.Session.prototype.connect = connect })
+  const trace = nodebenchTrace({ exporter: 'none' })
+  const routes = {}
+  routes.listItems = function (req, res) { res.json([]) }
+  const app = express()
+  app.use(trace)
+  app.get('/items', routes.listItems)
+  const { base, close } = await listen(app)
+  try {
+    for (let i = 0; i < 3; i++) await (await fetch(`${base}/items`)).text()
+    assert.equal(sessions, 0, 'no inspector session while serving')
+    assert.equal(hasPendingNames(), true, 'the layers wait to be named')
+    const segment = trace.breakdown().operations[0].segments.find((s) => s.kind === 'handler')
+    assert.equal(sessions, 1, 'one session, for the snapshot')
+    assert.deepEqual([segment.name, segment.file], ['listItems', __filename])
+    assert.equal(hasPendingNames(), false)
+  } finally {
+    await close()
+    await trace.shutdown()
+  }
+})
