@@ -20,10 +20,20 @@ export interface NodebenchTraceOptions {
   exporter?: 'otlp' | 'none' | SpanExporterLike
   /** Fraction of requests exported as spans, 0..1. Default: from OTEL_TRACES_SAMPLER(_ARG), else 1. The breakdown covers every request. */
   sampleRatio?: number
-  /** Add a Server-Timing header with each segment's duration. Default false. */
-  serverTiming?: boolean
+  /**
+   * Add a Server-Timing header with each segment's duration: to every response (`true`), or to the responses
+   * whose request the predicate accepts (asked when the headers go out). It tells whoever gets the response
+   * every layer's name and duration: in production, use a predicate. Default false.
+   */
+  serverTiming?: boolean | ((req: any) => boolean)
   /** Serve the breakdown (JSON, or HTML for browsers) at this path; `true` means '/__nodebench'. DELETE resets it. Default off. */
   expose?: string | boolean
+  /**
+   * Who may read nodebench's endpoints (`read`: GET/HEAD) and reset the breakdown (`reset`: DELETE). Each:
+   * 'local' (default: this machine, from Express's req.ip; forwarding headers only when 'trust proxy' trusts
+   * the proxy), 'anyone', or a predicate of the request. Refused requests get 403 and a one-line reason.
+   */
+  access?: { read?: AccessRule, reset?: AccessRule }
   /** Spans buffered for export before new ones are dropped (and counted). Default 2048. */
   maxQueueSize?: number
   /** Distinct operations kept in the breakdown; requests of further ones are counted in dropped.operations. Default 500. */
@@ -35,6 +45,8 @@ export interface NodebenchTraceOptions {
    */
   activeContext?: boolean
 }
+
+export type AccessRule = 'local' | 'anyone' | ((req: any) => boolean)
 
 /** `app.use(trace)`: an Express middleware with the breakdown attached. */
 export interface NodebenchTrace {
@@ -72,6 +84,7 @@ export declare const errorCodes: Readonly<{
   NB_ERR_SAMPLE_RATIO: 'NB_ERR_SAMPLE_RATIO'
   NB_ERR_SERVER_TIMING: 'NB_ERR_SERVER_TIMING'
   NB_ERR_EXPOSE: 'NB_ERR_EXPOSE'
+  NB_ERR_ACCESS: 'NB_ERR_ACCESS'
   NB_ERR_MAX_QUEUE_SIZE: 'NB_ERR_MAX_QUEUE_SIZE'
   NB_ERR_MAX_OPERATIONS: 'NB_ERR_MAX_OPERATIONS'
   NB_ERR_ACTIVE_CONTEXT: 'NB_ERR_ACTIVE_CONTEXT'

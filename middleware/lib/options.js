@@ -2,7 +2,10 @@
 
 const { codes, NodebenchError, invalidOption, describe } = require('./errors')
 
-const KNOWN_OPTIONS = ['serviceName', 'exporter', 'sampleRatio', 'serverTiming', 'expose', 'maxQueueSize', 'maxOperations', 'activeContext']
+const KNOWN_OPTIONS = ['serviceName', 'exporter', 'sampleRatio', 'serverTiming', 'expose', 'access', 'maxQueueSize', 'maxOperations', 'activeContext']
+const ACCESS_KEYS = ['read', 'reset']
+const ACCESS_RULE = "'local' (this machine only), 'anyone', or a function (req) => boolean"
+const DEFAULT_ACCESS = Object.freeze({ read: 'local', reset: 'local' })
 
 function isSpanExporter (value) {
   return value !== null && typeof value === 'object' &&
@@ -57,8 +60,9 @@ function normalizeOptions (options, env = process.env) {
   }
 
   const serverTiming = options.serverTiming ?? false
-  if (typeof serverTiming !== 'boolean') {
-    throw invalidOption(codes.NB_ERR_SERVER_TIMING, 'serverTiming', serverTiming, 'true or false')
+  if (typeof serverTiming !== 'boolean' && typeof serverTiming !== 'function') {
+    throw invalidOption(codes.NB_ERR_SERVER_TIMING, 'serverTiming', serverTiming,
+      'true (every response), false, or a function (req) => boolean choosing the responses that carry it')
   }
 
   let expose = options.expose ?? false
@@ -67,6 +71,8 @@ function normalizeOptions (options, env = process.env) {
     throw invalidOption(codes.NB_ERR_EXPOSE, 'expose', expose,
       'false, true, or a path starting with "/" without query or spaces (e.g. "/__nodebench")')
   }
+
+  const access = normalizeAccess(options.access)
 
   const maxQueueSize = options.maxQueueSize ?? 2048
   if (!Number.isInteger(maxQueueSize) || maxQueueSize < 1) {
@@ -83,7 +89,30 @@ function normalizeOptions (options, env = process.env) {
     throw invalidOption(codes.NB_ERR_ACTIVE_CONTEXT, 'activeContext', activeContext, 'true or false')
   }
 
-  return Object.freeze({ serviceName, exporter, sampleRatio, serverTiming, expose, maxQueueSize, maxOperations, activeContext })
+  return Object.freeze({ serviceName, exporter, sampleRatio, serverTiming, expose, access, maxQueueSize, maxOperations, activeContext })
+}
+
+/** `access`: who may read nodebench's endpoints and reset the breakdown (access.js). Default: this machine. */
+function normalizeAccess (access) {
+  if (access === undefined) return DEFAULT_ACCESS
+  if (access === null || typeof access !== 'object' || Array.isArray(access)) {
+    throw invalidOption(codes.NB_ERR_ACCESS, 'access', access, `an object { read, reset }, each ${ACCESS_RULE}`)
+  }
+  for (const key of Object.keys(access)) {
+    if (!ACCESS_KEYS.includes(key)) {
+      throw new NodebenchError(codes.NB_ERR_ACCESS,
+        `nodebenchTrace: unknown key "${key}" in option "access"; expected read and reset, each ${ACCESS_RULE}`)
+    }
+  }
+  const rules = {}
+  for (const key of ACCESS_KEYS) {
+    const rule = access[key] ?? DEFAULT_ACCESS[key]
+    if (rule !== 'local' && rule !== 'anyone' && typeof rule !== 'function') {
+      throw invalidOption(codes.NB_ERR_ACCESS, `access.${key}`, rule, ACCESS_RULE)
+    }
+    rules[key] = rule
+  }
+  return Object.freeze(rules)
 }
 
 function defaultServiceName () {

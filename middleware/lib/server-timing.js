@@ -10,13 +10,22 @@ const { reportInternalError } = require('./internal-errors')
 // one request. Written just before the headers go out (on-headers), so a segment still running then (the
 // handler that is sending the response) is measured up to that moment. The header needs the layers' names
 // in the response itself: with serverTiming on, the first response that carries it resolves them.
+//
+// What it reveals: the name of every middleware and handler the request passed and how long each took, to
+// whoever receives the response (page scripts included). Durations of, say, an authentication middleware are
+// a timing side channel; the W3C spec's privacy section says to send it only where intended. `serverTiming`
+// may therefore be a predicate of the request. Names come from the app's code, never from the request (route
+// parameters never appear), and are written in the header's grammar: a metric name is a token, a description
+// a quoted-string of printable ASCII.
 
+/** A token (RFC 9110): what a metric name may hold. */
 function metricName (name) {
   return name.replace(/[^!#$%&'*+\-.^_`|~0-9A-Za-z]+/g, '_').replace(/^_+|_+$/g, '') || 'segment'
 }
 
+/** A quoted-string of printable ASCII: quotes and backslashes escaped, anything else outside it as '?'. */
 function quoted (text) {
-  return '"' + text.replace(/["\\]/g, '\\$&') + '"'
+  return '"' + text.replace(/[^\x20-\x7e]/g, '?').replace(/["\\]/g, '\\$&') + '"'
 }
 
 function serverTimingHeader (record, nowMs) {
@@ -31,21 +40,33 @@ function serverTimingHeader (record, nowMs) {
   return parts.join(', ')
 }
 
-function setServerTiming () {
-  try {
-    const record = recordOf(this)
-    if (record === undefined || this.headersSent) return
-    if (hasPendingNames()) resolveNames()
-    const existing = this.getHeader('server-timing')
-    const ours = serverTimingHeader(record, performance.now())
-    this.setHeader('Server-Timing', existing ? [].concat(existing, ours) : ours)
-  } catch (err) {
-    reportInternalError('server-timing header', err)
-  }
+function setServerTiming (res) {
+  const record = recordOf(res)
+  if (record === undefined || res.headersSent) return
+  if (hasPendingNames()) resolveNames()
+  const existing = res.getHeader('server-timing')
+  const ours = serverTimingHeader(record, performance.now())
+  res.setHeader('Server-Timing', existing ? [].concat(existing, ours) : ours)
 }
 
-function addServerTiming (res) {
-  onHeaders(res, setServerTiming)
+/**
+ * The response decorator for `serverTiming`: `true` adds the header to every response; a predicate is asked,
+ * when the headers go out (Express has made `req` its own by then), whether this request's response gets it.
+ * A predicate that throws counts as no.
+ */
+function addServerTiming (rule) {
+  const always = rule === true
+  function onHeadersOut () {
+    try {
+      if (!always && rule(this.req) !== true) return
+      setServerTiming(this)
+    } catch (err) {
+      reportInternalError(always ? 'server-timing header' : 'serverTiming rule', err)
+    }
+  }
+  return function decorateResponse (res) {
+    onHeaders(res, onHeadersOut)
+  }
 }
 
 module.exports = { addServerTiming, serverTimingHeader, metricName }

@@ -27,8 +27,11 @@ const ON = 'on'
  * @param {string} [options.serviceName] service name of the spans and the breakdown (default OTEL_SERVICE_NAME, else the script name)
  * @param {'otlp'|'none'|object} [options.exporter] 'otlp' (default), 'none' (breakdown only) or an OpenTelemetry SpanExporter
  * @param {number} [options.sampleRatio] fraction of requests exported as spans (default OTEL_TRACES_SAMPLER_ARG, else 1)
- * @param {boolean} [options.serverTiming] add a Server-Timing header with each segment's duration
+ * @param {boolean|((req: object) => boolean)} [options.serverTiming] add a Server-Timing header with each
+ *   segment's duration: to every response (true), or to those whose request the function accepts
  * @param {string|boolean} [options.expose] serve the breakdown at this path (true: '/__nodebench')
+ * @param {{ read?: string|Function, reset?: string|Function }} [options.access] who may read nodebench's
+ *   endpoints and reset the breakdown: 'local' (default: this machine), 'anyone', or (req) => boolean
  * @param {number} [options.maxQueueSize] spans buffered for export before new ones are dropped (default 2048)
  * @param {number} [options.maxOperations] distinct operations kept in the breakdown (default 500)
  * @param {boolean} [options.activeContext] make the request span the active OpenTelemetry context while the app
@@ -42,7 +45,7 @@ function nodebenchTrace (options) {
   const spans = createSpanPipeline(config)
   const exposePath = config.expose
   // Features that are off cost nothing on the request path: chosen here, once.
-  const decorateResponse = config.serverTiming ? addServerTiming : null
+  const decorateResponse = config.serverTiming === false ? null : addServerTiming(config.serverTiming)
 
   function onResponseFinish () {
     finishRecord(this, false)
@@ -109,7 +112,7 @@ function nodebenchTrace (options) {
       const record = recordOf(res)
       if (record !== undefined) record.skip = true
       try {
-        serveBreakdown(req, res, exposedBreakdown)
+        serveBreakdown(req, res, { access: config.access, source: breakdownSource })
       } catch (err) {
         reportInternalError('expose', err)
         next(err)
@@ -134,21 +137,25 @@ function nodebenchTrace (options) {
   }
 
   /** What the expose path serves: this process's breakdown, or the whole cluster's when the primary merges. */
-  function exposedBreakdown (resetAfter) {
-    if (inCluster && clusterBreakdownAvailable()) {
-      return requestClusterBreakdown({ reset: resetAfter }).catch((err) => {
-        const snapshot = localBreakdown(resetAfter)
-        snapshot.warning = `this snapshot covers process ${process.pid} only: ${err.message}`
-        return snapshot
-      })
-    }
-    return localBreakdown(resetAfter)
-  }
+  const breakdownSource = Object.freeze({
+    local (resetAfter) {
+      const snapshot = breakdown()
+      if (resetAfter) reset()
+      return snapshot
+    },
+    cluster (resetAfter) {
+      return inCluster && clusterBreakdownAvailable() ? requestClusterBreakdown({ reset: resetAfter }) : null
+    },
+    absorb
+  })
 
-  function localBreakdown (resetAfter) {
-    const snapshot = breakdown()
-    if (resetAfter) reset()
-    return snapshot
+  /** Adds a merged breakdown state (a cluster reset nobody received) back to this process's aggregates. */
+  function absorb (state) {
+    try {
+      aggregator.mergeState(state)
+    } catch (err) {
+      reportInternalError('keep a reset breakdown', err)
+    }
   }
 
   const inCluster = joinCluster({
@@ -161,7 +168,8 @@ function nodebenchTrace (options) {
       }
       if (resetAfter) reset()
       return state
-    }
+    },
+    absorb
   })
 
   const middleware = nodebenchTraceMiddleware

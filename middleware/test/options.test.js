@@ -17,9 +17,12 @@ const INVALID = [
   [{ sampleRatio: 1.5 }, 'NB_ERR_SAMPLE_RATIO', /option "sampleRatio" must be a number from 0 to 1; received 1\.5/],
   [{ sampleRatio: '0.1' }, 'NB_ERR_SAMPLE_RATIO', /received '0\.1'/],
   [{ sampleRatio: NaN }, 'NB_ERR_SAMPLE_RATIO', /received NaN/],
-  [{ serverTiming: 'yes' }, 'NB_ERR_SERVER_TIMING', /option "serverTiming" must be true or false; received 'yes'/],
+  [{ serverTiming: 'yes' }, 'NB_ERR_SERVER_TIMING', /option "serverTiming" must be true \(every response\), false, or a function \(req\) => boolean .*; received 'yes'/],
   [{ expose: 'metrics' }, 'NB_ERR_EXPOSE', /option "expose" must be false, true, or a path starting with "\/".*; received 'metrics'/],
   [{ expose: '/a?b' }, 'NB_ERR_EXPOSE', /received '\/a\?b'/],
+  [{ access: 'local' }, 'NB_ERR_ACCESS', /option "access" must be an object \{ read, reset \}, each 'local' \(this machine only\), 'anyone', or a function \(req\) => boolean; received 'local'/],
+  [{ access: { write: 'local' } }, 'NB_ERR_ACCESS', /unknown key "write" in option "access"; expected read and reset/],
+  [{ access: { reset: 'everyone' } }, 'NB_ERR_ACCESS', /option "access\.reset" must be 'local' \(this machine only\), 'anyone', or a function \(req\) => boolean; received 'everyone'/],
   [{ maxQueueSize: 0 }, 'NB_ERR_MAX_QUEUE_SIZE', /option "maxQueueSize" must be a positive integer \(spans\); received 0/],
   [{ maxOperations: 2.5 }, 'NB_ERR_MAX_OPERATIONS', /option "maxOperations" must be a positive integer; received 2\.5/],
   [{ activeContext: 1 }, 'NB_ERR_ACTIVE_CONTEXT', /option "activeContext" must be true or false; received 1/]
@@ -49,6 +52,7 @@ test('defaults: otlp exporter, ratio 1, features off, frozen', () => {
   assert.equal(options.sampleRatio, 1)
   assert.equal(options.serverTiming, false)
   assert.equal(options.expose, false)
+  assert.deepEqual(options.access, { read: 'local', reset: 'local' })
   assert.equal(options.maxQueueSize, 2048)
   assert.equal(options.activeContext, false)
   assert.ok(Object.isFrozen(options))
@@ -57,6 +61,15 @@ test('defaults: otlp exporter, ratio 1, features off, frozen', () => {
 
 test('expose: true means /__nodebench', () => {
   assert.equal(normalizeOptions({ expose: true }, {}).expose, '/__nodebench')
+})
+
+test('access: each rule defaults to local; a predicate and serverTiming predicate are kept as given', () => {
+  const allow = (req) => req.headers['x-ops'] === 'yes'
+  const options = normalizeOptions({ access: { read: allow }, serverTiming: allow }, {})
+  assert.deepEqual(options.access, { read: allow, reset: 'local' })
+  assert.equal(options.serverTiming, allow)
+  assert.ok(Object.isFrozen(options.access))
+  assert.deepEqual(normalizeOptions({ access: { read: 'anyone', reset: 'anyone' } }, {}).access, { read: 'anyone', reset: 'anyone' })
 })
 
 test('OTEL_SERVICE_NAME and OTEL_TRACES_SAMPLER(_ARG) give the defaults', () => {
