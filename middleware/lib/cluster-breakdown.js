@@ -10,13 +10,20 @@ const { reportInternalError } = require('./internal-errors')
 //
 // Messages, all marked `nodebench: <type>`:
 //   worker -> primary  hello                    a traced worker exists (sent when nodebenchTrace() is built)
-//   primary -> worker  primary-ready            the primary merges; expose may ask it
+//   primary -> worker  primary-ready {timeoutMs} the primary merges; expose may ask it
 //   worker -> primary  breakdown {id, reset}    expose was requested on this worker
 //   primary -> worker  collect {id, reset}      send your state (and reset it when asked)
 //   worker -> primary  state {id, states}       the states of this worker's traces
-//   primary -> worker  breakdown-result {id, snapshot | error}
+//   primary -> worker  breakdown-result {id, snapshot, state? | error}
+//
+// A reset never loses what it reset. A worker that answers a resetting collect after the primary stopped
+// waiting has reset itself already: the primary keeps its state for the next breakdown. A resetting result
+// that reaches a worker no longer waiting for it (its own wait ran out, or its HTTP client went away) carries
+// the merged state, which that worker adds back to its own aggregates: the next breakdown includes it.
 
 const DEFAULT_TIMEOUT_MS = 5000
+// A worker waits this much longer than the primary waits for the workers: the primary always answers first.
+const WORKER_MARGIN_MS = 2000
 
 // ---------------------------------------------------------------------------------------------------
 // Worker side
@@ -24,6 +31,7 @@ const DEFAULT_TIMEOUT_MS = 5000
 const workerTraces = []
 let workerListening = false
 let primaryReady = false
+let primaryTimeoutMs = DEFAULT_TIMEOUT_MS
 let nextRequestId = 1
 const pendingBreakdowns = new Map()
 
@@ -32,8 +40,9 @@ function isClusterWorker () {
 }
 
 /**
- * Registers a trace of this worker with the cluster primary. `trace` gives `exportState(reset)`.
- * Returns false (and does nothing) outside a node:cluster worker.
+ * Registers a trace of this worker with the cluster primary. `trace` gives `exportState(reset)` and
+ * `absorb(breakdownState)` (adds a merged state back to its aggregates). Returns false (and does nothing)
+ * outside a node:cluster worker.
  */
 function joinCluster (trace) {
   if (!isClusterWorker()) return false
@@ -52,22 +61,28 @@ function onWorkerMessage (message) {
     switch (message.nodebench) {
       case 'primary-ready':
         primaryReady = true
+        if (Number.isInteger(message.timeoutMs) && message.timeoutMs > 0) primaryTimeoutMs = message.timeoutMs
         break
       case 'collect':
         send({
           nodebench: 'state',
           id: message.id,
           pid: process.pid,
+          reset: message.reset === true,
           states: workerTraces.map((trace) => trace.exportState(message.reset === true))
         })
         break
       case 'breakdown-result': {
         const pending = pendingBreakdowns.get(message.id)
-        if (pending === undefined) break
+        if (pending === undefined) {
+          // Nobody waits for it any more: what a reset took out of every worker comes back here.
+          if (message.state) absorbState(message.state)
+          break
+        }
         pendingBreakdowns.delete(message.id)
         clearTimeout(pending.timer)
         if (message.error) pending.reject(new Error(message.error))
-        else pending.resolve(message.snapshot)
+        else pending.resolve({ snapshot: message.snapshot, state: message.state || null })
         break
       }
     }
@@ -89,8 +104,17 @@ function clusterBreakdownAvailable () {
   return primaryReady && process.connected === true
 }
 
-/** Asks the primary for the merged breakdown of every worker (resetting all of them when asked). */
-function requestClusterBreakdown ({ reset = false, timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
+/** Adds a merged breakdown state (one nobody received) to this worker's first trace. */
+function absorbState (state) {
+  if (workerTraces.length > 0) workerTraces[0].absorb(state)
+}
+
+/**
+ * Asks the primary for the merged breakdown of every worker (resetting all of them when asked). Resolves
+ * with `{ snapshot, state }`: `state`, for a reset, is what was reset, for absorbState() when the answer
+ * cannot be delivered.
+ */
+function requestClusterBreakdown ({ reset = false, timeoutMs = primaryTimeoutMs + WORKER_MARGIN_MS } = {}) {
   return new Promise((resolve, reject) => {
     const id = nextRequestId++
     const timer = setTimeout(() => {
@@ -124,22 +148,29 @@ function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
   const tracedWorkers = new Set()
   const collections = new Map()
   let nextCollectId = 1
+  // Answers to resetting collects that came after the primary stopped waiting: their workers reset already.
+  let lateAnswers = []
 
   function onMessage (worker, message) {
     if (message === null || typeof message !== 'object' || typeof message.nodebench !== 'string') return
     switch (message.nodebench) {
       case 'hello':
         tracedWorkers.add(worker)
-        worker.send({ nodebench: 'primary-ready' })
+        worker.send({ nodebench: 'primary-ready', timeoutMs })
         break
-      case 'breakdown':
-        collect(message.reset === true).then(
-          (snapshot) => sendTo(worker, { nodebench: 'breakdown-result', id: message.id, snapshot }),
+      case 'breakdown': {
+        const reset = message.reset === true
+        collectAnswers(reset).then(
+          (merged) => sendTo(worker, {
+            nodebench: 'breakdown-result', id: message.id, snapshot: merged.snapshot, state: reset ? merged.state : undefined
+          }),
           (err) => sendTo(worker, { nodebench: 'breakdown-result', id: message.id, error: err.message }))
         break
+      }
       case 'state': {
         const collection = collections.get(message.id)
         if (collection !== undefined) collection.answer(worker, message)
+        else if (message.reset === true) lateAnswers.push(message)
         break
       }
     }
@@ -150,7 +181,8 @@ function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
     for (const collection of collections.values()) collection.forget(worker)
   }
 
-  function collect (reset) {
+  /** Every traced worker's state (reset after when asked), merged: `{ snapshot, state }`. */
+  function collectAnswers (reset) {
     return new Promise((resolve) => {
       const id = nextCollectId++
       const waiting = new Set()
@@ -158,7 +190,10 @@ function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
       const finish = () => {
         clearTimeout(timer)
         collections.delete(id)
-        resolve(mergeAnswers(answers, waiting.size))
+        // Late answers of earlier resets belong to whichever breakdown comes next; a reset takes them.
+        const carried = lateAnswers
+        if (reset) lateAnswers = []
+        resolve(mergeAnswers(answers.concat(carried), waiting.size))
       }
       const timer = setTimeout(finish, timeoutMs)
       collections.set(id, {
@@ -184,7 +219,7 @@ function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
   cluster.on('message', onMessage)
   cluster.on('exit', onExit)
   return {
-    breakdown: ({ reset = false } = {}) => collect(reset === true),
+    breakdown: ({ reset = false } = {}) => collectAnswers(reset === true).then((merged) => merged.snapshot),
     close () {
       cluster.off('message', onMessage)
       cluster.off('exit', onExit)
@@ -201,14 +236,15 @@ function sendTo (worker, message) {
 }
 
 /**
- * One snapshot from the workers' answers. `processes` lists who took part and how many requests each
- * served (so a load balance can be checked); `missingProcesses` counts workers that did not answer in time.
+ * One snapshot from the workers' answers, and the merged state it was made of. `processes` lists who took
+ * part and how many requests each served (so a load balance can be checked; a worker answering twice, late
+ * and on time, is listed once); `missingProcesses` counts workers that did not answer in time.
  */
 function mergeAnswers (answers, missing) {
   let aggregator = null
   let droppedSpans = 0
   let internalErrors = 0
-  const processes = []
+  const requestsByPid = new Map()
   for (const answer of answers) {
     let requests = 0
     for (const state of answer.states) {
@@ -218,14 +254,14 @@ function mergeAnswers (answers, missing) {
       internalErrors += state.internalErrors
       for (const operation of state.breakdown.operations) requests += operation.responseTime.count
     }
-    processes.push({ pid: answer.pid, requests })
+    requestsByPid.set(answer.pid, (requestsByPid.get(answer.pid) || 0) + requests)
   }
   if (aggregator === null) aggregator = new BreakdownAggregator()
   const snapshot = aggregator.snapshot({ pid: process.pid, droppedSpans })
   if (internalErrors > 0) snapshot.internalErrors = internalErrors
-  snapshot.processes = processes.sort((a, b) => a.pid - b.pid)
+  snapshot.processes = Array.from(requestsByPid, ([pid, requests]) => ({ pid, requests })).sort((a, b) => a.pid - b.pid)
   if (missing > 0) snapshot.missingProcesses = missing
-  return snapshot
+  return { snapshot, state: aggregator.exportState() }
 }
 
 module.exports = {

@@ -86,3 +86,87 @@ test('nodebenchPrimary() validates its options, and answers with an empty snapsh
     primary.close()
   }
 })
+
+/** A keep-alive connection to one worker: every request on it goes to the same process. */
+function connection () {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+  return {
+    request (url, method = 'GET') {
+      return new Promise((resolve, reject) => {
+        const req = http.request(url, { method, agent }, (res) => {
+          let body = ''
+          res.setEncoding('utf8')
+          res.on('data', (chunk) => { body += chunk })
+          res.on('end', () => resolve({ status: res.statusCode, body }))
+        })
+        req.on('error', reject)
+        req.end()
+      })
+    },
+    close: () => agent.destroy()
+  }
+}
+
+/** Two connections, each held by a different worker. */
+async function connectionsToBothWorkers (t, base) {
+  const first = connection()
+  t.after(first.close)
+  const firstPid = JSON.parse((await first.request(`${base}/pid`)).body).pid
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const other = connection()
+    t.after(other.close)
+    if (JSON.parse((await other.request(`${base}/pid`)).body).pid !== firstPid) return [first, other]
+  }
+  throw new Error('the cluster gave every connection to one worker')
+}
+
+function itemCount (snapshot) {
+  const operation = snapshot.operations.find((o) => o.route === '/items/:id')
+  return operation === undefined ? 0 : operation.count
+}
+
+test('concurrent DELETEs across the cluster: together they answer every request once; none is lost or counted twice', async (t) => {
+  const base = await startClusterApp(t)
+  for (let i = 0; i < 40; i++) await request(`${base}/items/${i}`)
+  const deletes = await Promise.all(Array.from({ length: 6 }, () => request(`${base}/__nodebench`, 'DELETE')))
+  assert.deepEqual(deletes.map((d) => d.status), [200, 200, 200, 200, 200, 200])
+  assert.equal(deletes.reduce((sum, d) => sum + itemCount(JSON.parse(d.body)), 0), 40)
+  assert.equal(itemCount(JSON.parse((await request(`${base}/__nodebench`)).body)), 0)
+})
+
+test('a worker that answers a reset after the primary stopped waiting: its requests come with the next breakdown', async (t) => {
+  const base = await startClusterApp(t, { PRIMARY_TIMEOUT_MS: '300' })
+  const [busy, idle] = await connectionsToBothWorkers(t, base)
+  for (let i = 0; i < 10; i++) await busy.request(`${base}/items/${i}`)
+  for (let i = 0; i < 6; i++) await idle.request(`${base}/items/${i}`)
+  const blocking = busy.request(`${base}/block?ms=1200`)
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  const deleted = JSON.parse((await idle.request(`${base}/__nodebench`, 'DELETE')).body)
+  assert.equal(deleted.missingProcesses, 1, 'the busy worker did not answer in time')
+  assert.equal(itemCount(deleted), 6)
+  await blocking
+  const next = JSON.parse((await idle.request(`${base}/__nodebench`)).body)
+  assert.equal(itemCount(next), 10, 'the busy worker reset itself when it answered late: its 10 requests are kept')
+  assert.equal(next.missingProcesses, undefined)
+  const drained = JSON.parse((await idle.request(`${base}/__nodebench`, 'DELETE')).body)
+  assert.equal(itemCount(drained), 10)
+  assert.equal(itemCount(JSON.parse((await idle.request(`${base}/__nodebench`)).body)), 0)
+})
+
+test('a DELETE whose client goes away before the cluster answers resets nothing that is lost', async (t) => {
+  const base = await startClusterApp(t)
+  const [busy, idle] = await connectionsToBothWorkers(t, base)
+  for (let i = 0; i < 10; i++) await busy.request(`${base}/items/${i}`)
+  for (let i = 0; i < 6; i++) await idle.request(`${base}/items/${i}`)
+  const blocking = busy.request(`${base}/block?ms=800`)
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  // Through the idle worker, a client that gives up while the primary waits for the busy one.
+  const gone = http.request(`${base}/__nodebench`, { method: 'DELETE', agent: false })
+  gone.on('error', () => {})
+  gone.end()
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  gone.destroy()
+  await blocking
+  await new Promise((resolve) => setTimeout(resolve, 200))
+  assert.equal(itemCount(JSON.parse((await idle.request(`${base}/__nodebench`)).body)), 16)
+})
