@@ -34,7 +34,8 @@ export declare class JaegerClient {
 export declare function flattenSpans (result: unknown): Span[]
 export declare function breakdownFromSpans (spans: Span[], options?: { service?: string, maxOperations?: number }): JaegerSnapshot
 export declare function breakdownFromJaeger (options: { url: string, service: string, since: Date, until?: Date, timeoutMs?: number, onProgress?: (page: { traces: number, from: Date, to: Date }) => void }): Promise<JaegerSnapshot>
-export declare function breakdownFromApp (options: { url: string, timeoutMs?: number }): Promise<BreakdownSnapshot & { source: 'app' }>
+/** The breakdown an app serves at its expose path; `headers` go with the request (an access rule may ask for one). */
+export declare function breakdownFromApp (options: { url: string, headers?: Record<string, string>, timeoutMs?: number }): Promise<BreakdownSnapshot & { source: 'app' }>
 export declare function parseSince (text: string, now?: Date): Date
 
 export interface RunningJaeger {

@@ -42,8 +42,11 @@ async function breakdownFromJaeger ({ url, service, since, until = new Date(), o
   return snapshot
 }
 
-/** The snapshot an app serves at its expose path (`nodebenchTrace({ expose })`), checked to be one. */
-async function breakdownFromApp ({ url, timeoutMs = 10_000 }) {
+/**
+ * The snapshot an app serves at its expose path (`nodebenchTrace({ expose })`), checked to be one. `headers`
+ * go with the request (for an app whose access rule asks for a token).
+ */
+async function breakdownFromApp ({ url, headers = {}, timeoutMs = 10_000 }) {
   let parsed
   try {
     parsed = new URL(url)
@@ -52,7 +55,7 @@ async function breakdownFromApp ({ url, timeoutMs = 10_000 }) {
   }
   let response
   try {
-    response = await fetch(parsed, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })
+    response = await fetch(parsed, { headers: { ...headers, accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) })
   } catch (err) {
     const reason = err.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (err.cause && (err.cause.code || err.cause.message)) || err.message
     throw new NodebenchError(codes.NB_ERR_APP_UNREACHABLE, `the app is not reachable at ${parsed.href} (${reason})`)
@@ -62,6 +65,11 @@ async function breakdownFromApp ({ url, timeoutMs = 10_000 }) {
   try {
     snapshot = JSON.parse(text)
   } catch {}
+  if (response.status === 403) {
+    const reason = snapshot !== null && typeof snapshot.error === 'string' ? snapshot.error : text.slice(0, 300)
+    throw new NodebenchError(codes.NB_ERR_APP_RESPONSE,
+      `${parsed.href} refused the request (403): ${reason}. Its nodebenchTrace({ access }) rule decides who may read it; send what it asks for with --header`)
+  }
   if (!response.ok || snapshot === null || snapshot.schema !== 1 || !Array.isArray(snapshot.operations)) {
     throw new NodebenchError(codes.NB_ERR_APP_RESPONSE,
       `${parsed.href} answered ${response.status} without a breakdown snapshot (schema 1); is the app traced with nodebenchTrace({ expose: '${parsed.pathname}' })?`)

@@ -60,7 +60,7 @@ function parseDemo (argv) {
 
 /**
  * `nodebench report --source jaeger [--jaeger <query-url>] --service <name> [--since 10m] [--json|--md]`
- * `nodebench report --source app --url <expose-url> [--json|--md]`
+ * `nodebench report --source app --url <expose-url> [--header 'name: value']... [--json|--md]`
  */
 function parseReport (argv, env) {
   let values
@@ -73,6 +73,7 @@ function parseReport (argv, env) {
         service: { type: 'string' },
         since: { type: 'string', default: '10m' },
         url: { type: 'string' },
+        header: { type: 'string', multiple: true },
         json: { type: 'boolean', default: false },
         md: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h' }
@@ -88,8 +89,9 @@ function parseReport (argv, env) {
   const format = values.json ? 'json' : values.md ? 'md' : 'table'
   if (values.source === 'app') {
     if (!values.url) throw usageError('report --source app: --url is required, e.g. --url http://127.0.0.1:3000/__nodebench')
-    return { command: 'report', source: 'app', url: values.url, format }
+    return { command: 'report', source: 'app', url: values.url, headers: parseHeaders(values.header || []), format }
   }
+  if (values.header !== undefined) throw usageError('report: --header goes with --source app (the request to the app)')
   if (values.source !== 'jaeger') throw usageError(`report: --source must be jaeger or app; received ${quote(values.source)}`)
   const service = values.service ?? env.OTEL_SERVICE_NAME
   if (!service) throw usageError('report --source jaeger: --service is required (or OTEL_SERVICE_NAME), e.g. --service mongo-admin')
@@ -100,6 +102,20 @@ function parseReport (argv, env) {
     throw usageError(`report: ${err.message}`)
   }
   return { command: 'report', source: 'jaeger', jaeger, service, since: values.since, format }
+}
+
+/** `--header 'x-nodebench-token: s3cret'` (repeatable) -> `{ 'x-nodebench-token': 's3cret' }`. */
+function parseHeaders (headers) {
+  const parsed = {}
+  for (const header of headers) {
+    const colon = header.indexOf(':')
+    const name = colon === -1 ? '' : header.slice(0, colon).trim().toLowerCase()
+    if (!/^[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(name)) {
+      throw usageError(`report: --header must be 'name: value', e.g. --header 'x-nodebench-token: ...'; received ${quote(header)}`)
+    }
+    parsed[name] = header.slice(colon + 1).trim()
+  }
+  return parsed
 }
 
 /**

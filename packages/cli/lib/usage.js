@@ -24,8 +24,9 @@ Commands:
   report --source jaeger --service <name> [--jaeger <query-url>] [--since 10m] [--json|--md]
                          the breakdown computed from the traces Jaeger holds (default query URL:
                          JAEGER_QUERY_URL, else http://localhost:16686), with links to exemplar traces
-  report --source app --url <url> [--json|--md]
-                         the breakdown an app serves (nodebenchTrace({ expose }), e.g. /__nodebench)
+  report --source app --url <url> [--header 'name: value'] [--json|--md]
+                         the breakdown an app serves (nodebenchTrace({ expose }), e.g. /__nodebench);
+                         --header (repeatable) for an app whose access.read rule asks for one
   services start [db|jaeger]
                          start the embedded database (FerretDB) or Jaeger in the background; the last
                          lines of stdout are the variables that reach it (MONGODB_URI=...;

@@ -35,14 +35,18 @@ test('parseArguments: report', () => {
   assert.deepEqual(parseArguments(['report', '--since', '1h', '--json'], { OTEL_SERVICE_NAME: 'svc', JAEGER_QUERY_URL: 'http://j:1' }),
     { command: 'report', source: 'jaeger', jaeger: 'http://j:1', service: 'svc', since: '1h', format: 'json' })
   assert.deepEqual(parseArguments(['report', '--source', 'app', '--url', 'http://a/__nodebench', '--md'], {}),
-    { command: 'report', source: 'app', url: 'http://a/__nodebench', format: 'md' })
+    { command: 'report', source: 'app', url: 'http://a/__nodebench', headers: {}, format: 'md' })
+  assert.deepEqual(parseArguments(['report', '--source', 'app', '--url', 'http://a/x', '--header', 'X-Nodebench-Token: a:b', '--header', 'authorization:Bearer t'], {}).headers,
+    { 'x-nodebench-token': 'a:b', authorization: 'Bearer t' })
   for (const [argv, message] of [
     [['report'], /--service is required/],
     [['report', '--source', 'app'], /--url is required/],
     [['report', '--source', 'zipkin'], /--source must be jaeger or app; received 'zipkin'/],
     [['report', '--service', 's', '--since', 'soon'], /--since "soon" is neither a duration nor a time/],
     [['report', '--service', 's', '--json', '--md'], /--json and --md exclude each other/],
-    [['report', '--bogus'], /report: Unknown option '--bogus'/]
+    [['report', '--bogus'], /report: Unknown option '--bogus'/],
+    [['report', '--source', 'app', '--url', 'http://a/x', '--header', 'no colon'], /--header must be 'name: value'.*; received 'no colon'/],
+    [['report', '--service', 's', '--header', 'a: b'], /--header goes with --source app/]
   ]) {
     assert.throws(() => parseArguments(argv, {}), (err) => err.code === 'NB_ERR_USAGE' && message.test(err.message))
   }
@@ -107,6 +111,25 @@ test('report --source jaeger and --source app print the same breakdown; bad inpu
     assert.match(run.stderr.split('\n').filter((line) => !line.startsWith('nodebench report:')).join('\n'), message)
     assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace')
   }
+})
+
+test('report --source app: an app whose access rule wants a token refuses without it (one line, exit 1) and answers with --header', async (t) => {
+  const trace = nodebenchTrace({ serviceName: 'guarded-app', exporter: 'none', expose: true, access: { read: (req) => req.get('x-nodebench-token') === 's3cret' } })
+  t.after(() => trace.shutdown())
+  const app = express()
+  app.use(trace)
+  app.get('/docs/:id', function viewDoc (req, res) { res.json({ id: req.params.id }) })
+  const server = app.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  t.after(() => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve) }))
+  const url = `http://127.0.0.1:${server.address().port}/__nodebench`
+  await (await fetch(url.replace('__nodebench', 'docs/1'))).text()
+  const refused = await runCli(['report', '--source', 'app', '--url', url])
+  assert.equal(refused.code, 1)
+  assert.match(refused.stderr, /^nodebench: .*__nodebench refused the request \(403\): nodebench: refused by the access\.read rule\. .*send what it asks for with --header$/m)
+  const allowed = await runCli(['report', '--source', 'app', '--url', url, '--header', 'x-nodebench-token: s3cret', '--json'])
+  assert.equal(allowed.code, 0, allowed.stderr)
+  assert.equal(JSON.parse(allowed.stdout).operations[0].route, '/docs/:id')
 })
 
 test('services start jaeger prints where apps send spans and where reports read them; stop stops it', { timeout: 180_000 }, async (t) => {

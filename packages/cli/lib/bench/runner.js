@@ -148,6 +148,12 @@ async function probe (base, request) {
 async function fetchBreakdown (base, method) {
   const response = await fetch(`${base}/__nodebench`, { method, headers: { accept: 'application/json' } })
   const text = await response.text()
+  if (response.status === 403) {
+    // nodebench's access rule refused: its answer says why (e.g. a proxy in front of the app).
+    let reason = text.slice(0, 300)
+    try { reason = JSON.parse(text).error } catch {}
+    throw new Error(`${method} /__nodebench was refused (403): ${reason}. bench reads it from this machine; allow it with nodebenchTrace({ access })`)
+  }
   if (!response.ok) throw new Error(`${method} /__nodebench answered ${response.status}: is the app traced with nodebenchTrace({ expose: '/__nodebench' })?`)
   return JSON.parse(text)
 }

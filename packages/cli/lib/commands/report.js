@@ -11,7 +11,7 @@ async function runReport (parsed, { stdout, stderr, env }) {
   let snapshot
   if (parsed.source === 'app') {
     progress(`reading ${parsed.url}`)
-    snapshot = await breakdownFromApp({ url: parsed.url })
+    snapshot = await breakdownFromApp({ url: parsed.url, headers: parsed.headers })
   } else {
     const since = parseSince(parsed.since)
     progress(`reading traces of "${parsed.service}" since ${since.toISOString()} from Jaeger at ${parsed.jaeger}`)
