@@ -6,18 +6,35 @@ const { performance } = require('node:perf_hooks')
 // response a hidden class (map) of its own, so a property added to one costs a new map and a copy of its
 // descriptors per request, and every read is a generic lookup; a WeakMap read is a hash probe.
 const records = new WeakMap()
+// The last response looked up and its record: a request's layers mostly run one after another, so most
+// look-ups are the one before again (a compare instead of a hash probe). Holds a response only while it
+// has a record: detachRecord() forgets it.
+let lastResponse = null
+let lastRecord
 
 /** The record of the response's request, or undefined (not timed, or already finished). */
 function recordOf (res) {
-  return records.get(res)
+  if (res === lastResponse) return lastRecord
+  const record = records.get(res)
+  if (record !== undefined) {
+    lastResponse = res
+    lastRecord = record
+  }
+  return record
 }
 
 function attachRecord (res, record) {
   records.set(res, record)
+  lastResponse = res
+  lastRecord = record
 }
 
 function detachRecord (res) {
   records.delete(res)
+  if (res === lastResponse) {
+    lastResponse = null
+    lastRecord = undefined
+  }
 }
 
 // Per-request reads of the response go through a computed key: a named read (`res.statusCode`) on an object

@@ -13,6 +13,10 @@ const { reportInternalError } = require('./internal-errors')
 
 const kInfo = Symbol('nodebench.layerInfo')
 const kContainer = Symbol('nodebench.container')
+// The layer's function when it was last looked at, and its arity: `fn.length` is read through a C++ accessor,
+// ~20-40 ns a read on the request path, so it is read again only when the layer's `handle` has changed.
+const kHandle = Symbol('nodebench.handle')
+const kArity = Symbol('nodebench.arity')
 const kWrapped = Symbol('nodebench.wrapped')
 const kOriginal = Symbol('nodebench.original')
 
@@ -29,8 +33,11 @@ function layerMethodNames (layer) {
   return null
 }
 
-// `req.next` by a computed key: Express gives each request a map of its own (see request-record.js).
-const NEXT = 'next'
+// `req.next` by name, not by a computed key as the other per-request reads (request-record.js): `next` is a
+// name V8 checks its protectors for, and a keyed store of it went through the runtime every time
+// (Runtime_SetKeyedProperty and a protector check under callgrind: ~35,000 instructions per request of 11
+// layers on Node.js 24, 9% of the bare app's; benchmarks/README.md, "Instructions by Node.js version").
+// A named store keeps a handler in generated code.
 
 // One `next` per segment: it must know which segment it closes, since a layer may call it late, twice,
 // or after the response has finished. It is the one allocation per layer per request nodebench makes.
@@ -43,7 +50,7 @@ const NEXT = 'next'
 function segmentNext (record, index, next, req) {
   return function nodebenchNext (err) {
     if (!record.done) record.closeEntry(index, err)
-    if (req[NEXT] === nodebenchNext) req[NEXT] = next
+    if (req.next === nodebenchNext) req.next = next
     return next(err)
   }
 }
@@ -51,7 +58,7 @@ function segmentNext (record, index, next, req) {
 /** Opens a segment for `layer` and returns the `next` that closes it, installed as `req.next` where Express's is. */
 function openSegment (record, layer, req, next) {
   const segmentEnd = segmentNext(record, record.openEntry(layer[kInfo]), next, req)
-  if (req[NEXT] === next) req[NEXT] = segmentEnd
+  if (req.next === next) req.next = segmentEnd
   return segmentEnd
 }
 
@@ -78,11 +85,21 @@ function cachedShadow (kind, original, make) {
   return shadow
 }
 
+/** The arity of the layer's function (what Express decides by: 4 arguments is an error handler). */
+function arityOf (layer) {
+  const handle = layer.handle
+  if (handle !== layer[kHandle]) {
+    layer[kHandle] = handle
+    layer[kArity] = typeof handle === 'function' ? handle.length : 0
+  }
+  return layer[kArity]
+}
+
 function requestShadow (original) {
   return function handleRequest (req, res, next) {
     const record = recordOf(res)
     // A handler with four arguments is skipped by Express on the request path: no segment.
-    if (record === undefined || record.done || this.handle.length > 3) return original.call(this, req, res, next)
+    if (record === undefined || record.done || arityOf(this) > 3) return original.call(this, req, res, next)
     return original.call(this, req, res, openSegment(record, this, req, next))
   }
 }
@@ -91,7 +108,7 @@ function errorShadow (original) {
   return function handleError (error, req, res, next) {
     const record = recordOf(res)
     // Only four-argument handlers see errors; Express passes others by.
-    if (record === undefined || record.done || this.handle.length !== 4) return original.call(this, error, req, res, next)
+    if (record === undefined || record.done || arityOf(this) !== 4) return original.call(this, error, req, res, next)
     return original.call(this, error, req, res, openSegment(record, this, req, next))
   }
 }
@@ -128,14 +145,17 @@ function routePath (path) {
 }
 
 /**
- * Every instrumented layer gets the same own properties, in the same order: [kInfo], [kContainer], then
- * the request and error methods. Express's router reads properties of every layer it passes; layers of
- * one shape keep those reads monomorphic (different shapes per kind of layer measured ~4 µs per request
- * slower in the router's own `next`).
+ * Every instrumented layer gets the same own properties, in the same order: [kInfo], [kContainer],
+ * [kHandle], [kArity], then the request and error methods. Express's router reads properties of every layer
+ * it passes; layers of one shape keep those reads monomorphic (different shapes per kind of layer measured
+ * ~4 µs per request slower in the router's own `next`).
  */
 function setLayerState (layer, names, info, container, requestMethod, errorMethod) {
   layer[kInfo] = info
   layer[kContainer] = container
+  const handle = layer.handle
+  layer[kHandle] = handle
+  layer[kArity] = typeof handle === 'function' ? handle.length : 0
   layer[names[0]] = requestMethod
   layer[names[1]] = errorMethod
 }

@@ -157,14 +157,26 @@ class OperationStats {
     this.responseTime = new DurationStats()
     this.segments = new Map()
     this.segmentSeq = 0
+    // The layers of the last request's path, by position, and their statistics: the requests of one
+    // operation mostly take the same path, so a segment is found by comparing its layer with the one at
+    // its position last time rather than by a look-up in `segments`.
+    this.pathInfos = []
+    this.pathStats = []
   }
 
   segmentFor (info, position) {
-    const key = segmentKey(info)
-    let stats = this.segments.get(key)
-    if (stats === undefined) {
-      stats = new SegmentStats(info, this.segmentSeq++)
-      this.segments.set(key, stats)
+    let stats
+    if (this.pathInfos[position] === info) {
+      stats = this.pathStats[position]
+    } else {
+      const key = segmentKey(info)
+      stats = this.segments.get(key)
+      if (stats === undefined) {
+        stats = new SegmentStats(info, this.segmentSeq++)
+        this.segments.set(key, stats)
+      }
+      this.pathInfos[position] = info
+      this.pathStats[position] = stats
     }
     stats.positionSum += position
     return stats
