@@ -1,28 +1,37 @@
 'use strict'
 
-// Serves a fixed number of requests of the benchmark app to a client in the same process, then exits.
-// Used by instructions.js under valgrind, where what counts is the work done, not the time it took.
+// Serves requests of the benchmark app to a client in the same process, then exits. Used by
+// instructions.js under valgrind, where what counts is the work done, not the time it took.
 //
-//   node benchmarks/fixed-requests.js <variant> <requests>
+//   node benchmarks/fixed-requests.js <variant> <checkpoint>[,<checkpoint>...] [--pause]
+//
+// With --pause, at each checkpoint (a number of requests served) it prints `checkpoint <n>` and waits for a
+// line on stdin before going on, so the process driving it can read callgrind's counters there
+// (callgrind_control --dump); a 5 ms timer runs while it waits, since callgrind only takes commands while the
+// program runs. Without it, it serves up to the last checkpoint and exits.
 //
 // Variants: bare, nodebench-breakdown (exporter 'none'), and nodebench-0 / nodebench-0.1 / nodebench-1
 // (exporter 'otlp' at that sampleRatio, to an OTLP endpoint in this process that reads and discards each
 // export, so the export's instructions are counted with the request's).
 
 const http = require('node:http')
+const readline = require('node:readline')
 const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { createApp } = require('./app')
 
 const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1 })
 const VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', ...Object.keys(SAMPLE_RATIOS)])
+const CONCURRENCY = 4
 
-const [variant, countText] = process.argv.slice(2)
-const count = Number(countText)
-if (!VARIANTS.includes(variant) || !Number.isInteger(count) || count < 1) {
-  process.stderr.write(`usage: node benchmarks/fixed-requests.js ${VARIANTS.join('|')} <requests>\n`)
+const [variant, checkpointsText, pauseFlag] = process.argv.slice(2)
+const checkpoints = String(checkpointsText).split(',').map(Number)
+if (!VARIANTS.includes(variant) || checkpoints.some((n) => !Number.isInteger(n) || n < 1) ||
+    checkpoints.some((n, i) => i > 0 && n <= checkpoints[i - 1]) || (pauseFlag !== undefined && pauseFlag !== '--pause')) {
+  process.stderr.write(`usage: node benchmarks/fixed-requests.js ${VARIANTS.join('|')} <requests>[,<more requests>...] [--pause]\n`)
   process.exit(2)
 }
+const paused = pauseFlag === '--pause'
 
 function startSink () {
   const sink = http.createServer((req, res) => {
@@ -30,6 +39,17 @@ function startSink () {
     req.on('end', () => res.end())
   })
   return new Promise((resolve) => sink.listen(0, '127.0.0.1', () => resolve(sink)))
+}
+
+/** Prints the checkpoint and resolves when the driver writes a line (or at once when nobody drives). */
+function checkpoint (lines, served) {
+  if (!paused) return Promise.resolve()
+  process.stdout.write(`checkpoint ${served}\n`)
+  const keepRunning = setInterval(() => {}, 5)
+  return new Promise((resolve) => lines.once('line', () => {
+    clearInterval(keepRunning)
+    resolve()
+  }))
 }
 
 async function main () {
@@ -41,18 +61,26 @@ async function main () {
       ? nodebenchTrace({ exporter: 'none' })
       : nodebenchTrace({ exporter: 'otlp', sampleRatio: SAMPLE_RATIOS[variant] })
   const app = createApp(express, tracing)
+  const lines = paused ? readline.createInterface({ input: process.stdin }) : null
   const server = app.listen(0, '127.0.0.1', async () => {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 4 })
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
+    // Read once: server.address() per request was 3% of the process's time, all of it in the client.
+    const port = server.address().port
     const get = (i) => new Promise((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port: server.address().port, path: `/api/items/${i}`, agent }, (res) => {
+      http.get({ host: '127.0.0.1', port, path: `/api/items/${i}`, agent }, (res) => {
         if (res.statusCode !== 200) reject(new Error(`GET /api/items/${i} answered ${res.statusCode}`))
         res.resume()
         res.on('end', resolve)
       }).on('error', reject)
     })
+    let served = 0
     try {
-      for (let i = 0; i < count; i += 4) await Promise.all([get(i), get(i + 1), get(i + 2), get(i + 3)])
+      for (const until of checkpoints) {
+        for (; served < until; served += CONCURRENCY) await Promise.all([get(served), get(served + 1), get(served + 2), get(served + 3)])
+        await checkpoint(lines, served)
+      }
     } finally {
+      if (lines !== null) lines.close()
       agent.destroy()
       server.close()
       if (tracing !== null) await tracing.shutdown()

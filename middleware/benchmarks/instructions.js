@@ -1,90 +1,264 @@
 'use strict'
 
-// What nodebench's always-on path (the breakdown, no spans) costs in CPU instructions per request,
-// counted by valgrind's callgrind: repeatable to <1% on a shared machine, where requests/s moves by 10%.
+// What nodebench costs in CPU instructions per request, counted by valgrind's callgrind: repeatable to <1% on
+// a shared machine, where requests/s moves by 10%.
 //
-//   node benchmarks/instructions.js [--low 400] [--high 4400] [--variants bare,nodebench-breakdown,...]
+//   node benchmarks/instructions.js [--checkpoints 10000,30000,50000] [--variants bare,nodebench-breakdown,...]
+//                                   [--node 24] [--jobs 2] [--json]
 //
-// fixed-requests.js serves <low> and then <high> requests under callgrind, for each variant (default: the
-// bare app and the app with nodebenchTrace({ exporter: 'none' }); also nodebench-0, nodebench-0.1 and
-// nodebench-1, exporting OTLP at that sampleRatio); (I(high) - I(low)) / (high - low) removes start-up and
-// leaves the instructions of one request, server and client together. Node runs with --single-threaded
-// so compilation and GC happen on the counted thread at repeatable moments. The default <high> of 4400
-// leaves most of start-up behind: with 2400, the bare app counted 1,677,000 instructions a request
-// against 1,374,000 with 4400, and nodebench's share moved by ±8,000 from run to run; with 4400, three
-// runs of the breakdown agreed within 600. V8 still compiles at 4400 (TurboFan is ~24% of the bare app's
-// count: it tiers functions up over the first ~20,000 requests, which valgrind runs ~50 times slower), so
-// compare variants with each other, not with a wall-clock share.
-// Takes ~4 minutes per variant.
-// Instructions are not time: cache misses and GC memory traffic weigh in overhead.js, not here.
+// Each variant's app (fixed-requests.js: the benchmark app and a client in one process) runs once under
+// callgrind and pauses at each checkpoint (requests served), where this script dumps callgrind's counters
+// (callgrind_control --dump, which also zeroes them). The instructions between two checkpoints over the
+// requests between them are one request's, server and client together, in that window. Start-up and V8's
+// tiering-up fall in the first windows; the report shows every window, so a window where the figure no
+// longer moves (the next one gives the same) can be chosen. Node runs with --single-threaded, so compiling
+// and garbage collection happen on the counted thread; each window is also shown without them (below).
+//
+// --node runs a given Node.js (a line or exact version, from the npm registry, cached per user; see
+// @nodebench/services nodeBinary). Instructions are not time: cache misses and GC memory traffic weigh in
+// overhead.js, not here. Under valgrind a request takes ~3-20 ms (Node.js 24 to 20).
+//
+// --jobs runs that many variants at once (default: one per core, at most one per variant): a count does not
+// depend on what else the machine runs, so only the wall time changes.
 
-const { parseArgs } = require('node:util')
+const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
-const { execFile } = require('node:child_process')
-const { ensureValgrind } = require('@nodebench/services')
-
-// Under valgrind a request takes ~20 ms here, and starting the app ~30 s: a run is given 10 minutes, or
-// 60 ms a request when that is longer (16,400 requests took ~5 minutes).
-function runTimeoutMs (requests) {
-  return Math.max(600_000, requests * 60)
-}
-
-function countInstructions (valgrind, variant, requests) {
-  return new Promise((resolve, reject) => {
-    execFile(valgrind, [
-      '--tool=callgrind', '--callgrind-out-file=/dev/null', '--cache-sim=no', '--branch-sim=no',
-      '--smc-check=all-non-file', process.execPath, '--single-threaded',
-      path.join(__dirname, 'fixed-requests.js'), variant, String(requests)
-    ], { timeout: runTimeoutMs(requests), maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`valgrind ${variant} ${requests}: ${err.message}\n${stderr.slice(-2000)}`))
-      const collected = /Collected : (\d+)/.exec(stderr)
-      if (!collected) return reject(new Error(`valgrind printed no instruction count:\n${stderr.slice(-2000)}`))
-      resolve(Number(collected[1]))
-    })
-  })
-}
+const { parseArgs } = require('node:util')
+const { spawn, execFile } = require('node:child_process')
+const { ensureValgrind, nodeBinary } = require('@nodebench/services')
 
 const VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1'])
+const DEFAULT_CHECKPOINTS = '10000,30000,50000'
+// Generous: a checkpoint can take minutes to reach under valgrind.
+const RUN_TIMEOUT_MS = 3 * 60 * 60 * 1000
 
-async function main () {
+function parseArguments (argv) {
   const { values } = parseArgs({
+    args: argv,
     options: {
-      low: { type: 'string', default: '400' },
-      high: { type: 'string', default: '4400' },
-      variants: { type: 'string', default: 'bare,nodebench-breakdown' }
-    }
+      checkpoints: { type: 'string', default: DEFAULT_CHECKPOINTS },
+      variants: { type: 'string', default: 'bare,nodebench-breakdown' },
+      node: { type: 'string' },
+      jobs: { type: 'string' },
+      json: { type: 'boolean', default: false }
+    },
+    strict: true
   })
-  const low = Number(values.low)
-  const high = Number(values.high)
-  if (!Number.isInteger(low) || !Number.isInteger(high) || low < 4 || high <= low) {
-    throw new TypeError(`--low and --high must be integers with 4 <= low < high; received ${values.low}, ${values.high}`)
+  const checkpoints = values.checkpoints.split(',').map(Number)
+  if (checkpoints.length < 2 || checkpoints.some((n, i) => !Number.isInteger(n) || n < 4 || n % 4 !== 0 || (i > 0 && n <= checkpoints[i - 1]))) {
+    throw new TypeError(`--checkpoints must be at least two increasing multiples of 4 (requests served); received ${values.checkpoints}`)
   }
   const variants = values.variants.split(',').filter(Boolean)
   const unknown = variants.filter((variant) => !VARIANTS.includes(variant))
   if (unknown.length > 0 || !variants.includes('bare')) {
     throw new TypeError(`--variants must list bare and any of ${VARIANTS.slice(1).join(', ')}; received ${values.variants}`)
   }
+  if (values.node !== undefined && !/^\d+(\.\d+){0,2}$/.test(values.node)) {
+    throw new TypeError(`--node must be a Node.js version or line such as 24 or 24.21.0; received ${values.node}`)
+  }
+  const jobs = values.jobs === undefined ? Math.max(1, Math.min(os.availableParallelism(), variants.length)) : Number(values.jobs)
+  if (!Number.isInteger(jobs) || jobs < 1) throw new TypeError(`--jobs must be a whole number of at least 1; received ${values.jobs}`)
+  return { checkpoints, variants, node: values.node ?? null, jobs, json: values.json }
+}
+
+// Where V8 collects garbage and compiles, by the C++ functions that enter it (inclusive counts). With
+// --single-threaded both run on the counted thread, but at moments that shift with any change to the program:
+// one more scavenge or a function optimized a window later moves a window's total by 5-10%, while the rest
+// (the program's own work, "mutator") repeats to <0.5% from one window to the next once V8 has tiered up.
+const GC_ENTRIES = [
+  /Heap::CollectGarbage\(/, /IncrementalMarkingJob::Task::RunInternal\(/, /IncrementalMarking::AdvanceOnAllocation\(/,
+  /ScavengeJob::Task::RunInternal\(/, /MinorGCJob::Task::RunInternal\(/, /MemoryReducer::TimerTask::RunInternal\(/
+]
+const COMPILE_ENTRIES = [
+  /Compiler::CompileOptimized\(/, /BaselineBatchCompiler::CompileBatch\(/, /maglev::MaglevCompiler::Compile\(/,
+  /Compiler::Compile\(.*SharedFunctionInfo/, /Compiler::CompileBaseline\(/, /Compiler::FinalizeTurbofanCompilationJob\(/
+]
+
+/**
+ * A callgrind dump's instructions: { total, gc, compile }, the last two inclusive of the functions that
+ * enter the collector and the compilers (callgrind_annotate --inclusive=yes; recursive copies skipped).
+ */
+function dumpCounts (file) {
+  return new Promise((resolve, reject) => {
+    execFile('callgrind_annotate', ['--threshold=100', '--inclusive=yes', file], { maxBuffer: 1 << 28, timeout: 300_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`callgrind_annotate ${file} failed: ${err.message} ${stderr}`))
+      const counts = { total: null, gc: 0, compile: 0 }
+      for (const line of stdout.split('\n')) {
+        const match = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line)
+        if (match === null) continue
+        const instructions = Number(match[1].replace(/,/g, ''))
+        const name = match[2]
+        if (name.startsWith('PROGRAM TOTALS')) counts.total = instructions
+        else if (/'\d+$/.test(name.split(' [')[0])) continue
+        else if (GC_ENTRIES.some((entry) => entry.test(name))) counts.gc += instructions
+        else if (COMPILE_ENTRIES.some((entry) => entry.test(name))) counts.compile += instructions
+      }
+      if (counts.total === null) reject(new Error(`${file} holds no instruction total`))
+      else resolve(counts)
+    })
+  })
+}
+
+function dumpCounters (pid) {
+  return new Promise((resolve, reject) => {
+    execFile('callgrind_control', ['--dump', String(pid)], { timeout: 120_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`callgrind_control --dump ${pid} failed: ${err.message} ${stderr}`))
+      else resolve()
+    })
+  })
+}
+
+/**
+ * One callgrind run of `variant`: resolves to the instructions counted between consecutive checkpoints,
+ * `[{ from, to, instructions }]` (the first from 0: start-up included).
+ */
+function countWindows (valgrind, nodePath, variant, checkpoints, onProgress) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-callgrind-'))
+  const outFile = path.join(dir, 'callgrind.out')
+  const child = spawn(valgrind, [
+    '--tool=callgrind', `--callgrind-out-file=${outFile}`, '--cache-sim=no', '--branch-sim=no', '--dump-instr=no',
+    '--smc-check=all-non-file', nodePath, '--single-threaded',
+    path.join(__dirname, 'fixed-requests.js'), variant, checkpoints.join(','), '--pause'
+  ], { stdio: ['pipe', 'pipe', 'pipe'] })
+  const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS)
+  let stderr = ''
+  child.stderr.on('data', (chunk) => { stderr = (stderr + chunk).slice(-4000) })
+  const reached = []
+  let pending = Promise.resolve()
+  let buffered = ''
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk
+    let newline
+    while ((newline = buffered.indexOf('\n')) !== -1) {
+      const line = buffered.slice(0, newline)
+      buffered = buffered.slice(newline + 1)
+      const match = /^checkpoint (\d+)$/.exec(line)
+      if (match === null) continue
+      const served = Number(match[1])
+      pending = pending.then(async () => {
+        await dumpCounters(child.pid)
+        reached.push(served)
+        onProgress(`instructions: ${variant}: ${served} requests`)
+        child.stdin.write('\n')
+      })
+    }
+  })
+  return new Promise((resolve, reject) => {
+    child.once('error', reject)
+    child.once('close', async (code, signal) => {
+      clearTimeout(timer)
+      try {
+        await pending
+        if (code !== 0) throw new Error(`valgrind ${variant} exited with ${signal || `code ${code}`}:\n${stderr}`)
+        // callgrind writes <out>.<n> for the n-th dump.
+        const windows = []
+        for (const [i, to] of reached.entries()) {
+          const { total, gc, compile } = await dumpCounts(`${outFile}.${i + 1}`)
+          windows.push({ from: i === 0 ? 0 : reached[i - 1], to, instructions: total, gc, compile })
+        }
+        resolve(windows)
+      } catch (err) {
+        reject(err)
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
+    })
+  })
+}
+
+/** Counts every variant, `options.jobs` at a time; resolves to { variant: windows } in the variants' order. */
+async function countAll (options, count) {
+  const results = new Array(options.variants.length)
+  let next = 0
+  async function worker () {
+    while (next < options.variants.length) {
+      const i = next++
+      results[i] = await count(options.variants[i])
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(options.jobs, options.variants.length) }, worker))
+  return Object.fromEntries(options.variants.map((variant, i) => [variant, results[i]]))
+}
+
+/** Per variant and window: instructions per request, and the traced variants' excess over bare in the same window. */
+function summarize (countsByVariant) {
+  const bareWindows = countsByVariant.bare
+  const rows = []
+  for (const [variant, windows] of Object.entries(countsByVariant)) {
+    for (const [i, window] of windows.entries()) {
+      const requests = window.to - window.from
+      const bareWindow = bareWindows[i]
+      const perRequest = window.instructions / requests
+      const bare = bareWindow.instructions / requests
+      const mutator = (window.instructions - window.gc - window.compile) / requests
+      const bareMutator = (bareWindow.instructions - bareWindow.gc - bareWindow.compile) / requests
+      rows.push({
+        variant,
+        from: window.from,
+        to: window.to,
+        instructionsPerRequest: perRequest,
+        gcPerRequest: window.gc / requests,
+        compilePerRequest: window.compile / requests,
+        mutatorPerRequest: mutator,
+        overBare: variant === 'bare' ? null : perRequest - bare,
+        overBareShare: variant === 'bare' ? null : (perRequest - bare) / bare,
+        mutatorOverBare: variant === 'bare' ? null : mutator - bareMutator,
+        mutatorOverBareShare: variant === 'bare' ? null : (mutator - bareMutator) / bareMutator
+      })
+    }
+  }
+  return rows
+}
+
+function signed (value) {
+  return `${value >= 0 ? '+' : ''}${Math.round(value)}`
+}
+
+function renderRows (rows) {
+  const lines = ['instructions per request: all | without GC and compiling (GC, compiling); excess over bare in the same window']
+  for (const row of rows) {
+    const window = `${row.from}-${row.to}`.padEnd(13)
+    const all = String(Math.round(row.instructionsPerRequest)).padStart(9)
+    const mutator = String(Math.round(row.mutatorPerRequest)).padStart(9)
+    const split = `(${Math.round(row.gcPerRequest)}, ${Math.round(row.compilePerRequest)})`.padEnd(17)
+    const extra = row.overBare === null
+      ? ''
+      : ` ${signed(row.overBare)} (${(row.overBareShare * 100).toFixed(1)}%) | ${signed(row.mutatorOverBare)} (${(row.mutatorOverBareShare * 100).toFixed(1)}%)`
+    lines.push(`${row.variant.padEnd(20)} ${window}${all} |${mutator} ${split}${extra}${row.from === 0 ? ' start-up included' : ''}`.trimEnd())
+  }
+  return lines.join('\n')
+}
+
+async function main () {
+  let options
+  try {
+    options = parseArguments(process.argv.slice(2))
+  } catch (err) {
+    process.stderr.write(`instructions: ${err.message}\n`)
+    process.exitCode = 2
+    return
+  }
+  const log = (message) => process.stderr.write(message + '\n')
   // VALGRIND_PATH, /usr/bin/valgrind, or Debian's package installed once with apt-get (as root).
   const valgrind = await ensureValgrind()
-  const perRequest = {}
-  for (const variant of variants) {
-    process.stderr.write(`instructions: ${variant}, ${low} and ${high} requests under callgrind...\n`)
-    const [atLow, atHigh] = [await countInstructions(valgrind, variant, low), await countInstructions(valgrind, variant, high)]
-    perRequest[variant] = (atHigh - atLow) / (high - low)
-  }
-  const bare = perRequest.bare
-  const width = Math.max(...variants.map((variant) => variant.length)) + 2
-  for (const variant of variants) {
-    const count = perRequest[variant]
-    const line = `${variant.padEnd(width)}${String(Math.round(count)).padStart(9)} instructions per request`
-    const extra = variant === 'bare'
-      ? ''
-      : `, +${Math.round(count - bare)} over bare: ${((count - bare) / bare * 100).toFixed(1)}% (ratio ${(bare / count).toFixed(3)})`
-    process.stdout.write(line + extra + '\n')
+  const node = options.node === null ? { version: process.versions.node, path: process.execPath } : await nodeBinary(options.node, { onProgress: log })
+  log(`instructions: Node.js ${node.version}, checkpoints ${options.checkpoints.join(', ')}, variants ${options.variants.join(', ')}, ${options.jobs} at a time`)
+  const counts = await countAll(options, (variant) => countWindows(valgrind, node.path, variant, options.checkpoints, log))
+  const rows = summarize(counts)
+  if (options.json) {
+    process.stdout.write(JSON.stringify({ schema: 1, node: node.version, checkpoints: options.checkpoints, rows }, null, 2) + '\n')
+  } else {
+    process.stdout.write(`Node.js ${node.version}\n${renderRows(rows)}\n`)
   }
 }
 
-main().catch((err) => {
-  process.stderr.write(`instructions: ${err.code ? `[${err.code}] ` : ''}${err.message}\n`)
-  process.exitCode = 1
-})
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`instructions: ${err.code ? `[${err.code}] ` : ''}${err.message}\n`)
+    process.exitCode = 1
+  })
+}
+
+module.exports = { parseArguments, countAll, summarize, renderRows }

@@ -8,8 +8,11 @@
 // the ratio to the bare app measured in the same run, the app's CPU time per request and how many of its
 // spans reached the OTLP sink.
 //
-//   node benchmarks/overhead.js [--rounds 3] [--duration 10] [--connections 50] [--warmup 2]
+//   node benchmarks/overhead.js [--rounds 3] [--duration 10] [--connections 50] [--warmup 2] [--node 24]
 //                               [--sink otlp|none] [--variants a,b] [--cpu-prof-dir dir] [--paired] [--json]
+//
+// --node runs the apps on that Node.js (a line or exact version from the npm registry, cached per user:
+// @nodebench/services nodeBinary); autocannon and the sink stay on the Node.js running this script.
 //
 // --paired runs each variant at the same time as a bare app instead, each app driven by its own
 // autocannon process, and compares their CPU time per request: a drift of the machine then hits both
@@ -53,6 +56,7 @@ const USAGE = `Usage: node benchmarks/overhead.js [options]
   --connections <n>     autocannon connections (default 50)
   --sink <otlp|none>    'otlp': a local OTLP/HTTP sink receives the spans; 'none': a closed port (default otlp)
   --variants <list>     comma-separated subset of ${VARIANTS.join(', ')} (default ${DEFAULT_VARIANTS.join(',')})
+  --node <version>      run the apps on this Node.js (24, 22.12, 24.21.0; from the npm registry, cached)
   --cpu-prof-dir <dir>  run each app with --cpu-prof and write its profile to <dir>
   --paired              run each variant at the same time as a bare app and compare CPU time per request
   --json                print the results as JSON on stdout
@@ -78,6 +82,7 @@ function parseArguments (argv) {
       sink: { type: 'string', default: 'otlp' },
       variants: { type: 'string', default: DEFAULT_VARIANTS.join(',') },
       'cpu-prof-dir': { type: 'string' },
+      node: { type: 'string' },
       paired: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false }
@@ -94,6 +99,9 @@ function parseArguments (argv) {
     }
   }
   if (variants.length === 0) throw new TypeError('--variants must name at least one variant')
+  if (values.node !== undefined && !/^\d+(\.\d+){0,2}$/.test(values.node)) {
+    throw new TypeError(`--node must be a Node.js version or line such as 24 or 24.21.0; received ${JSON.stringify(values.node)}`)
+  }
   if (values.paired && (!variants.includes(PAIR_BASELINE) || variants.length < 2)) {
     throw new TypeError(`--paired compares each variant with ${PAIR_BASELINE} run beside it: --variants must include ${PAIR_BASELINE} and at least one other; received ${JSON.stringify(values.variants)}`)
   }
@@ -105,6 +113,7 @@ function parseArguments (argv) {
     sink: values.sink,
     variants,
     cpuProfDir: values['cpu-prof-dir'] === undefined ? null : path.resolve(values['cpu-prof-dir']),
+    node: values.node ?? null,
     paired: values.paired,
     json: values.json,
     help: values.help
@@ -115,8 +124,8 @@ function parseArguments (argv) {
  * Spawns a node script and resolves `listening` with the URL it prints on its `listening on <url>` line.
  * `exited` resolves with { code, signal } once the process is gone.
  */
-function spawnServer (script, args, { env, execArgv = [], name, log }) {
-  const child = spawn(process.execPath, [...execArgv, script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+function spawnServer (script, args, { env, execArgv = [], name, log, nodePath = process.execPath }) {
+  const child = spawn(nodePath, [...execArgv, script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   const handle = { child, name, stopped: null, exitStatus: null }
   // 'close', not 'exit': by then stdout is drained, so the `stopped` line has been read.
   handle.exited = new Promise((resolve) => {
@@ -298,7 +307,8 @@ function startApp (variant, tag, options, context) {
     env: appEnvironment(context.endpoint),
     execArgv,
     name: `app ${variant}`,
-    log: context.log
+    log: context.log,
+    nodePath: context.nodePath
   })
 }
 
@@ -512,10 +522,10 @@ function renderTargets (summary) {
   }).join('\n')
 }
 
-function environment () {
+function environment (nodeVersion) {
   const cpus = os.cpus()
   return {
-    node: process.version,
+    node: `v${nodeVersion}`,
     cpu: cpus.length > 0 ? cpus[0].model : 'unknown',
     cores: cpus.length,
     platform: `${os.platform()} ${os.release()}`,
@@ -527,7 +537,10 @@ function environment () {
 
 /** Runs the whole benchmark; resolves with { options, environment, runs, summary }. */
 async function start (options, log = (line) => process.stderr.write(line + '\n')) {
-  const env = environment()
+  const node = options.node === null
+    ? { version: process.versions.node, path: process.execPath }
+    : await require('@nodebench/services').nodeBinary(options.node, { onProgress: log })
+  const env = environment(node.version)
   log(`node ${env.node}, ${env.cpu} x ${env.cores}; ${options.rounds} round(s) of ${options.variants.join(', ')}` +
     `${options.paired ? `, each beside a ${PAIR_BASELINE} app` : ''}; ` +
     `${options.warmupSeconds} s warm-up + ${options.durationSeconds} s, ${options.connections} connections; sink ${options.sink}; ` +
@@ -545,7 +558,7 @@ async function start (options, log = (line) => process.stderr.write(line + '\n')
       endpoint = await closedPortUrl()
     }
     log(`OTLP endpoint: ${endpoint}${sink === null ? ' (closed port)' : ''}`)
-    const context = { log, endpoint, sinkUrl }
+    const context = { log, endpoint, sinkUrl, nodePath: node.path }
     const measured = options.paired ? options.variants.filter((variant) => variant !== PAIR_BASELINE) : options.variants
     for (let round = 1; round <= options.rounds; round++) {
       for (const variant of roundOrder(measured, round)) {

@@ -124,3 +124,63 @@ test('first-request.js: the difference from bare is taken round by round, then t
   assert.throws(() => parseArguments(['--node', 'latest']), /--node must hold Node\.js versions/)
   assert.throws(() => parseArguments(['--variants', 'nope']), /unknown variant "nope"/)
 })
+
+test('fixed-requests.js --pause stops at each checkpoint until told to go on, then exits', { timeout: 60_000 }, async () => {
+  const { spawn } = require('node:child_process')
+  const child = spawn(process.execPath, [path.join(__dirname, '..', 'benchmarks', 'fixed-requests.js'), 'nodebench-breakdown', '8,16', '--pause'],
+    { stdio: ['pipe', 'pipe', 'inherit'] })
+  const lines = []
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (chunk) => {
+    for (const line of chunk.split('\n').filter(Boolean)) {
+      lines.push(line)
+      // Told to go on a moment later: the process must still be waiting, not racing ahead.
+      setTimeout(() => child.stdin.write('\n'), 100)
+    }
+  })
+  const code = await new Promise((resolve) => child.on('close', resolve))
+  assert.equal(code, 0)
+  assert.deepEqual(lines, ['checkpoint 8', 'checkpoint 16'])
+})
+
+test('fixed-requests.js refuses checkpoints that do not increase', async () => {
+  await assert.rejects(runScript('fixed-requests.js', ['bare', '16,8']), /usage: node benchmarks\/fixed-requests\.js/)
+})
+
+test('instructions.js: windows per variant, the excess over bare in the same window; bad options refused', async () => {
+  const { parseArguments, countAll, summarize, renderRows } = require('../benchmarks/instructions.js')
+  assert.deepEqual(parseArguments(['--checkpoints', '20000,60000', '--variants', 'bare,nodebench-0.1', '--jobs', '1', '--node', '24']),
+    { checkpoints: [20000, 60000], variants: ['bare', 'nodebench-0.1'], node: '24', jobs: 1, json: false })
+  assert.throws(() => parseArguments(['--checkpoints', '20000']), /at least two increasing multiples of 4/)
+  assert.throws(() => parseArguments(['--checkpoints', '400,402']), /multiples of 4/)
+  assert.throws(() => parseArguments(['--variants', 'nodebench-0.1']), /must list bare/)
+  assert.throws(() => parseArguments(['--node', 'latest']), /--node must be a Node\.js version/)
+  assert.throws(() => parseArguments(['--jobs', '0']), /--jobs must be a whole number/)
+
+  // Two at a time, results in the variants' order whichever finishes first.
+  let running = 0
+  let most = 0
+  const counts = await countAll({ variants: ['bare', 'nodebench-breakdown', 'nodebench-0.1'], jobs: 2 }, async (variant) => {
+    running++
+    most = Math.max(most, running)
+    await new Promise((resolve) => setTimeout(resolve, variant === 'bare' ? 50 : 10))
+    running--
+    const perRequest = { bare: 100, 'nodebench-breakdown': 103, 'nodebench-0.1': 110 }[variant]
+    // GC and compiling: 20 and 10 per request in every variant, but one more collection (+200) in breakdown's window.
+    const gc = variant === 'nodebench-breakdown' ? 600 : 400
+    return [{ from: 0, to: 10, instructions: 10 * perRequest + 5000, gc: 0, compile: 5000 },
+      { from: 10, to: 30, instructions: 20 * perRequest + gc + 200, gc, compile: 200 }]
+  })
+  assert.equal(most, 2)
+  assert.deepEqual(Object.keys(counts), ['bare', 'nodebench-breakdown', 'nodebench-0.1'])
+  const rows = summarize(counts)
+  const later = rows.filter((row) => row.from === 10)
+  assert.deepEqual(later.map((row) => [row.variant, row.instructionsPerRequest, row.overBare, row.mutatorPerRequest, row.mutatorOverBare]),
+    [['bare', 130, null, 100, null], ['nodebench-breakdown', 143, 13, 103, 3], ['nodebench-0.1', 140, 10, 110, 10]])
+  assert.equal(later[2].mutatorOverBareShare, 0.1)
+  assert.deepEqual([later[1].gcPerRequest, later[1].compilePerRequest], [30, 10])
+  const text = renderRows(rows)
+  assert.match(text, /^bare {17}0-10 {15}600 \| {6}100 \(0, 500\) {9} start-up included$/m)
+  assert.match(text, /^bare {17}10-30 {14}130 \| {6}100 \(20, 10\)$/m)
+  assert.match(text, /^nodebench-0\.1 {8}10-30 {14}140 \| {6}110 \(20, 10\) {9} \+10 \(7\.7%\) \| \+10 \(10\.0%\)$/m)
+})
