@@ -38,6 +38,8 @@ function startSink () {
     req.resume()
     req.on('end', () => res.end())
   })
+  // The exporter's connection waits through a checkpoint's pause too.
+  sink.keepAliveTimeout = 0
   return new Promise((resolve) => sink.listen(0, '127.0.0.1', () => resolve(sink)))
 }
 
@@ -63,6 +65,10 @@ async function main () {
   const app = createApp(express, tracing)
   const lines = paused ? readline.createInterface({ input: process.stdin }) : null
   const server = app.listen(0, '127.0.0.1', async () => {
+    // Paused at a checkpoint, the client's keep-alive sockets sit idle for as long as the dump takes (seconds
+    // on a busy machine): the server must not close them meanwhile (its 5 s default), or the next request on
+    // one is reset.
+    server.keepAliveTimeout = 0
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
     // Read once: server.address() per request was 3% of the process's time, all of it in the client.
     const port = server.address().port

@@ -113,14 +113,14 @@ function dumpCounters (pid) {
  * One callgrind run of `variant`: resolves to the instructions counted between consecutive checkpoints,
  * `[{ from, to, instructions }]` (the first from 0: start-up included).
  */
-function countWindows (valgrind, nodePath, variant, checkpoints, onProgress) {
+function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, signal) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-callgrind-'))
   const outFile = path.join(dir, 'callgrind.out')
   const child = spawn(valgrind, [
     '--tool=callgrind', `--callgrind-out-file=${outFile}`, '--cache-sim=no', '--branch-sim=no', '--dump-instr=no',
     '--smc-check=all-non-file', nodePath, '--single-threaded',
     path.join(__dirname, 'fixed-requests.js'), variant, checkpoints.join(','), '--pause'
-  ], { stdio: ['pipe', 'pipe', 'pipe'] })
+  ], { stdio: ['pipe', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' })
   const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS)
   let stderr = ''
   child.stderr.on('data', (chunk) => { stderr = (stderr + chunk).slice(-4000) })
@@ -146,7 +146,7 @@ function countWindows (valgrind, nodePath, variant, checkpoints, onProgress) {
     }
   })
   return new Promise((resolve, reject) => {
-    child.once('error', reject)
+    child.once('error', (err) => reject(signal !== undefined && signal.aborted ? new Error(`${variant}: stopped, another variant failed`) : err))
     child.once('close', async (code, signal) => {
       clearTimeout(timer)
       try {
@@ -168,17 +168,28 @@ function countWindows (valgrind, nodePath, variant, checkpoints, onProgress) {
   })
 }
 
-/** Counts every variant, `options.jobs` at a time; resolves to { variant: windows } in the variants' order. */
+/**
+ * Counts every variant, `options.jobs` at a time; resolves to { variant: windows } in the variants' order.
+ * When one fails, the others are stopped (through the signal `count` receives) and the first error is thrown.
+ */
 async function countAll (options, count) {
   const results = new Array(options.variants.length)
+  const stop = new AbortController()
+  let firstError = null
   let next = 0
   async function worker () {
-    while (next < options.variants.length) {
+    while (next < options.variants.length && !stop.signal.aborted) {
       const i = next++
-      results[i] = await count(options.variants[i])
+      try {
+        results[i] = await count(options.variants[i], stop.signal)
+      } catch (err) {
+        if (firstError === null) firstError = err
+        stop.abort()
+      }
     }
   }
   await Promise.all(Array.from({ length: Math.min(options.jobs, options.variants.length) }, worker))
+  if (firstError !== null) throw firstError
   return Object.fromEntries(options.variants.map((variant, i) => [variant, results[i]]))
 }
 
@@ -245,7 +256,7 @@ async function main () {
   const valgrind = await ensureValgrind()
   const node = options.node === null ? { version: process.versions.node, path: process.execPath } : await nodeBinary(options.node, { onProgress: log })
   log(`instructions: Node.js ${node.version}, checkpoints ${options.checkpoints.join(', ')}, variants ${options.variants.join(', ')}, ${options.jobs} at a time`)
-  const counts = await countAll(options, (variant) => countWindows(valgrind, node.path, variant, options.checkpoints, log))
+  const counts = await countAll(options, (variant, signal) => countWindows(valgrind, node.path, variant, options.checkpoints, log, signal))
   const rows = summarize(counts)
   if (options.json) {
     process.stdout.write(JSON.stringify({ schema: 1, node: node.version, checkpoints: options.checkpoints, rows }, null, 2) + '\n')

@@ -184,3 +184,19 @@ test('instructions.js: windows per variant, the excess over bare in the same win
   assert.match(text, /^bare {17}10-30 {14}130 \| {6}100 \(20, 10\)$/m)
   assert.match(text, /^nodebench-0\.1 {8}10-30 {14}140 \| {6}110 \(20, 10\) {9} \+10 \(7\.7%\) \| \+10 \(10\.0%\)$/m)
 })
+
+test('instructions.js: when one variant fails, the others are stopped and its error is the one reported', async () => {
+  const { countAll } = require('../benchmarks/instructions.js')
+  const stopped = []
+  const count = (variant, signal) => new Promise((resolve, reject) => {
+    if (variant === 'nodebench-0.1') return setTimeout(() => reject(new Error('nodebench-0.1 exited with code 1')), 20)
+    const timer = setTimeout(() => resolve([]), 60_000)
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer)
+      stopped.push(variant)
+      reject(new Error(`${variant}: stopped`))
+    })
+  })
+  await assert.rejects(countAll({ variants: ['bare', 'nodebench-breakdown', 'nodebench-0.1'], jobs: 3 }, count), /nodebench-0\.1 exited with code 1/)
+  assert.deepEqual(stopped.sort(), ['bare', 'nodebench-breakdown'])
+})
