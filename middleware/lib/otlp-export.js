@@ -4,14 +4,19 @@ const { ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExport
 const { reportInternalError, log } = require('./internal-errors')
 
 // The export path for exporter 'otlp' when nodebench runs the pipeline itself. It does what a
-// BatchSpanProcessor in front of an OTLPTraceExporter does (a bounded queue, batches, one export in flight,
-// a schedule delay, an export timeout, lost spans counted) but holds encoded bytes instead of span objects:
-// a sampled request's spans are encoded when its response ends (otlp-encoder.js). The HTTP side is
+// BatchSpanProcessor in front of an OTLPTraceExporter does (a bounded queue, batches, a schedule delay, an
+// export timeout, lost spans counted) but holds encoded bytes instead of span objects, and sends up to
+// MAX_EXPORTS_IN_FLIGHT batches at once where a BatchSpanProcessor waits for each export to end: with one in
+// flight, a collector that keeps up but answers late (a busy machine) made the queue overflow at full load.
+// A sampled request's spans are encoded when its response ends (otlp-encoder.js). The HTTP side is
 // OpenTelemetry's own OTLP/HTTP delegate (endpoint, headers, compression, timeout and retries from the
 // OTEL_EXPORTER_OTLP_* variables, like OTLPTraceExporter), given the encoded batch as its request. It and the
 // resource are made when the first batch is sent: an app whose first requests wait for nothing of it.
 
 const INITIAL_BATCH_BYTES = 64 * 1024
+// Batches sent at once. The queue's bound (maxQueueSize) counts spans waiting to be sent; those in flight add
+// at most this many batches (4 x 512 spans of ~320 bytes, ~650 kB) until their export ends or times out.
+const MAX_EXPORTS_IN_FLIGHT = 4
 
 const EMPTY_RESPONSE = Object.freeze({})
 
@@ -76,7 +81,7 @@ class RecordExporter {
     this.current = this.newBatch()
     this.sealed = [] // full batches waiting for their turn
     this.queued = 0 // spans in `current` and `sealed`
-    this.inFlight = false
+    this.inFlight = 0
     this.timer = null
     this.idleWaiters = []
     this.dropped = 0
@@ -147,21 +152,22 @@ class RecordExporter {
     return new EncodedBatch(writer !== undefined ? writer : new ProtoWriter(INITIAL_BATCH_BYTES))
   }
 
-  /** Sends the next sealed batch unless one is in flight. */
+  /** Sends sealed batches while fewer than MAX_EXPORTS_IN_FLIGHT are. */
   pump () {
-    if (this.inFlight) return
-    const batch = this.sealed.shift()
-    if (batch === undefined) {
-      this.notifyIdle()
-      return
+    while (this.inFlight < MAX_EXPORTS_IN_FLIGHT) {
+      const batch = this.sealed.shift()
+      if (batch === undefined) {
+        this.notifyIdle()
+        return
+      }
+      this.queued -= batch.spans
+      this.inFlight++
+      this.send(batch).then((delivered) => {
+        if (!delivered) this.dropped += batch.spans
+        this.inFlight--
+        this.pump()
+      })
     }
-    this.queued -= batch.spans
-    this.inFlight = true
-    this.send(batch).then((delivered) => {
-      if (!delivered) this.dropped += batch.spans
-      this.inFlight = false
-      this.pump()
-    })
   }
 
   /**
@@ -190,7 +196,7 @@ class RecordExporter {
       const writer = batch.writer
       batch.writer = null
       batch.body = frameExportRequest(resourceBytes, this.scopeBytes, writer.buffer.subarray(0, writer.pos), this.resource.schemaUrl)
-      if (this.spareWriters.length < 2) this.spareWriters.push(writer)
+      if (this.spareWriters.length <= MAX_EXPORTS_IN_FLIGHT) this.spareWriters.push(writer)
     } catch (err) {
       reportInternalError('encode export request', err)
       return false
@@ -225,7 +231,7 @@ class RecordExporter {
   }
 
   notifyIdle () {
-    if (this.inFlight || this.sealed.length > 0 || this.current.spans > 0) return
+    if (this.inFlight > 0 || this.sealed.length > 0 || this.current.spans > 0) return
     const waiters = this.idleWaiters
     this.idleWaiters = []
     for (const resolve of waiters) resolve()
@@ -257,4 +263,4 @@ class RecordExporter {
   }
 }
 
-module.exports = { RecordExporter, createOtlpHttpDelegate }
+module.exports = { RecordExporter, createOtlpHttpDelegate, MAX_EXPORTS_IN_FLIGHT }
