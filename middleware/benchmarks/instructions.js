@@ -4,7 +4,7 @@
 // a shared machine, where requests/s moves by 10%.
 //
 //   node benchmarks/instructions.js [--checkpoints 10000,30000,50000] [--variants bare,nodebench-breakdown,...]
-//                                   [--node 24] [--jobs 2] [--json]
+//                                   [--node 24] [--jobs 2] [--keep-dumps dir] [--json]
 //
 // Each variant's app (fixed-requests.js: the benchmark app and a client in one process) runs once under
 // callgrind and pauses at each checkpoint (requests served), where this script dumps callgrind's counters
@@ -17,6 +17,10 @@
 // --node runs a given Node.js (a line or exact version, from the npm registry, cached per user; see
 // @nodebench/services nodeBinary). Instructions are not time: cache misses and GC memory traffic weigh in
 // overhead.js, not here. Under valgrind a request takes ~3-20 ms (Node.js 24 to 20).
+//
+// --keep-dumps keeps each variant's callgrind dumps (<dir>/<variant>/callgrind.out.<n>, one per window) and
+// V8's map of its generated code (perf.map, from --perf-basic-prof), to read function by function with
+// callgrind_annotate: JavaScript shows there as addresses, which perf.map names.
 //
 // --jobs runs that many variants at once (default: one per core, at most one per variant): a count does not
 // depend on what else the machine runs, so only the wall time changes.
@@ -41,6 +45,7 @@ function parseArguments (argv) {
       variants: { type: 'string', default: 'bare,nodebench-breakdown' },
       node: { type: 'string' },
       jobs: { type: 'string' },
+      'keep-dumps': { type: 'string' },
       json: { type: 'boolean', default: false }
     },
     strict: true
@@ -59,20 +64,19 @@ function parseArguments (argv) {
   }
   const jobs = values.jobs === undefined ? Math.max(1, Math.min(os.availableParallelism(), variants.length)) : Number(values.jobs)
   if (!Number.isInteger(jobs) || jobs < 1) throw new TypeError(`--jobs must be a whole number of at least 1; received ${values.jobs}`)
-  return { checkpoints, variants, node: values.node ?? null, jobs, json: values.json }
+  const keepDumps = values['keep-dumps'] === undefined ? null : path.resolve(values['keep-dumps'])
+  return { checkpoints, variants, node: values.node ?? null, jobs, keepDumps, json: values.json }
 }
 
-// Where V8 collects garbage and compiles, by the C++ functions that enter it (inclusive counts). With
-// --single-threaded both run on the counted thread, but at moments that shift with any change to the program:
-// one more scavenge or a function optimized a window later moves a window's total by 5-10%, while the rest
-// (the program's own work, "mutator") repeats to <0.5% from one window to the next once V8 has tiered up.
-const GC_ENTRIES = [
-  /Heap::CollectGarbage\(/, /IncrementalMarkingJob::Task::RunInternal\(/, /IncrementalMarking::AdvanceOnAllocation\(/,
-  /ScavengeJob::Task::RunInternal\(/, /MinorGCJob::Task::RunInternal\(/, /MemoryReducer::TimerTask::RunInternal\(/
-]
+// Where V8 collects garbage and compiles, by the C++ functions that enter it (inclusive counts, none of them
+// called inside another): every collection, incremental marking steps (from allocation or from their task),
+// array buffer sweeping, and the optimizing, baseline and lazy compilers. With --single-threaded all of it
+// runs on the counted thread, but at moments that shift with any change to the program: one more scavenge
+// in a window moves its total by 5-10%. What is left ("mutator", the program's own work) moves far less.
+const GC_ENTRIES = [/Heap::CollectGarbage\(/, /IncrementalMarking::Step\(/, /ArrayBufferSweeper::SweepingState::SweepingJob::Run\(/]
 const COMPILE_ENTRIES = [
   /Compiler::CompileOptimized\(/, /BaselineBatchCompiler::CompileBatch\(/, /maglev::MaglevCompiler::Compile\(/,
-  /Compiler::Compile\(.*SharedFunctionInfo/, /Compiler::CompileBaseline\(/, /Compiler::FinalizeTurbofanCompilationJob\(/
+  /Compiler::Compile\(.*SharedFunctionInfo/
 ]
 
 /**
@@ -113,12 +117,12 @@ function dumpCounters (pid) {
  * One callgrind run of `variant`: resolves to the instructions counted between consecutive checkpoints,
  * `[{ from, to, instructions }]` (the first from 0: start-up included).
  */
-function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, signal) {
+function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, signal, keepDumps = null) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-callgrind-'))
   const outFile = path.join(dir, 'callgrind.out')
   const child = spawn(valgrind, [
     '--tool=callgrind', `--callgrind-out-file=${outFile}`, '--cache-sim=no', '--branch-sim=no', '--dump-instr=no',
-    '--smc-check=all-non-file', nodePath, '--single-threaded',
+    '--smc-check=all-non-file', nodePath, '--single-threaded', ...(keepDumps === null ? [] : ['--perf-basic-prof']),
     path.join(__dirname, 'fixed-requests.js'), variant, checkpoints.join(','), '--pause'
   ], { stdio: ['pipe', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' })
   const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS)
@@ -158,14 +162,24 @@ function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, sig
           const { total, gc, compile } = await dumpCounts(`${outFile}.${i + 1}`)
           windows.push({ from: i === 0 ? 0 : reached[i - 1], to, instructions: total, gc, compile })
         }
+        if (keepDumps !== null) keep(dir, path.join(keepDumps, variant), child.pid)
         resolve(windows)
       } catch (err) {
         reject(err)
       } finally {
         fs.rmSync(dir, { recursive: true, force: true })
+        if (keepDumps !== null) fs.rmSync(`/tmp/perf-${child.pid}.map`, { force: true })
       }
     })
   })
+}
+
+/** Moves a run's dumps, and V8's code map of the process (written by --perf-basic-prof), to `target`. */
+function keep (dir, target, pid) {
+  fs.mkdirSync(target, { recursive: true })
+  for (const file of fs.readdirSync(dir)) fs.copyFileSync(path.join(dir, file), path.join(target, file))
+  const codeMap = `/tmp/perf-${pid}.map`
+  if (fs.existsSync(codeMap)) fs.copyFileSync(codeMap, path.join(target, 'perf.map'))
 }
 
 /**
@@ -256,7 +270,7 @@ async function main () {
   const valgrind = await ensureValgrind()
   const node = options.node === null ? { version: process.versions.node, path: process.execPath } : await nodeBinary(options.node, { onProgress: log })
   log(`instructions: Node.js ${node.version}, checkpoints ${options.checkpoints.join(', ')}, variants ${options.variants.join(', ')}, ${options.jobs} at a time`)
-  const counts = await countAll(options, (variant, signal) => countWindows(valgrind, node.path, variant, options.checkpoints, log, signal))
+  const counts = await countAll(options, (variant, signal) => countWindows(valgrind, node.path, variant, options.checkpoints, log, signal, options.keepDumps))
   const rows = summarize(counts)
   if (options.json) {
     process.stdout.write(JSON.stringify({ schema: 1, node: node.version, checkpoints: options.checkpoints, rows }, null, 2) + '\n')

@@ -150,7 +150,7 @@ test('fixed-requests.js refuses checkpoints that do not increase', async () => {
 test('instructions.js: windows per variant, the excess over bare in the same window; bad options refused', async () => {
   const { parseArguments, countAll, summarize, renderRows } = require('../benchmarks/instructions.js')
   assert.deepEqual(parseArguments(['--checkpoints', '20000,60000', '--variants', 'bare,nodebench-0.1', '--jobs', '1', '--node', '24']),
-    { checkpoints: [20000, 60000], variants: ['bare', 'nodebench-0.1'], node: '24', jobs: 1, json: false })
+    { checkpoints: [20000, 60000], variants: ['bare', 'nodebench-0.1'], node: '24', jobs: 1, keepDumps: null, json: false })
   assert.throws(() => parseArguments(['--checkpoints', '20000']), /at least two increasing multiples of 4/)
   assert.throws(() => parseArguments(['--checkpoints', '400,402']), /multiples of 4/)
   assert.throws(() => parseArguments(['--variants', 'nodebench-0.1']), /must list bare/)
