@@ -30,10 +30,13 @@ function startClusterApp (t, env = {}) {
   })
 }
 
-/** One request on a new connection (so the cluster spreads requests over its workers). */
-function request (url, method = 'GET') {
+/**
+ * One request; by default on a new connection (so the cluster spreads requests over its workers), or on
+ * `agent`'s.
+ */
+function request (url, method = 'GET', agent = false) {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, agent: false }, (res) => {
+    const req = http.request(url, { method, agent }, (res) => {
       let body = ''
       res.setEncoding('utf8')
       res.on('data', (chunk) => { body += chunk })
@@ -91,18 +94,7 @@ test('nodebenchPrimary() validates its options, and answers with an empty snapsh
 function connection () {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
   return {
-    request (url, method = 'GET') {
-      return new Promise((resolve, reject) => {
-        const req = http.request(url, { method, agent }, (res) => {
-          let body = ''
-          res.setEncoding('utf8')
-          res.on('data', (chunk) => { body += chunk })
-          res.on('end', () => resolve({ status: res.statusCode, body }))
-        })
-        req.on('error', reject)
-        req.end()
-      })
-    },
+    request: (url, method = 'GET') => request(url, method, agent),
     close: () => agent.destroy()
   }
 }
