@@ -10,11 +10,17 @@
 // (callgrind_control --dump); a 5 ms timer runs while it waits, since callgrind only takes commands while the
 // program runs. Without it, it serves up to the last checkpoint and exits.
 //
+// With a sink it prints `sink received <spans> spans in <exports> exports` at the end, once the tracer has
+// flushed: what the exporter delivered, read from the sink's /stats.
+//
 // Variants: bare, nodebench-breakdown (exporter 'none'), and nodebench-0 / nodebench-0.1 / nodebench-1
-// (exporter 'otlp' at that sampleRatio, to an OTLP endpoint in this process that reads and discards each
-// export, so the export's instructions are counted with the request's).
+// (exporter 'otlp' at that sampleRatio, to otlp-sink.js, which reads and discards each export). The sink runs
+// as its own process, as a collector does, so the instructions counted are the exporter's (encode, send, read
+// the answer) and not the collector's; under valgrind it is not traced (callgrind's --trace-children=no).
 
 const http = require('node:http')
+const path = require('node:path')
+const { spawn } = require('node:child_process')
 const readline = require('node:readline')
 const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
@@ -33,14 +39,19 @@ if (!VARIANTS.includes(variant) || checkpoints.some((n) => !Number.isInteger(n) 
 }
 const paused = pauseFlag === '--pause'
 
+/** Starts otlp-sink.js and resolves with { child, url } once it listens. */
 function startSink () {
-  const sink = http.createServer((req, res) => {
-    req.resume()
-    req.on('end', () => res.end())
+  const child = spawn(process.execPath, [path.join(__dirname, 'otlp-sink.js')], { stdio: ['ignore', 'pipe', 'inherit'] })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.on('error', reject)
+    child.on('exit', (code) => reject(new Error(`otlp-sink.js exited with code ${code} before listening`)))
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+      const listening = /^listening on (http:\/\/\S+)$/m.exec(out)
+      if (listening !== null) resolve({ child, url: listening[1] })
+    })
   })
-  // The exporter's connection waits through a checkpoint's pause too.
-  sink.keepAliveTimeout = 0
-  return new Promise((resolve) => sink.listen(0, '127.0.0.1', () => resolve(sink)))
 }
 
 /** Prints the checkpoint and resolves when the driver writes a line (or at once when nobody drives). */
@@ -56,7 +67,8 @@ function checkpoint (lines, served) {
 
 async function main () {
   const sink = variant in SAMPLE_RATIOS ? await startSink() : null
-  if (sink !== null) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${sink.address().port}`
+  if (sink !== null) process.on('exit', () => sink.child.kill())
+  if (sink !== null) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = sink.url
   const tracing = variant === 'bare'
     ? null
     : variant === 'nodebench-breakdown'
@@ -90,7 +102,11 @@ async function main () {
       agent.destroy()
       server.close()
       if (tracing !== null) await tracing.shutdown()
-      if (sink !== null) sink.close()
+      if (sink !== null) {
+        const stats = await (await fetch(`${sink.url}/stats`)).json()
+        process.stdout.write(`sink received ${stats.spans} spans in ${stats.requests} exports\n`)
+        sink.child.kill()
+      }
     }
   })
 }

@@ -111,6 +111,9 @@ function main () {
     throw new TypeError(`--port must be an integer from 0 to 65535; received ${JSON.stringify(values.port)}`)
   }
   const { server } = createSink()
+  // Idle exporter connections stay open, as a collector's do (Go's http.Server has no idle timeout unless
+  // configured); fixed-requests.js pauses for seconds between checkpoints.
+  server.keepAliveTimeout = 0
   server.listen(port, '127.0.0.1', () => {
     process.stdout.write(`listening on http://127.0.0.1:${server.address().port}\n`)
   })
