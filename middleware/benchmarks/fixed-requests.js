@@ -20,11 +20,11 @@
 
 const http = require('node:http')
 const path = require('node:path')
-const { spawn } = require('node:child_process')
 const readline = require('node:readline')
 const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { createApp } = require('./app')
+const { spawnServer, stopServer } = require('./child-server')
 
 const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1 })
 const VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', ...Object.keys(SAMPLE_RATIOS)])
@@ -38,21 +38,7 @@ if (!VARIANTS.includes(variant) || checkpoints.some((n) => !Number.isInteger(n) 
   process.exit(2)
 }
 const paused = pauseFlag === '--pause'
-
-/** Starts otlp-sink.js and resolves with { child, url } once it listens. */
-function startSink () {
-  const child = spawn(process.execPath, [path.join(__dirname, 'otlp-sink.js')], { stdio: ['ignore', 'pipe', 'inherit'] })
-  return new Promise((resolve, reject) => {
-    let out = ''
-    child.on('error', reject)
-    child.on('exit', (code) => reject(new Error(`otlp-sink.js exited with code ${code} before listening`)))
-    child.stdout.on('data', (chunk) => {
-      out += chunk
-      const listening = /^listening on (http:\/\/\S+)$/m.exec(out)
-      if (listening !== null) resolve({ child, url: listening[1] })
-    })
-  })
-}
+const log = (message) => process.stderr.write(message + '\n')
 
 /** Prints the checkpoint and resolves when the driver writes a line (or at once when nobody drives). */
 function checkpoint (lines, served) {
@@ -66,9 +52,13 @@ function checkpoint (lines, served) {
 }
 
 async function main () {
-  const sink = variant in SAMPLE_RATIOS ? await startSink() : null
-  if (sink !== null) process.on('exit', () => sink.child.kill())
-  if (sink !== null) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = sink.url
+  const sink = variant in SAMPLE_RATIOS
+    ? spawnServer(path.join(__dirname, 'otlp-sink.js'), ['--port', '0'], { env: process.env, name: 'otlp-sink', log })
+    : null
+  if (sink !== null) {
+    process.on('exit', () => sink.child.kill())
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = await sink.listening
+  }
   const tracing = variant === 'bare'
     ? null
     : variant === 'nodebench-breakdown'
@@ -103,9 +93,9 @@ async function main () {
       server.close()
       if (tracing !== null) await tracing.shutdown()
       if (sink !== null) {
-        const stats = await (await fetch(`${sink.url}/stats`)).json()
+        const stats = await (await fetch(`${await sink.listening}/stats`)).json()
         process.stdout.write(`sink received ${stats.spans} spans in ${stats.requests} exports\n`)
-        sink.child.kill()
+        await stopServer(sink, log)
       }
     }
   })

@@ -22,7 +22,7 @@
 // are met (it is a report); non-zero when a run fails (an app that does not start, non-2xx responses,
 // autocannon errors).
 
-const { spawn, execFile, execFileSync } = require('node:child_process')
+const { execFile, execFileSync } = require('node:child_process')
 const fs = require('node:fs')
 const net = require('node:net')
 const os = require('node:os')
@@ -31,14 +31,11 @@ const { parseArgs } = require('node:util')
 const autocannon = require('autocannon')
 const Table = require('cli-table3')
 const { VARIANTS, DEFAULT_VARIANTS } = require('./app')
+const { spawnServer, stopServer } = require('./child-server')
 
 const APP_SCRIPT = path.join(__dirname, 'app.js')
 const SINK_SCRIPT = path.join(__dirname, 'otlp-sink.js')
 const ROUTE_PATH = '/api/items/42'
-const START_TIMEOUT_MS = 20000
-const STOP_GRACE_MS = 5000
-const LISTENING_LINE = /^listening on (http:\/\/\S+)$/
-const STOPPED_LINE = /^stopped (\{.*\})$/
 const AUTOCANNON_CLI = require.resolve('autocannon/autocannon.js')
 // --paired: every other variant runs at the same time as this one.
 const PAIR_BASELINE = 'bare'
@@ -123,63 +120,6 @@ function parseArguments (argv) {
 }
 
 /**
- * Spawns a node script and resolves `listening` with the URL it prints on its `listening on <url>` line.
- * `exited` resolves with { code, signal } once the process is gone.
- */
-function spawnServer (script, args, { env, execArgv = [], name, log, nodePath = process.execPath }) {
-  const child = spawn(nodePath, [...execArgv, script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-  const handle = { child, name, stopped: null, exitStatus: null }
-  // 'close', not 'exit': by then stdout is drained, so the `stopped` line has been read.
-  handle.exited = new Promise((resolve) => {
-    child.once('close', (code, signal) => {
-      handle.exitStatus = { code, signal }
-      resolve(handle.exitStatus)
-    })
-    // A process that could not be spawned may never emit 'close'.
-    child.once('error', () => {
-      if (handle.exitStatus !== null) return
-      handle.exitStatus = { code: null, signal: null }
-      resolve(handle.exitStatus)
-    })
-  })
-  handle.listening = new Promise((resolve, reject) => {
-    let buffered = ''
-    const timer = setTimeout(() => reject(new Error(`${name} did not print "listening on" within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS)
-    child.once('error', (err) => {
-      clearTimeout(timer)
-      reject(new Error(`${name} could not be started: ${err.message}`))
-    })
-    child.stdout.setEncoding('utf8')
-    child.stdout.on('data', (chunk) => {
-      buffered += chunk
-      let newline
-      while ((newline = buffered.indexOf('\n')) !== -1) {
-        const line = buffered.slice(0, newline).trim()
-        buffered = buffered.slice(newline + 1)
-        const listening = LISTENING_LINE.exec(line)
-        if (listening !== null) {
-          clearTimeout(timer)
-          resolve(listening[1])
-        }
-        const stopped = STOPPED_LINE.exec(line)
-        if (stopped !== null) handle.stopped = JSON.parse(stopped[1])
-      }
-    })
-    handle.exited.then(({ code, signal }) => {
-      clearTimeout(timer)
-      reject(new Error(`${name} exited (code ${code}, signal ${signal}) before it was listening`))
-    })
-  })
-  // Attach a handler now: a child that dies early must not surface as an unhandled rejection.
-  handle.listening.catch(() => {})
-  child.stderr.setEncoding('utf8')
-  child.stderr.on('data', (chunk) => {
-    for (const line of chunk.split('\n')) if (line.trim() !== '') log(`  [${name}] ${line}`)
-  })
-  return handle
-}
-
-/**
  * The variants in the order round `round` runs them: rotated by one each round, so each variant runs in
  * each position (first, after the heaviest, ...) as often as the others once the rounds are a multiple of
  * the variants. A fixed order measured a variant differently by where it stood: the run after a heavy one
@@ -188,20 +128,6 @@ function spawnServer (script, args, { env, execArgv = [], name, log, nodePath = 
 function roundOrder (variants, round) {
   const shift = (round - 1) % variants.length
   return [...variants.slice(shift), ...variants.slice(0, shift)]
-}
-
-/** SIGTERM, then SIGKILL after STOP_GRACE_MS; resolves with the exit status and whether it had to be killed. */
-async function stopServer (handle, log) {
-  if (handle.exitStatus !== null) return { ...handle.exitStatus, killed: false }
-  handle.child.kill('SIGTERM')
-  let timer
-  const graceOver = new Promise((resolve) => { timer = setTimeout(resolve, STOP_GRACE_MS, 'timeout') })
-  const outcome = await Promise.race([handle.exited, graceOver])
-  clearTimeout(timer)
-  if (outcome !== 'timeout') return { ...outcome, killed: false }
-  log(`  ${handle.name} did not exit ${STOP_GRACE_MS} ms after SIGTERM: SIGKILL`)
-  handle.child.kill('SIGKILL')
-  return { ...(await handle.exited), killed: true }
 }
 
 let clockTicks = null
