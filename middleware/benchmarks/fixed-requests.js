@@ -10,7 +10,7 @@
 // (callgrind_control --dump); a 5 ms timer runs while it waits, since callgrind only takes commands while the
 // program runs. Without it, it serves up to the last checkpoint and exits.
 //
-// With a sink it prints `sink received <spans> spans in <exports> exports` at the end, once the tracer has
+// With a sink it prints `sink received <spans> spans (<bytes> bytes) in <exports> exports` at the end, once the tracer has
 // flushed: what the exporter delivered, read from the sink's /stats.
 //
 // Variants: bare, nodebench-breakdown (exporter 'none'), and nodebench-0 / nodebench-0.1 / nodebench-1
@@ -94,7 +94,7 @@ async function main () {
       if (tracing !== null) await tracing.shutdown()
       if (sink !== null) {
         const stats = await (await fetch(`${await sink.listening}/stats`)).json()
-        process.stdout.write(`sink received ${stats.spans} spans in ${stats.requests} exports\n`)
+        process.stdout.write(`sink received ${stats.spans} spans (${stats.bytes} bytes) in ${stats.requests} exports\n`)
         await stopServer(sink, log)
       }
     }

@@ -150,7 +150,7 @@ test('fixed-requests.js --pause stops at each checkpoint until told to go on, th
 test('fixed-requests.js: every span reaches otlp-sink.js, and it says how many arrived', { timeout: 60_000 }, async () => {
   const stdout = await runScript('fixed-requests.js', ['nodebench-1', '40'])
   // 40 requests of the benchmark app, 12 spans each (11 layers and the request's own span).
-  assert.match(stdout, /^sink received 480 spans in \d+ exports$/m)
+  assert.match(stdout, /^sink received 480 spans \(\d+ bytes\) in \d+ exports$/m)
 })
 
 test('fixed-requests.js refuses checkpoints that do not increase', async () => {
