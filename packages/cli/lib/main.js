@@ -29,8 +29,13 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
   try {
     parsed = parseArguments(argv, env)
   } catch (err) {
-    if (err.code !== NB_ERR_USAGE) throw err
-    stderr.write(`nodebench: ${err.message}\n\n${USAGE}`)
+    if (err.code === NB_ERR_USAGE) {
+      stderr.write(`nodebench: ${err.message}\n\n${USAGE}`)
+      return 2
+    }
+    // Input read while parsing (a workload file) that is not right: what was wrong, in one line.
+    if (!isCoded(err)) throw err
+    stderr.write(`nodebench: ${err.message}\n`)
     return 2
   }
   try {

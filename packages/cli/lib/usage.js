@@ -3,24 +3,28 @@
 const USAGE = `Usage: nodebench <command>
 
 Commands:
-  bench [options]        the study's load matrix on an app: results.json, report.md and report.html
-                         (charts) in --out (default runs/<time>); progress on stderr
+  bench [options]        a workload's load matrix on an app (default: the study's): results.json,
+                         report.md and report.html (charts) in --out (default runs/<time>); progress on stderr
     --app <dir>          an app with the example's entry points (default examples/mongo-admin), on the
                          embedded database unless MONGODB_URI is set
     --cmd "<command>" --url <base>
                          or your own start command ({port} and {processes} are filled in), ready when
                          --url answers; --url alone: an app already running
-    --scenarios doc-read,write,collection-read   --formats html,json   --processes 1,2,3,4,8
-    --reps 5   --connections <n> (default: the study's 100, 25, 100)
-    --amount <requests> (default 5000) | --duration <seconds>   --warmup <requests> (default 200)
+    --workload <file>    the scenarios to send (default: nodebench.workload.js or .json in --app's
+                         directory, else in the current one)
+    --scenarios <names>  --formats <names>: the workload's (the study's: doc-read,write,collection-read
+                         and html,json)   --processes 1,2,3,4,8   --reps 5
+    --connections <n>    --amount <requests> | --duration <seconds> (defaults: the workload's)
+    --warmup <requests> (default 200)
     --quick              processes 1,2, one repetition, fewer requests: about a minute
     --out <dir>          --json: the results on stdout
   demo [--out <dir>]     bench --quick on examples/mongo-admin (what npm run demo runs)
-  flame [--scenario doc-read|write|collection-read] [--format html|json|both] [--profiler 0x|clinic]
-        [--duration 10] [--connections 10] [--out flamegraphs] [--app <dir> | --cmd "node app.js ..."]
-                         CPU flamegraphs of the scenario under load, <scenario>-<format>.html in --out, and
-                         a table of where the CPU went in HTML against JSON (template rendering, JSON,
-                         database driver, Express, nodebench itself, V8/GC, ...)
+  flame [--scenario <name>] [--format <name>|both] [--profiler 0x|clinic] [--duration 10]
+        [--connections 10] [--out flamegraphs] [--app <dir> | --cmd "node app.js ..."] [--workload <file>]
+                         CPU flamegraphs of a workload's scenario (default its first) under load in each
+                         format, <scenario>-<format>.html in --out, and a table of where the CPU went in
+                         HTML against JSON (template rendering, JSON, database driver, Express, nodebench
+                         itself, V8/GC, ...)
   report --source jaeger --service <name> [--jaeger <query-url>] [--since 10m] [--json|--md]
                          the breakdown computed from the traces Jaeger holds (default query URL:
                          JAEGER_QUERY_URL, else http://localhost:16686), with links to exemplar traces

@@ -11,18 +11,13 @@ const path = require('node:path')
 const { summarize, renderMarkdown, renderHtml, writeReport } = require('../lib/bench/report')
 const { chartsOf } = require('../lib/bench/report-charts')
 const { checkReportInBrowser } = require('../lib/bench/browser-check')
+const { temporaryDir } = require('./support')
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'results-quick.json')
 
 /** A fresh copy of the fixture (processes 1 and 2, three scenarios, one failed cell, one with 500s). */
 function fixture () {
   return JSON.parse(fs.readFileSync(FIXTURE, 'utf8'))
-}
-
-function temporaryDir (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-bench-report-'))
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
-  return dir
 }
 
 function cellOf (results, scenario, format, processes) {
@@ -119,7 +114,9 @@ test('summarize: one process count, a failed cell, a missing cell and a cell wit
 })
 
 test('summarize and the renderers take an empty or partial results object', async () => {
-  for (const results of [{}, { cells: [] }, { cells: [{ scenario: 'doc-read', format: 'html', processes: 1, status: 'failed' }] }]) {
+  // With the study's workload (its reference is what the HTML-against-JSON finding checks), and without any.
+  const { workload } = fixture()
+  for (const results of [{ workload }, { workload, cells: [] }, { workload, cells: [{ scenario: 'doc-read', format: 'html', processes: 1, status: 'failed' }] }]) {
     const summary = summarize(results)
     assert.match(summary.findings[0], /^HTML and JSON could not be compared/)
     assert.match(renderMarkdown(results), /^# nodebench bench report/)
@@ -127,11 +124,17 @@ test('summarize and the renderers take an empty or partial results object', asyn
     assert.match(html, /<h2>What this shows<\/h2>/)
     assert.doesNotMatch(html, /class="chart"/)
   }
+  for (const results of [{}, { cells: [] }, { cells: [{ scenario: 'doc-read', format: 'html', processes: 1, status: 'failed' }] }]) {
+    const summary = summarize(results)
+    assert.match(summary.findings[0], /^Only no process count measured/)
+    assert.doesNotMatch(renderMarkdown(results), /The study found/)
+    assert.match(await renderHtml(results), /<h2>What this shows<\/h2>/)
+  }
   assert.match(renderMarkdown({ cells: [{ scenario: 'doc-read', format: 'html', processes: 1, status: 'failed' }] }), /\*\*failed\*\*: the runner recorded status "failed"/)
 })
 
 test('writeReport: report.md and report.html, checked in headless Chromium', { timeout: 180_000 }, async (t) => {
-  const dir = temporaryDir(t)
+  const dir = temporaryDir(t, 'nodebench-bench-report-')
   const results = fixture()
   // A hostile segment name and app path: if either reached the page unescaped, the script would log an error.
   const hostile = '<script>console.error("injected")</script>'
@@ -187,7 +190,7 @@ test('writeReport: report.md and report.html, checked in headless Chromium', { t
 })
 
 test('checkReportInBrowser: finds empty charts and console errors, and writes the screenshot where told', { timeout: 120_000 }, async (t) => {
-  const dir = temporaryDir(t)
+  const dir = temporaryDir(t, 'nodebench-bench-report-')
   const page = path.join(dir, 'page.html')
   fs.writeFileSync(page, `<!doctype html><html><body>
 <figure class="chart" aria-label="no svg"></figure>

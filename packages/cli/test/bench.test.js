@@ -8,27 +8,14 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { execFile } = require('node:child_process')
 const { MongoClient } = require('mongodb')
 const { startDatabase, freeLoopbackPort } = require('@nodebench/services')
 const { parseBenchArguments } = require('../lib/bench/config')
-const { cellsOf, requestFor, cellFigures } = require('../lib/bench/runner')
+const { cellsOf, cellFigures } = require('../lib/bench/runner')
+const { requestsOf } = require('../lib/workload')
+const { temporaryDir, runCli } = require('./support')
 
-const BIN = path.join(__dirname, '..', 'bin', 'nodebench.js')
-
-function temporaryDir (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-bench-'))
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
-
-function runCli (argv, env) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...argv], { env, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? error.code : 0, stdout, stderr })
-    })
-  })
-}
+const STUDY_WORKLOAD = path.join(__dirname, '..', '..', '..', 'examples', 'mongo-admin', 'nodebench.workload.js')
 
 const usage = (message) => (err) => err.code === 'NB_ERR_USAGE' && message.test(err.message)
 
@@ -52,8 +39,9 @@ test('options: the study\'s matrix by default, --quick, overrides, and usage err
   assert.deepEqual([custom.scenarios, custom.formats, custom.processes, custom.reps], [['write', 'doc-read'], ['json'], [1, 4], 2])
   assert.deepEqual([custom.connections, custom.amounts, custom.duration], [{ write: 10, 'doc-read': 10 }, { write: null, 'doc-read': null }, 3])
 
-  const external = parseBenchArguments(['--url', 'http://127.0.0.1:9/']).config
+  const external = parseBenchArguments(['--url', 'http://127.0.0.1:9/', '--workload', STUDY_WORKLOAD]).config
   assert.deepEqual([external.app, external.url, external.processes], [null, 'http://127.0.0.1:9', [1]])
+  assert.equal(external.workload.file, STUDY_WORKLOAD)
 
   for (const [argv, message] of [
     [['--scenarios', 'doc-read,browse'], /unknown scenario 'browse'; expected one of doc-read, write, collection-read/],
@@ -64,7 +52,7 @@ test('options: the study\'s matrix by default, --quick, overrides, and usage err
     [['--amount', '10', '--duration', '5'], /--amount and --duration exclude each other/],
     [['--cmd', 'node app.js'], /--cmd needs --url/],
     [['--url', 'nowhere'], /--url 'nowhere' is not a URL/],
-    [['--url', 'http://x', '--processes', '1,2'], /several --processes need an app nodebench starts/],
+    [['--url', 'http://x', '--processes', '1,2', '--workload', STUDY_WORKLOAD], /several --processes need an app nodebench starts/],
     [['--app', 'a', '--url', 'http://x'], /--app excludes --cmd and --url/],
     [['--fast'], /Unknown option '--fast'/]
   ]) {
@@ -78,15 +66,21 @@ test('cells run process counts outermost; each scenario sends its request and ex
     '1 doc-read html', '1 doc-read json', '1 write html', '1 write json',
     '2 doc-read html', '2 doc-read json', '2 write html', '2 write json'
   ])
-  assert.deepEqual(requestFor('doc-read', 'json', 'abc'), {
-    method: 'GET', path: '/api/db/nodebench/users/abc', headers: { accept: 'application/json' }, expectedStatus: 200
+  const scenarios = config.workload.scenarios
+  assert.deepEqual(requestsOf(scenarios['doc-read'], 'json', { documentId: 'abc' }), {
+    method: 'GET',
+    status: 200,
+    requests: [{ method: 'GET', path: '/api/db/nodebench/users/abc', headers: { accept: 'application/json' }, body: undefined }],
+    where: 'requests.json'
   })
-  assert.equal(requestFor('collection-read', 'html').path, '/db/nodebench/users')
-  const formWrite = requestFor('write', 'html')
-  assert.equal(formWrite.expectedStatus, 302)
-  assert.equal(formWrite.headers['content-type'], 'application/x-www-form-urlencoded')
-  assert.equal(new URLSearchParams(formWrite.body).get('document'), '{"username":"nodebench-bench"}')
-  assert.equal(requestFor('write', 'json').expectedStatus, 201)
+  assert.equal(requestsOf(config.workload.scenarios['collection-read'], 'html').requests[0].path, '/db/nodebench/users')
+  const formWrite = requestsOf(scenarios.write, 'html')
+  assert.equal(formWrite.status, 302)
+  assert.equal(formWrite.requests[0].headers['content-type'], 'application/x-www-form-urlencoded')
+  assert.equal(new URLSearchParams(formWrite.requests[0].body).get('document'), '{"username":"nodebench-bench"}')
+  const jsonWrite = requestsOf(scenarios.write, 'json')
+  assert.deepEqual([jsonWrite.status, jsonWrite.requests[0].body, jsonWrite.requests[0].headers['content-type']],
+    [201, '{"username":"nodebench-bench"}', 'application/json'])
 })
 
 test('a cell\'s figures: throughput mean and spread, latency means, everything that went wrong summed', () => {
@@ -111,13 +105,13 @@ test('a cell\'s figures: throughput mean and spread, latency means, everything t
 })
 
 test('a real run: every cell measured, the breakdown of each, writes cleaned up, results and report written', { timeout: 300_000 }, async (t) => {
-  const dir = temporaryDir(t)
+  const dir = temporaryDir(t, 'nodebench-bench-')
   const database = await startDatabase({ dataDir: path.join(dir, 'data'), onProgress: (m) => t.diagnostic(m) })
   t.after(() => database.stop())
   const out = path.join(dir, 'run')
   const env = { ...process.env, MONGODB_URI: database.uri }
   const run = await runCli(['bench', '--scenarios', 'doc-read,write', '--processes', '1,2', '--amount', '60', '--warmup', '10',
-    '--reps', '2', '--connections', '10', '--out', out], env)
+    '--reps', '2', '--connections', '10', '--out', out], { env })
   assert.equal(run.code, 0, run.stderr)
   assert.match(run.stderr, /\[8\/8\] document write \(json\), 2 processes/)
   assert.match(run.stderr, /8 of 8 cells measured/)
@@ -159,9 +153,9 @@ test('a real run: every cell measured, the breakdown of each, writes cleaned up,
 })
 
 test('an unreachable --url or an app that does not start: one line, exit 1, the results so far written', { timeout: 120_000 }, async (t) => {
-  const dir = temporaryDir(t)
+  const dir = temporaryDir(t, 'nodebench-bench-')
   const url = `http://127.0.0.1:${await freeLoopbackPort()}` // a port just freed: nothing listens on it
-  const unreachable = await runCli(['bench', '--url', url, '--scenarios', 'doc-read', '--out', path.join(dir, 'a')], process.env)
+  const unreachable = await runCli(['bench', '--url', url, '--workload', STUDY_WORKLOAD, '--scenarios', 'doc-read', '--out', path.join(dir, 'a')])
   assert.equal(unreachable.code, 1)
   assert.match(unreachable.stderr, new RegExp(`^nodebench: ${url.replace(/\./g, '\\.')} is not reachable \\(ECONNREFUSED\\)$`, 'm'))
   assert.doesNotMatch(unreachable.stderr, /\n\s+at /, 'no stack trace')
@@ -169,8 +163,8 @@ test('an unreachable --url or an app that does not start: one line, exit 1, the 
   assert.equal(written.cells[0].status, 'failed')
   assert.ok(fs.existsSync(path.join(dir, 'a', 'report.html')), 'the report shows the failed cell')
 
-  const crashing = await runCli(['bench', '--cmd', `"${process.execPath}" -e "process.exit(3)"`, '--url', url,
-    '--scenarios', 'doc-read', '--formats', 'json', '--out', path.join(dir, 'b')], process.env)
+  const crashing = await runCli(['bench', '--cmd', `"${process.execPath}" -e "process.exit(3)"`, '--url', url, '--workload', STUDY_WORKLOAD,
+    '--scenarios', 'doc-read', '--formats', 'json', '--out', path.join(dir, 'b')])
   assert.equal(crashing.code, 1)
   assert.match(crashing.stderr, /^nodebench: the app exited \(code 3\) before http:\/\/127\.0\.0\.1:\d+ answered$/m)
   assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'b', 'results.json'), 'utf8')).cells[0].failure,

@@ -14,14 +14,9 @@ const {
 } = require('../lib/flame/analyze')
 const { frameCategory } = require('../lib/flame/categories')
 const { waitForProfile } = require('../lib/flame/read-profile')
+const { temporaryDir } = require('./support')
 
 const VM = { JS: 0, GC: 1, COMPILER: 4, EXTERNAL: 6, IDLE: 8 }
-
-function temporaryDir (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-flame-analyze-'))
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
 
 /**
  * A 0x profile folder holding one isolate-*-v8.log.json. `ticks`: [{ vm, stack: [code name or address], times }],
@@ -105,7 +100,7 @@ function categoriesOf (analysis) {
 }
 
 test('analyzeProfile: self time by category, idle apart, shares over the samples on CPU', (t) => {
-  const analysis = analyzeProfile(writeProfile(temporaryDir(t), 'doc-read-html', CODE, HTML_TICKS))
+  const analysis = analyzeProfile(writeProfile(temporaryDir(t, 'nodebench-flame-analyze-'), 'doc-read-html', CODE, HTML_TICKS))
   assert.equal(analysis.samples, 19)
   assert.equal(analysis.idleSamples, 3)
   assert.deepEqual(categoriesOf(analysis), {
@@ -127,7 +122,7 @@ test('analyzeProfile: self time by category, idle apart, shares over the samples
 })
 
 test('analyzeProfile: each sample counts for the JavaScript function on top of its stack', (t) => {
-  const analysis = analyzeProfile(writeProfile(temporaryDir(t), 'doc-read-html', CODE, HTML_TICKS), { top: 5 })
+  const analysis = analyzeProfile(writeProfile(temporaryDir(t, 'nodebench-flame-analyze-'), 'doc-read-html', CODE, HTML_TICKS), { top: 5 })
   assert.deepEqual(analysis.topFunctions, [
     { name: 'memberLookup', file: '/srv/app/node_modules/nunjucks/src/runtime.js', line: 197, category: CATEGORIES.TEMPLATE, samples: 3, share: 3 / 19 },
     { name: '(garbage collector)', file: null, line: null, category: CATEGORIES.V8, samples: 2, share: 2 / 19 },
@@ -136,7 +131,7 @@ test('analyzeProfile: each sample counts for the JavaScript function on top of i
     { name: 'deserializeObject', file: '/srv/app/node_modules/bson/lib/bson.cjs', line: 3357, category: CATEGORIES.DATABASE, samples: 2, share: 2 / 19 },
     { name: 'stringify', file: '/srv/app/node_modules/express/lib/response.js', line: 1026, category: CATEGORIES.JSON, samples: 2, share: 2 / 19 }
   ])
-  const all = (analyzeProfile(writeProfile(temporaryDir(t), 'all', CODE, HTML_TICKS), { top: 100 })).topFunctions
+  const all = (analyzeProfile(writeProfile(temporaryDir(t, 'nodebench-flame-analyze-'), 'all', CODE, HTML_TICKS), { top: 100 })).topFunctions
   const find = (name, category) => all.find((fn) => fn.name === name && fn.category === category)
   assert.equal(find('exp.viewDocument', CATEGORIES.JSON).samples, 1, 'V8\'s JSON C++ counts for the function calling it')
   assert.equal(find('exp.viewDocument', CATEGORIES.APP).samples, 1)
@@ -145,7 +140,7 @@ test('analyzeProfile: each sample counts for the JavaScript function on top of i
   assert.equal(find('/usr/bin/node', CATEGORIES.V8).samples, 1)
   assert.equal(find('(unknown code)', CATEGORIES.OTHER).samples, 1)
   assert.equal(all.reduce((sum, fn) => sum + fn.samples, 0), 19)
-  assert.equal((analyzeProfile(writeProfile(temporaryDir(t), 'none', CODE, HTML_TICKS), { top: 0 })).topFunctions.length, 0)
+  assert.equal((analyzeProfile(writeProfile(temporaryDir(t, 'nodebench-flame-analyze-'), 'none', CODE, HTML_TICKS), { top: 0 })).topFunctions.length, 0)
 })
 
 test('frameCategory: the rules on real frame names and paths', () => {
@@ -176,7 +171,7 @@ test('frameCategory: the rules on real frame names and paths', () => {
 })
 
 test('analyzeProfile: a folder without a profile is an NB_ERR_FLAME error that says what is missing', (t) => {
-  const dir = temporaryDir(t)
+  const dir = temporaryDir(t, 'nodebench-flame-analyze-')
   assert.throws(() => analyzeProfile(dir), (err) => err.code === 'NB_ERR_FLAME' && /^no isolate-\*-v8\.log\.json \(nor ticks\.json\) in /.test(err.message))
   assert.throws(() => analyzeProfile(path.join(dir, 'absent')), (err) => err.code === 'NB_ERR_FLAME' && /^cannot read the profile folder/.test(err.message))
   fs.writeFileSync(path.join(dir, 'isolate-0x1-1-1-v8.log.json'), '{"code": [], "ticks": [')
@@ -185,7 +180,7 @@ test('analyzeProfile: a folder without a profile is an NB_ERR_FLAME error that s
 })
 
 test('compareProfiles: a row per category, HTML share against JSON share, and each side\'s functions', (t) => {
-  const dir = temporaryDir(t)
+  const dir = temporaryDir(t, 'nodebench-flame-analyze-')
   const html = analyzeProfile(writeProfile(dir, 'doc-read-html', CODE, HTML_TICKS), { top: 3 })
   const json = analyzeProfile(writeProfile(dir, 'doc-read-json', CODE, JSON_TICKS), { top: 3 })
   const comparison = compareProfiles({ html, json })
@@ -204,7 +199,7 @@ test('compareProfiles: a row per category, HTML share against JSON share, and ea
 })
 
 test('renderComparison*: the same tables as Markdown, an escaped HTML fragment and terminal text', (t) => {
-  const dir = temporaryDir(t)
+  const dir = temporaryDir(t, 'nodebench-flame-analyze-')
   const html = analyzeProfile(writeProfile(dir, 'doc-read-html', CODE, HTML_TICKS), { top: 3 })
   const json = analyzeProfile(writeProfile(dir, 'doc-read-json', CODE, JSON_TICKS), { top: 3 })
   const comparison = compareProfiles({ html, json })
@@ -246,7 +241,7 @@ test('renderComparison*: the same tables as Markdown, an escaped HTML fragment a
 })
 
 test('analyzeProfile: clinic flame\'s samples (0x\'s ticks.json), without V8 states', (t) => {
-  const profileDir = path.join(temporaryDir(t), '4242.clinic-flame')
+  const profileDir = path.join(temporaryDir(t, 'nodebench-flame-analyze-'), '4242.clinic-flame')
   fs.mkdirSync(profileDir)
   // Root first, as 0x writes them; the frames no code matched are already gone (an empty stack is one).
   const stacks = [
@@ -271,7 +266,7 @@ test('analyzeProfile: clinic flame\'s samples (0x\'s ticks.json), without V8 sta
 
 test('analyzeProfile reads a profile 0x takes of a script busy in JSON.stringify', async (t) => {
   const zeroEks = require('0x')
-  const dir = temporaryDir(t)
+  const dir = temporaryDir(t, 'nodebench-flame-analyze-')
   const script = path.join(dir, 'serialise.js')
   fs.writeFileSync(script, [
     "'use strict'",

@@ -8,22 +8,13 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { execFile } = require('node:child_process')
 const { startDatabase } = require('@nodebench/services')
 const { parseFlameArguments } = require('../lib/flame/config')
 const { checkReportInBrowser } = require('../lib/bench/browser-check')
+const { runCli } = require('./support')
 
-const BIN = path.join(__dirname, '..', 'bin', 'nodebench.js')
 
-function runCli (argv, env) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...argv], { env, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error ? error.code : 0, stdout, stderr })
-    })
-  })
-}
-
-const usage = (message) => (err) => err.code === 'NB_ERR_USAGE' && message.test(err.message)
+const usage = (message) => (err) => ['NB_ERR_USAGE', 'NB_ERR_WORKLOAD'].includes(err.code) && message.test(err.message)
 
 test('options: defaults, choices, and usage errors', () => {
   const { config } = parseFlameArguments([])
@@ -32,11 +23,12 @@ test('options: defaults, choices, and usage errors', () => {
   assert.equal(config.outDir, path.resolve('flamegraphs'))
   assert.match(config.argv[0], /examples[/\\]mongo-admin[/\\]server\.js$/)
   const custom = parseFlameArguments(['--scenario', 'write', '--format', 'json', '--profiler', 'clinic', '--duration', '3',
-    '--cmd', 'node my-app.js --port 3000']).config
+    '--cmd', 'node my-app.js --port 3000', '--workload', path.join(__dirname, '..', '..', '..', 'examples', 'mongo-admin', 'nodebench.workload.js')]).config
   assert.deepEqual([custom.formats, custom.profiler, custom.duration, custom.app, custom.argv], [['json'], 'clinic', 3, null, ['my-app.js', '--port', '3000']])
   for (const [argv, message] of [
     [['--scenario', 'browse'], /unknown scenario 'browse'/],
     [['--format', 'xml'], /--format must be html, json or both; received 'xml'/],
+    [['--cmd', 'node my-app.js'], /no workload: \. has no nodebench\.workload\.js or nodebench\.workload\.json/],
     [['--profiler', 'perf'], /--profiler must be 0x or clinic; received 'perf'/],
     [['--duration', 'long'], /--duration must be a whole number from 1 to 600; received 'long'/],
     [['--cmd', 'python app.py'], /--cmd must be a Node\.js script and its arguments/],
@@ -53,7 +45,7 @@ test('a collection read profiled in HTML and JSON: valid flamegraphs, samples, a
   t.after(() => database.stop())
   const out = path.join(dir, 'flamegraphs')
   const run = await runCli(['flame', '--scenario', 'collection-read', '--format', 'both', '--duration', '3', '--connections', '5', '--out', out],
-    { ...process.env, MONGODB_URI: database.uri })
+    { env: { ...process.env, MONGODB_URI: database.uri } })
   assert.equal(run.code, 0, run.stderr)
   assert.match(run.stdout, /template rendering/)
   assert.match(run.stderr, /html: .*collection-read-html\.html \(\d+ samples, \d+ requests; nodebench itself \d+\.\d%\)/)
@@ -89,7 +81,7 @@ test('bench --flame: the report links the flamegraphs and shows the HTML-against
   t.after(() => database.stop())
   const out = path.join(dir, 'run')
   const run = await runCli(['bench', '--scenarios', 'doc-read', '--processes', '1', '--amount', '20', '--warmup', '5', '--reps', '1',
-    '--connections', '5', '--flame', '--flame-duration', '2', '--out', out], { ...process.env, MONGODB_URI: database.uri })
+    '--connections', '5', '--flame', '--flame-duration', '2', '--out', out], { env: { ...process.env, MONGODB_URI: database.uri } })
   assert.equal(run.code, 0, run.stderr)
   const results = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'))
   const [profile] = results.flame

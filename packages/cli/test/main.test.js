@@ -11,11 +11,11 @@ const net = require('node:net')
 const os = require('node:os')
 const path = require('node:path')
 const { Writable } = require('node:stream')
-const { execFile, spawn } = require('node:child_process')
+const { spawn } = require('node:child_process')
 const { MongoClient } = require('mongodb')
 const { main } = require('..')
+const { runCli } = require('./support')
 
-const BIN = path.join(__dirname, '..', 'bin', 'nodebench.js')
 
 function stringStream () {
   const stream = new Writable({ write (chunk, encoding, done) { stream.text += chunk; done() } })
@@ -31,21 +31,13 @@ async function runMain (argv, env = process.env) {
 }
 
 /** `nodebench <argv>` in a child process: resolves to `{ code, stdout, stderr }`. */
-function runCli (argv, env) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...argv], { env, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? error.code : 0, stdout, stderr })
-    })
-  })
-}
-
 /** An environment whose state and data dirs are temporary; the database left running is stopped after `t`. */
 function isolatedEnv (t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-cli-'))
   const { MONGODB_URI, ...env } = process.env
   const isolated = { ...env, NODEBENCH_STATE_DIR: path.join(dir, 'services'), NODEBENCH_DATA_DIR: path.join(dir, 'data') }
   t.after(async () => {
-    await runCli(['services', 'stop'], isolated)
+    await runCli(['services', 'stop'], { env: isolated, timeout: 60_000 })
     fs.rmSync(dir, { recursive: true, force: true })
   })
   return isolated
@@ -111,7 +103,7 @@ test('a failure with a coded error: `nodebench: <message>`, no stack trace, exit
 
 test('services start db: MONGODB_URI last on stdout, running after the CLI exits; status; stop', async (t) => {
   const env = isolatedEnv(t)
-  const started = await runCli(['services', 'start', 'db'], env)
+  const started = await runCli(['services', 'start', 'db'], { env, timeout: 60_000 })
   assert.equal(started.code, 0, started.stderr)
   const lines = started.stdout.trimEnd().split('\n')
   const [, uri] = /^MONGODB_URI=(mongodb:\/\/127\.0\.0\.1:\d+\/)$/.exec(lines.at(-1)) ?? []
@@ -121,18 +113,18 @@ test('services start db: MONGODB_URI last on stdout, running after the CLI exits
   assert.ok(pid, started.stderr)
   assert.equal(await ping(uri), 1)
 
-  const again = await runCli(['services', 'start', 'db'], env)
+  const again = await runCli(['services', 'start', 'db'], { env, timeout: 60_000 })
   assert.equal(again.stdout, `MONGODB_URI=${uri}\n`)
   assert.match(again.stderr, new RegExp(`^nodebench: db already running \\(pid ${pid}, since \\S+\\)$`, 'm'))
 
-  const status = await runCli(['services', 'status', 'db'], env)
+  const status = await runCli(['services', 'status', 'db'], { env, timeout: 60_000 })
   assert.equal(status.code, 0)
   assert.match(status.stdout, new RegExp(`^db: running, pid ${pid}, ${uri}, since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\n$`))
 
-  const stopped = await runCli(['services', 'stop', 'db'], env)
+  const stopped = await runCli(['services', 'stop', 'db'], { env, timeout: 60_000 })
   assert.equal(stopped.stdout, `db: stopped (pid ${pid})\n`)
   await assert.rejects(connect(uri), { code: 'ECONNREFUSED' }, 'nothing listens on its port any more')
 
-  assert.equal((await runCli(['services', 'status'], env)).stdout, 'db: not running\njaeger: not running\n')
-  assert.equal((await runCli(['services', 'stop', 'db'], env)).stdout, 'db: not running\n')
+  assert.equal((await runCli(['services', 'status'], { env, timeout: 60_000 })).stdout, 'db: not running\njaeger: not running\n')
+  assert.equal((await runCli(['services', 'stop', 'db'], { env, timeout: 60_000 })).stdout, 'db: not running\n')
 })

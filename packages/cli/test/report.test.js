@@ -7,27 +7,12 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { execFile } = require('node:child_process')
 const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { startJaeger, JaegerClient } = require('@nodebench/collector')
 const { parseArguments } = require('..')
+const { temporaryDir, runCli } = require('./support')
 
-const BIN = path.join(__dirname, '..', 'bin', 'nodebench.js')
-
-function runCli (argv, env = process.env) {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...argv], { env, timeout: 120_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? error.code : 0, stdout, stderr })
-    })
-  })
-}
-
-function temporaryDir (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-cli-report-'))
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
 
 test('parseArguments: report', () => {
   assert.deepEqual(parseArguments(['report', '--service', 'svc'], {}),
@@ -53,7 +38,7 @@ test('parseArguments: report', () => {
 })
 
 test('report --source jaeger and --source app print the same breakdown; bad input is one line and a non-zero exit', { timeout: 180_000 }, async (t) => {
-  const dir = temporaryDir(t)
+  const dir = temporaryDir(t, 'nodebench-cli-report-')
   const jaeger = await startJaeger({ logFile: path.join(dir, 'jaeger.log'), onProgress: (m) => t.diagnostic(m) })
   t.after(() => jaeger.stop())
   const savedEndpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT
@@ -133,16 +118,16 @@ test('report --source app: an app whose access rule wants a token refuses withou
 })
 
 test('services start jaeger prints where apps send spans and where reports read them; stop stops it', { timeout: 180_000 }, async (t) => {
-  const env = { ...process.env, NODEBENCH_STATE_DIR: temporaryDir(t) }
-  t.after(() => runCli(['services', 'stop', 'jaeger'], env))
-  const started = await runCli(['services', 'start', 'jaeger'], env)
+  const env = { ...process.env, NODEBENCH_STATE_DIR: temporaryDir(t, 'nodebench-cli-report-') }
+  t.after(() => runCli(['services', 'stop', 'jaeger'], { env, timeout: 120_000 }))
+  const started = await runCli(['services', 'start', 'jaeger'], { env, timeout: 120_000 })
   assert.equal(started.code, 0, started.stderr)
   const [endpointLine, queryLine] = started.stdout.trim().split('\n').slice(-2)
   assert.match(endpointLine, /^OTEL_EXPORTER_OTLP_ENDPOINT=http:\/\/127\.0\.0\.1:\d+$/)
   assert.match(queryLine, /^JAEGER_QUERY_URL=http:\/\/127\.0\.0\.1:\d+$/)
   const queryUrl = queryLine.split('=')[1]
   assert.deepEqual(await new JaegerClient({ url: queryUrl }).services(), [])
-  assert.match((await runCli(['services', 'status', 'jaeger'], env)).stdout, /^jaeger: running, pid \d+, http:\/\/127\.0\.0\.1:\d+/)
-  assert.match((await runCli(['services', 'stop', 'jaeger'], env)).stdout, /^jaeger: stopped/)
+  assert.match((await runCli(['services', 'status', 'jaeger'], { env, timeout: 120_000 })).stdout, /^jaeger: running, pid \d+, http:\/\/127\.0\.0\.1:\d+/)
+  assert.match((await runCli(['services', 'stop', 'jaeger'], { env, timeout: 120_000 })).stdout, /^jaeger: stopped/)
   await assert.rejects(new JaegerClient({ url: queryUrl, timeoutMs: 2000 }).services(), /not reachable/)
 })

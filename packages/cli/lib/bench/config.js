@@ -3,26 +3,30 @@
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { NodebenchError } = require('@nodebench/services')
-const { SCENARIOS, SCENARIO_NAMES, FORMATS, PROCESSES, REPETITIONS } = require('./study')
+const { workloadFileOf, loadWorkload } = require('../workload')
 
-// `nodebench bench` options -> a frozen run configuration. Defaults are the study's matrix; `--quick` is a
-// preset that finishes in about a minute on a 2-core machine (what `npm run demo` runs).
+// `nodebench bench` options -> a frozen run configuration. The scenarios and formats are the workload's
+// (lib/workload.js): the app directory's nodebench.workload.js or .json, or --workload. The default app is
+// the study's (examples/mongo-admin), and so is the default matrix; `--quick` is a preset that finishes in
+// about a minute on a 2-core machine (what `npm run demo` runs).
 
 const ROOT = path.resolve(__dirname, '../../../..')
 const DEFAULT_APP = path.join(ROOT, 'examples', 'mongo-admin')
 
-// --quick: fewer requests, processes 1 and 2, one repetition. A 1000-document page takes tens of
-// milliseconds to build, so collection reads get fewer requests than the others.
+// --quick: processes 1 and 2, one repetition, each scenario's quickAmount of requests.
 const QUICK = Object.freeze({
   processes: [1, 2],
   reps: 1,
-  amounts: Object.freeze({ 'doc-read': 500, write: 500, 'collection-read': 100 }),
   warmup: 50
 })
+// The study's matrix: 1 to 8 processes, 5 repetitions.
+const PROCESSES = Object.freeze([1, 2, 3, 4, 8])
+const REPETITIONS = 5
 const DEFAULT_WARMUP = 200
 
 const OPTIONS = {
   app: { type: 'string' },
+  workload: { type: 'string' },
   cmd: { type: 'string' },
   url: { type: 'string' },
   scenarios: { type: 'string' },
@@ -96,9 +100,12 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
       throw usageError(`--url '${values.url}' is not a URL; expected e.g. http://127.0.0.1:3000`)
     }
   }
+  const startsApp = values.cmd === undefined && url === null
+  const app = startsApp ? path.resolve(values.app ?? DEFAULT_APP) : null
+  const workload = loadWorkload(workloadFileOf(values.workload, app))
   const quick = values.quick
-  const scenarios = values.scenarios ? listOf(values.scenarios, 'scenarios', SCENARIO_NAMES) : [...SCENARIO_NAMES]
-  const formats = values.formats ? listOf(values.formats, 'formats', FORMATS) : [...FORMATS]
+  const scenarios = values.scenarios ? listOf(values.scenarios, 'scenarios', workload.scenarioNames) : [...workload.scenarioNames]
+  const formats = values.formats ? listOf(values.formats, 'formats', workload.formats) : [...workload.formats]
   let processes = values.processes ? numberList(values.processes, 'processes', 1, 64) : quick ? [...QUICK.processes] : [...PROCESSES]
   if (url !== null && (values.cmd === undefined || !values.cmd.includes('{processes}'))) {
     // nodebench cannot change how many processes an app it does not start runs.
@@ -116,8 +123,9 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
   const connections = {}
   const amounts = {}
   for (const scenario of scenarios) {
-    connections[scenario] = connectionsOverride ?? SCENARIOS[scenario].connections
-    amounts[scenario] = duration !== null ? null : amountOverride ?? (quick ? QUICK.amounts[scenario] : SCENARIOS[scenario].amount)
+    const definition = workload.scenarios[scenario]
+    connections[scenario] = connectionsOverride ?? definition.connections
+    amounts[scenario] = duration !== null ? null : amountOverride ?? (quick ? definition.quickAmount : definition.amount)
   }
   if (values.flame && values.app === undefined && (values.cmd !== undefined || url !== null)) {
     throw usageError('--flame profiles an app nodebench starts itself: use --app (the default), not --cmd or --url')
@@ -127,7 +135,8 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
   return {
     command: 'bench',
     config: Object.freeze({
-      app: values.cmd !== undefined || url !== null ? null : path.resolve(values.app ?? DEFAULT_APP),
+      app,
+      workload,
       cmd: values.cmd ?? null,
       url,
       scenarios,

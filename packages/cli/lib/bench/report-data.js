@@ -1,12 +1,16 @@
 'use strict'
 
-const { SCENARIOS, SCENARIO_NAMES, FORMATS, PROCESSES, TABLE_1, RESPONSE_BYTES } = require('./study')
 const { isNumber, processesText } = require('./report-format')
 const { findingsOf, notesOf } = require('./report-findings')
 
 // The figures both renderers of the bench report show, derived once from a results.json (schema 1).
 // Nothing here trusts an optional field: a failed cell, a missing cell, a cell without a breakdown or a
 // run of only some scenarios and process counts all give a smaller summary, never an exception.
+//
+// What the run is compared with comes from the workload results.json describes (lib/workload.js,
+// describeWorkload): each scenario's label and dominant function, and its `reference` figures (the study's
+// Table 1 shares and response sizes for examples/mongo-admin). A workload without them gives a report of
+// the run alone.
 
 /** The latency percentiles a cell records, in the order the charts draw them. */
 const PERCENTILES = Object.freeze([
@@ -18,8 +22,36 @@ const PERCENTILES = Object.freeze([
   Object.freeze({ key: 'max', label: 'max' })
 ])
 
-function scenarioLabel (scenario) {
-  return SCENARIOS[scenario] ? SCENARIOS[scenario].label : scenario
+/** The workload's description of its scenarios and reference, from results.json; empty when absent. */
+function workloadOf (results) {
+  const workload = results && results.workload && typeof results.workload === 'object' ? results.workload : {}
+  const scenarios = workload.scenarios && typeof workload.scenarios === 'object' ? workload.scenarios : {}
+  const reference = workload.reference && typeof workload.reference === 'object' ? workload.reference : null
+  return {
+    name: typeof workload.name === 'string' ? workload.name : null,
+    file: typeof workload.file === 'string' ? workload.file : null,
+    formats: Array.isArray(workload.formats) ? workload.formats.map(String) : [],
+    scenarios,
+    reference,
+    scenario: (name) => (Object.hasOwn(scenarios, name) && scenarios[name] && typeof scenarios[name] === 'object' ? scenarios[name] : null)
+  }
+}
+
+/** A scenario's reference figure: `reference[kind][format]` of the workload's scenario, or null. */
+function referenceOf (workload, scenario, kind, format) {
+  const described = workload.scenario(scenario)
+  const table = described && described.reference && described.reference[kind]
+  return table && typeof table === 'object' && table[format] !== undefined ? table[format] : null
+}
+
+function scenarioLabel (workload, scenario) {
+  const described = workload.scenario(scenario)
+  return described && typeof described.label === 'string' ? described.label : scenario
+}
+
+function dominantOf (workload, scenario) {
+  const described = workload.scenario(scenario)
+  return described && typeof described.dominant === 'string' ? described.dominant : null
 }
 
 /** { mean, min, max } from what the runner wrote (an object, or a bare number); null when unusable. */
@@ -78,25 +110,25 @@ function responsesOf (cell, method, format) {
   return { unexpected, redirects, unexpectedCodes, codesKnown: true }
 }
 
-function normalizeCell (raw) {
+function normalizeCell (raw, workload) {
   const scenario = String(raw.scenario)
   const format = String(raw.format)
   const processes = Number(raw.processes)
-  const study = SCENARIOS[scenario] || null
+  const label = scenarioLabel(workload, scenario)
   const requestsPerSec = rateOf(raw.requestsPerSec)
   const failed = raw.status !== 'ok'
   // A cell is drawn and compared only when it finished and has figures.
   const measured = !failed && requestsPerSec !== null
-  const method = (raw.operation && raw.operation.method) || (study && study.method) || 'GET'
+  const method = (raw.operation && raw.operation.method) || 'GET'
   const operation = operationOf(raw)
   const top = topSegment(operation)
-  const studyFunction = study ? study.dominant : null
+  const studyFunction = dominantOf(workload, scenario)
   return {
     scenario,
-    label: scenarioLabel(scenario),
+    label,
     format,
     processes,
-    title: `${scenarioLabel(scenario)} (${format}), ${processesText(processes)}`,
+    title: `${label} (${format}), ${processesText(processes)}`,
     status: failed ? 'failed' : 'ok',
     failed,
     failure: failed ? String(raw.failure || `the runner recorded status ${JSON.stringify(raw.status ?? null)}`) : null,
@@ -124,7 +156,7 @@ function normalizeCell (raw) {
   }
 }
 
-/** Known names first, in the study's order, then any others in the order they appear. */
+/** Known names first, in the workload's order, then any others in the order they appear. */
 function ordered (known, ...lists) {
   const seen = new Set(lists.flat().filter((item) => item !== undefined && item !== null).map(String))
   return [...known.filter((item) => seen.delete(item)), ...seen]
@@ -135,7 +167,7 @@ function find (cells, scenario, format, processes) {
 }
 
 /** requests/s per process count of each operation and format, measured cells only. */
-function throughputSeries (cells, scenarios, formats) {
+function throughputSeries (cells, scenarios, formats, workload) {
   const series = []
   for (const scenario of scenarios) {
     for (const format of formats) {
@@ -143,7 +175,7 @@ function throughputSeries (cells, scenarios, formats) {
         .sort((a, b) => a.processes - b.processes)
         .map((c) => ({ processes: c.processes, ...c.requestsPerSec }))
       const left = cells.filter((c) => c.scenario === scenario && c.format === format && c.failed)
-      series.push({ scenario, label: scenarioLabel(scenario), format, points, failed: left })
+      series.push({ scenario, label: scenarioLabel(workload, scenario), format, points, failed: left })
     }
   }
   return series
@@ -165,7 +197,7 @@ function sideOf (cell) {
 }
 
 /** HTML beside JSON per operation and process count; `jsonOverHtml` is null when a side is missing. */
-function htmlVsJson (cells, scenarios, processes) {
+function htmlVsJson (cells, scenarios, processes, workload) {
   const rows = []
   for (const scenario of scenarios) {
     for (const count of processes) {
@@ -177,7 +209,7 @@ function htmlVsJson (cells, scenarios, processes) {
       const both = htmlSide !== null && jsonSide !== null
       rows.push({
         scenario,
-        label: scenarioLabel(scenario),
+        label: scenarioLabel(workload, scenario),
         processes: count,
         html: htmlSide,
         json: jsonSide,
@@ -190,12 +222,15 @@ function htmlVsJson (cells, scenarios, processes) {
   return rows
 }
 
-/** The study's Table 1 beside the same share here: the study's dominant function, per process count. */
-function table1 (cells, scenarios, formats) {
+/**
+ * The reference's shares of the dominant function (the study's Table 1) beside the same share here, per
+ * process count: scenarios that name a dominant function.
+ */
+function table1 (cells, scenarios, formats, workload) {
   const rows = []
   for (const scenario of scenarios) {
-    const study = SCENARIOS[scenario]
-    if (!study) continue
+    const dominant = dominantOf(workload, scenario)
+    if (dominant === null) continue
     for (const format of formats) {
       const here = {}
       const top = {}
@@ -203,18 +238,18 @@ function table1 (cells, scenarios, formats) {
         here[cell.processes] = cell.studyFunctionShare === null ? null : cell.studyFunctionShare * 100
         top[cell.processes] = cell.top
       }
-      const studyShares = (TABLE_1[scenario] && TABLE_1[scenario][format]) || {}
+      const studyShares = referenceOf(workload, scenario, 'shares', format) || {}
       const failed = cells.filter((c) => c.scenario === scenario && c.format === format && c.failed).map((c) => c.processes)
-      rows.push({ scenario, label: study.label, format, function: study.dominant, here, top, failed, study: { ...studyShares } })
+      rows.push({ scenario, label: scenarioLabel(workload, scenario), format, function: dominant, here, top, failed, study: { ...studyShares } })
     }
   }
   return rows
 }
 
 /** Which function owns each measured cell's time, here and in the study. */
-function dominance (cells) {
+function dominance (cells, workload) {
   return cells.filter((c) => c.measured && c.top).map((c) => {
-    const studyTable = TABLE_1[c.scenario] && TABLE_1[c.scenario][c.format]
+    const studyTable = referenceOf(workload, c.scenario, 'shares', c.format)
     return {
       scenario: c.scenario,
       label: c.label,
@@ -232,17 +267,17 @@ function dominance (cells) {
 }
 
 /** Bytes per response per operation and format (the lowest process count measured), beside the study's. */
-function responseSizes (cells, scenarios, formats) {
+function responseSizes (cells, scenarios, formats, workload) {
   const rows = []
   for (const scenario of scenarios) {
     for (const format of formats) {
       const sizes = cells.filter((c) => c.scenario === scenario && c.format === format && c.measured && c.bytesPerResponse !== null)
         .sort((a, b) => a.processes - b.processes).map((c) => c.bytesPerResponse)
       if (sizes.length === 0) continue
-      const studyBytes = RESPONSE_BYTES[scenario] ? RESPONSE_BYTES[scenario][format] : undefined
+      const studyBytes = referenceOf(workload, scenario, 'bytes', format)
       rows.push({
         scenario,
-        label: scenarioLabel(scenario),
+        label: scenarioLabel(workload, scenario),
         format,
         bytes: sizes[0],
         varies: sizes.some((size) => size !== sizes[0]),
@@ -277,29 +312,39 @@ function sizeRatios (sizes) {
 function summarize (results) {
   const config = (results && results.config) || {}
   const machine = (results && results.machine) || {}
+  const workload = workloadOf(results)
   const rawCells = Array.isArray(results && results.cells) ? results.cells : []
-  const cells = rawCells.map(normalizeCell)
-  const scenarios = ordered(SCENARIO_NAMES, config.scenarios || [], cells.map((c) => c.scenario))
-  const formats = ordered(FORMATS, config.formats || [], cells.map((c) => c.format))
+  const cells = rawCells.map((raw) => normalizeCell(raw, workload))
+  const scenarios = ordered(Object.keys(workload.scenarios), config.scenarios || [], cells.map((c) => c.scenario))
+  const formats = ordered(workload.formats, config.formats || [], cells.map((c) => c.format))
   const processes = [...new Set([...(config.processes || []), ...cells.map((c) => c.processes)].map(Number).filter(Number.isFinite))].sort((a, b) => a - b)
-  const throughput = throughputSeries(cells, scenarios, formats)
-  const sizes = responseSizes(cells, scenarios, formats)
+  const throughput = throughputSeries(cells, scenarios, formats, workload)
+  const sizes = responseSizes(cells, scenarios, formats, workload)
+  const reference = workload.reference
   const summary = {
     schema: results && results.schema,
     createdAt: (results && results.createdAt) || null,
     durationSec: results && isNumber(results.durationSec) ? results.durationSec : null,
     machine,
     config,
-    scenarios: scenarios.map((name) => ({ name, label: scenarioLabel(name), studyFunction: SCENARIOS[name] ? SCENARIOS[name].dominant : null })),
+    workload: { name: workload.name, file: workload.file, scenarios: workload.scenarios },
+    reference: {
+      source: reference && typeof reference.source === 'string' ? reference.source : null,
+      findings: reference && Array.isArray(reference.findings) ? reference.findings.map(String) : [],
+      // What introduces those findings in the report.
+      intro: reference && typeof reference.source === 'string' ? `The study found (${reference.source}):` : 'The reference found:',
+      repetitions: reference && isNumber(reference.repetitions) ? reference.repetitions : null
+    },
+    scenarios: scenarios.map((name) => ({ name, label: scenarioLabel(workload, name), studyFunction: dominantOf(workload, name) })),
     formats,
     processes,
-    studyProcesses: [...PROCESSES],
+    studyProcesses: reference && Array.isArray(reference.processes) ? reference.processes.map(Number).filter(Number.isFinite) : [],
     cells,
     throughput,
     scaling: scalingSteps(throughput),
-    htmlVsJson: htmlVsJson(cells, scenarios, processes),
-    table1: table1(cells, scenarios, formats),
-    dominance: dominance(cells),
+    htmlVsJson: htmlVsJson(cells, scenarios, processes, workload),
+    table1: table1(cells, scenarios, formats, workload),
+    dominance: dominance(cells, workload),
     responseSizes: sizes,
     sizeRatios: sizeRatios(sizes)
   }
@@ -308,4 +353,4 @@ function summarize (results) {
   return summary
 }
 
-module.exports = { summarize, PERCENTILES, scenarioLabel }
+module.exports = { summarize, PERCENTILES }

@@ -1,6 +1,5 @@
 'use strict'
 
-const { REPETITIONS, SCENARIOS } = require('./study')
 const {
   isNumber, formatCount, formatRate, formatShare, formatPercent, formatRatio, formatGain, formatMs,
   processesText, listText, statusCodesText
@@ -47,8 +46,8 @@ function jsonAgainstHtml (summary) {
 }
 
 function collectionReadRatio (summary) {
-  const label = SCENARIOS['collection-read'].label
-  if (!summary.scenarios.some((s) => s.name === 'collection-read')) {
+  const described = summary.scenarios.find((s) => s.name === 'collection-read')
+  if (described === undefined) {
     return `Collection read was not measured, so the study's JSON "almost twice as" fast as HTML is not checked.`
   }
   const rows = summary.htmlVsJson.filter((row) => row.scenario === 'collection-read' && row.jsonOverHtml !== null)
@@ -63,6 +62,7 @@ function collectionReadRatio (summary) {
   else if (average < ALMOST_TWICE.low) verdict = 'a narrower gap than the study\'s "almost twice"'
   else if (average <= ALMOST_TWICE.high) verdict = 'close to the study\'s "almost twice"'
   else verdict = 'a wider gap than the study\'s "almost twice"'
+  const label = described.label
   return `${label[0].toUpperCase()}${label.slice(1)}: JSON's requests per second were ${listText(each)}; ${verdict}.`
 }
 
@@ -156,8 +156,19 @@ function problems (summary) {
 
 /** "What this shows": sentences computed from the summary. */
 function findingsOf (summary) {
+  // The study's findings are checked for a workload that carries the study as its reference
+  // (examples/mongo-admin); any other workload gets the sentences about its own figures.
+  if (summary.reference.source === null) {
+    return [scaling(summary), largestShares(summary), sizes(summary), problems(summary)].filter((sentence) => sentence !== null)
+  }
   return [jsonAgainstHtml(summary), collectionReadRatio(summary), scaling(summary), dominantFunction(summary), sizes(summary), problems(summary)]
     .filter((sentence) => sentence !== null)
+}
+
+function largestShares (summary) {
+  const rows = summary.dominance
+  if (rows.length === 0) return 'No measured cell has a breakdown of its operation: which function owns the time is not shown.'
+  return `The function with the largest share of response time: ${listText(rows.map((row) => `${row.hereFunction} in ${row.title} (${formatShare(row.hereShare)})`))}.`
 }
 
 function expectedCells (config) {
@@ -182,7 +193,7 @@ function notesOf (summary) {
   }
   const missing = expectedCells(config).filter((e) => !cells.some((c) => c.scenario === e.scenario && c.format === e.format && c.processes === e.processes))
   if (missing.length) {
-    const names = missing.map((e) => `${SCENARIOS[e.scenario] ? SCENARIOS[e.scenario].label : e.scenario} (${e.format}), ${processesText(e.processes)}`)
+    const names = missing.map((e) => `${labelOf(summary, e.scenario)} (${e.format}), ${processesText(e.processes)}`)
     notes.push({ kind: 'missing', text: `Configured but not in the results (the run stopped early?): ${listText(names)}.` })
   }
   for (const cell of cells.filter((c) => c.measured)) {
@@ -214,26 +225,37 @@ function notesOf (summary) {
     const over = summary.processes.filter((count) => count > machine.cores)
     if (over.length) notes.push({ kind: 'cores', text: `${listText(over.map(String))} processes is more than this machine's ${machine.cores} cores: those cells measure processes sharing cores.` })
   }
-  if (isNumber(config.reps) && config.reps < REPETITIONS) {
-    notes.push({ kind: 'repetitions', text: `Each cell ran ${config.reps} time${config.reps === 1 ? '' : 's'} (the study averaged ${REPETITIONS} runs)${config.reps === 1 ? ': min and max are that one run' : ''}.` })
+  const repetitions = summary.reference.repetitions
+  if (isNumber(config.reps) && repetitions !== null && config.reps < repetitions) {
+    notes.push({ kind: 'repetitions', text: `Each cell ran ${config.reps} time${config.reps === 1 ? '' : 's'} (the study averaged ${repetitions} runs)${config.reps === 1 ? ': min and max are that one run' : ''}.` })
   }
-  const studyAmount = SCENARIOS['doc-read'].amount
+  // What the workload declares per scenario (for examples/mongo-admin: what the study sent).
+  const declared = (scenario, key) => {
+    const described = summary.workload.scenarios[scenario]
+    return described && isNumber(described[key]) ? described[key] : null
+  }
   const amounts = amountsOf(config.amount, summary.scenarios.map((s) => s.name))
-  const fewer = amounts.filter(([, amount]) => amount !== studyAmount)
+  const fewer = amounts.filter(([scenario, amount]) => declared(scenario, 'amount') !== null && amount !== declared(scenario, 'amount'))
   if (fewer.length) {
-    notes.push({ kind: 'workload', text: `Requests per repetition: ${listText(fewer.map(([scenario, amount]) => `${formatCount(amount)} for ${SCENARIOS[scenario] ? SCENARIOS[scenario].label : scenario}`))}` +
-      `${config.quick ? ' (quick run)' : ''}; the study sent ${formatCount(studyAmount)}.` })
+    notes.push({ kind: 'workload', text: `Requests per repetition: ${listText(fewer.map(([scenario, amount]) => `${formatCount(amount)} for ${labelOf(summary, scenario)} ` +
+      `(the workload's full run: ${formatCount(declared(scenario, 'amount'))})`))}${config.quick ? ' (quick run)' : ''}.` })
   } else if (isNumber(config.duration)) {
-    notes.push({ kind: 'workload', text: `Each repetition ran for ${config.duration} s; the study sent ${formatCount(studyAmount)} requests per run.` })
+    const full = summary.scenarios.filter((s) => declared(s.name, 'amount') !== null).map((s) => `${formatCount(declared(s.name, 'amount'))} for ${s.label}`)
+    notes.push({ kind: 'workload', text: `Each repetition ran for ${config.duration} s${full.length ? `; the workload's full run sends ${listText(full)}` : ''}.` })
   }
   const connections = config.connections && typeof config.connections === 'object' ? config.connections : {}
   for (const [scenario, count] of Object.entries(connections)) {
-    const study = SCENARIOS[scenario]
-    if (study && count !== study.connections) {
-      notes.push({ kind: 'workload', text: `${study.label} used ${count} connections; the study used ${study.connections}.` })
+    const workloadCount = declared(scenario, 'connections')
+    if (workloadCount !== null && count !== workloadCount) {
+      notes.push({ kind: 'workload', text: `${labelOf(summary, scenario)} used ${count} connections; the workload declares ${workloadCount}.` })
     }
   }
   return notes
+}
+
+function labelOf (summary, scenario) {
+  const described = summary.scenarios.find((s) => s.name === scenario)
+  return described ? described.label : scenario
 }
 
 module.exports = { findingsOf, notesOf }

@@ -1,6 +1,5 @@
 'use strict'
 
-const { FINDINGS } = require('./study')
 const { summarize } = require('./report-data')
 const { renderCharts } = require('./report-charts')
 const tables = require('./report-tables')
@@ -135,7 +134,9 @@ async function renderHtml (results) {
   const app = summary.config.app || summary.config.cmd || summary.config.url || 'the app'
   const body = [
     section('findings', 'What this shows', '<ul class="findings">\n' + summary.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('\n') + '\n</ul>\n' +
-      '<p class="study">The study found:</p><ul class="study">\n' + FINDINGS.map((f) => `<li>${escapeHtml(f)}</li>`).join('\n') + '\n</ul>'),
+      (summary.reference.findings.length === 0
+        ? ''
+        : `<p class="study">${escapeHtml(summary.reference.intro)}</p><ul class="study">\n` + summary.reference.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('\n') + '\n</ul>')),
     section('limits', 'What limits these figures', notesList(summary.notes)),
     ...CHART_GROUPS.map((group) => chartSection(group, charts)),
     section('cells', 'Cells', htmlTable(tables.cellTable(summary))),

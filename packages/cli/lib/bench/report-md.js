@@ -1,6 +1,5 @@
 'use strict'
 
-const { FINDINGS } = require('./study')
 const { summarize } = require('./report-data')
 const tables = require('./report-tables')
 
@@ -66,8 +65,9 @@ function renderMarkdown (results) {
     'The charts (latency percentiles, requests/s by processes, HTML vs JSON, time shares) are in report.html beside this file.\n',
     '## What this shows\n',
     list(summary.findings),
-    'The study found:\n',
-    list(FINDINGS),
+    ...(summary.reference.findings.length === 0
+      ? []
+      : [`${escapeMarkdown(summary.reference.intro)}\n`, list(summary.reference.findings)]),
     '## What limits these figures\n',
     notes.length ? notes.map((note) => `- ${note}`).join('\n') + '\n' : 'Nothing: every cell finished with 2xx responses only.\n',
     '## Cells\n',

@@ -2,9 +2,9 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawn } = require('node:child_process')
 const autocannon = require('autocannon')
-const { SCENARIOS } = require('./study')
+const { NodebenchError } = require('@nodebench/services')
+const { requestsOf, describeWorkload, runHook } = require('../workload')
 const { startApp } = require('./app-process')
 const { describeMachine } = require('./machine')
 
@@ -13,8 +13,8 @@ const { describeMachine } = require('./machine')
 // the app. results.json is rewritten after every cell, so whatever finished is on disk if the run stops.
 
 const RESULTS_SCHEMA = 1
-// What a write sends: one small document, as the study's `{ username }`.
-const WRITE_DOCUMENT = Object.freeze({ username: 'nodebench-bench' })
+// Distinct paths of a scenario probed before its load (a list of paths rotates; the first ones are checked).
+const PROBED_PATHS = 10
 
 /** The cells of the matrix, in run order: process counts outermost (the slowest change), as the study. */
 function cellsOf (config) {
@@ -27,42 +27,11 @@ function cellsOf (config) {
   return cells
 }
 
-/** What autocannon sends for a scenario in a format, and the status a correct answer has. */
-function requestFor (scenario, format, documentId) {
-  const api = format === 'json' ? '/api' : ''
-  // As a browser asks for pages (a form's redirect then answers in HTML) and the single-page client for JSON.
-  const headers = { accept: format === 'html' ? 'text/html' : 'application/json' }
-  if (scenario === 'doc-read') {
-    return { method: 'GET', path: `${api}/db/nodebench/users/${documentId}`, headers, expectedStatus: 200 }
-  }
-  if (scenario === 'collection-read') {
-    return { method: 'GET', path: `${api}/db/nodebench/users`, headers, expectedStatus: 200 }
-  }
-  if (format === 'html') {
-    return {
-      method: 'POST',
-      path: '/db/nodebench/users',
-      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ document: JSON.stringify(WRITE_DOCUMENT) }).toString(),
-      // Mongo-Express answers a form with a redirect to the collection (Apache Bench counted those non-2xx too).
-      expectedStatus: 302
-    }
-  }
-  return {
-    method: 'POST',
-    path: '/api/db/nodebench/users',
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify(WRITE_DOCUMENT),
-    expectedStatus: 201
-  }
-}
-
-function runAutocannon (base, request, { connections, amount, duration }) {
+/** Runs autocannon with a cell's requests (lib/workload.js requestsOf): each connection sends them in turn. */
+function runAutocannon (base, sent, { connections, amount, duration }) {
   const options = {
-    url: base + request.path,
-    method: request.method,
-    headers: request.headers,
-    body: request.body,
+    url: base,
+    requests: sent.requests,
     connections,
     timeout: 60
   }
@@ -85,7 +54,7 @@ function runAutocannon (base, request, { connections, amount, duration }) {
 const PERCENTILES = ['p50', 'p75', 'p90', 'p97_5', 'p99']
 
 /** One repetition's figures from autocannon's result. */
-function repetitionFigures (result, request, bytesPerResponse) {
+function repetitionFigures (result, sent, bytesPerResponse) {
   const statusCodes = {}
   for (const [code, { count }] of Object.entries(result.statusCodeStats || {})) statusCodes[code] = count
   const answered = Object.values(statusCodes).reduce((sum, count) => sum + count, 0)
@@ -101,7 +70,7 @@ function repetitionFigures (result, request, bytesPerResponse) {
     errors: result.errors,
     timeouts: result.timeouts,
     non2xx: result.non2xx,
-    unexpectedStatus: answered - (statusCodes[request.expectedStatus] || 0),
+    unexpectedStatus: answered - (statusCodes[sent.status] || 0),
     statusCodes,
     bytesPerResponse,
     durationSec: round(result.elapsedSec)
@@ -145,6 +114,38 @@ async function probe (base, request) {
   return { status: response.status, bytes: body.length, body }
 }
 
+/**
+ * Sends each distinct path of a cell once and checks the status: a path that answers otherwise is the
+ * workload's mistake (or the app's), named by scenario, format and field. Returns the first answer's size.
+ */
+async function probeCell (base, sent, { scenario, format }) {
+  let first = null
+  const seen = new Set()
+  for (const request of sent.requests) {
+    if (seen.has(request.path) || seen.size >= PROBED_PATHS) continue
+    seen.add(request.path)
+    const answer = await probe(base, request)
+    if (answer.status !== sent.status) {
+      throw new NodebenchError('NB_ERR_WORKLOAD_PROBE', `scenario '${scenario}' (${format}): ${sent.where}.path ` +
+        `${request.method} ${request.path} answered ${answer.status}, expected ${sent.status} (${sent.where}.status): ` +
+        JSON.stringify(answer.body.toString('utf8', 0, 200)))
+    }
+    if (first === null) first = answer
+  }
+  return first
+}
+
+/**
+ * The operation a cell measured: the breakdown was reset before its load, so it is the operation that
+ * served most of the cell's requests with the method they were sent with.
+ */
+function measuredOperation (breakdown, method) {
+  const operations = (breakdown.operations || []).filter((o) => o.method === method)
+  if (operations.length === 0) return null
+  const busiest = operations.reduce((best, o) => (o.count > best.count ? o : best))
+  return { method: busiest.method, route: busiest.route, format: busiest.format }
+}
+
 async function fetchBreakdown (base, method) {
   const response = await fetch(`${base}/__nodebench`, { method, headers: { accept: 'application/json' } })
   const text = await response.text()
@@ -156,30 +157,6 @@ async function fetchBreakdown (base, method) {
   }
   if (!response.ok) throw new Error(`${method} /__nodebench answered ${response.status}: is the app traced with nodebenchTrace({ expose: '/__nodebench' })?`)
   return JSON.parse(text)
-}
-
-/** The id of a document to read: the first of nodebench.users, through the app's own API. */
-async function findDocumentId (base) {
-  const response = await fetch(`${base}/api/db/nodebench/users?limit=1`, { headers: { accept: 'application/json' } })
-  const text = await response.text()
-  if (!response.ok) throw new Error(`GET /api/db/nodebench/users answered ${response.status}: ${text.slice(0, 200)}`)
-  const page = JSON.parse(text)
-  if (!Array.isArray(page.documents) || page.documents.length === 0) {
-    throw new Error('the collection nodebench.users is empty: seed it (node examples/mongo-admin/seed.js)')
-  }
-  return page.documents[0]._id
-}
-
-function runScript (script, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], { env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => { stdout += chunk })
-    child.stderr.on('data', (chunk) => { stderr += chunk })
-    child.on('error', reject)
-    child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${path.basename(script)} failed (exit ${code}): ${stderr.trim().split('\n').pop()}`))))
-  })
 }
 
 /**
@@ -195,8 +172,10 @@ async function runBench (config, { env, databaseSource = null, onCell = () => {}
     createdAt: new Date(started).toISOString(),
     durationSec: 0,
     machine: await describeMachine({ mongodbUri: env.MONGODB_URI, embedded: databaseSource === 'embedded' || databaseSource === 'service' }),
+    workload: describeWorkload(config.workload),
     config: {
       app: config.app === null ? null : path.relative(process.cwd(), config.app) || '.',
+      workload: path.relative(process.cwd(), config.workload.file) || config.workload.file,
       cmd: config.cmd,
       url: config.url,
       scenarios: config.scenarios,
@@ -219,16 +198,14 @@ async function runBench (config, { env, databaseSource = null, onCell = () => {}
   }
   save()
 
-  const seedScript = config.app === null ? null : path.join(config.app, 'seed.js')
-  if (seedScript !== null) {
-    log('seeding nodebench.users (1000 documents)')
-    await runScript(seedScript, env)
-  }
+  const workload = config.workload
+  if (workload.setup !== null) log(`preparing the workload (${path.basename(workload.file)} setup)`)
+  const values = await runHook(workload.setup, 'setup', workload, { env, log })
 
   let abort = null
   for (const [index, cell] of cells.entries()) {
     onCell({ type: 'start', index, total: cells.length, cell })
-    const record = await runCell(config, cell, { env, seedScript, log })
+    const record = await runCell(config, cell, { env, values, log })
     results.cells.push(record)
     save()
     onCell({ type: 'end', index, total: cells.length, cell, record })
@@ -240,46 +217,49 @@ async function runBench (config, { env, databaseSource = null, onCell = () => {}
       break
     }
   }
+  await runHook(workload.teardown, 'teardown', workload, { env, log, values })
+    .catch((err) => log(err.message))
   return { results, resultsFile, aborted: abort }
 }
 
-async function runCell (config, { scenario, format, processes }, { env, seedScript, log }) {
-  const definition = SCENARIOS[scenario]
+async function runCell (config, { scenario, format, processes }, { env, values, log }) {
+  const workload = config.workload
+  const definition = workload.scenarios[scenario]
   const record = {
     scenario,
     format,
     processes,
     status: 'ok',
-    operation: { method: definition.method, route: definition.routes[format], format },
+    operation: null,
     connections: config.connections[scenario],
     amount: config.amounts[scenario],
     duration: config.duration,
     breakdown: null
   }
   let app = null
+  let cellValues = values
   try {
     try {
       app = await startApp(config, { processes, env })
     } catch (err) {
       return { ...record, status: 'failed', failure: err.message, abort: true }
     }
-    const documentId = await findDocumentId(app.base)
-    const request = requestFor(scenario, format, documentId)
+    cellValues = { ...values, ...await runHook(definition.setup, `scenario '${scenario}' setup`, workload, { base: app.base, env, log, values }) }
+    const sent = requestsOf(definition, format, cellValues)
+    record.operation = { method: sent.method, route: null, format: null }
     const load = { connections: record.connections, amount: record.amount, duration: record.duration }
     if (config.warmup > 0) {
-      await runAutocannon(app.base, request, { connections: Math.min(record.connections, config.warmup), amount: config.warmup })
+      await runAutocannon(app.base, sent, { connections: Math.min(record.connections, config.warmup), amount: config.warmup })
     }
-    const sample = await probe(app.base, request)
-    if (sample.status !== request.expectedStatus) {
-      throw new Error(`${request.method} ${request.path} answered ${sample.status}, expected ${request.expectedStatus}: ${sample.body.toString('utf8', 0, 200)}`)
-    }
+    const sample = await probeCell(app.base, sent, { scenario, format })
     await fetchBreakdown(app.base, 'DELETE')
     const reps = []
     for (let rep = 0; rep < config.reps; rep++) {
-      reps.push(repetitionFigures(await runAutocannon(app.base, request, load), request, sample.bytes))
+      reps.push(repetitionFigures(await runAutocannon(app.base, sent, load), sent, sample.bytes))
     }
-    Object.assign(record, cellFigures(reps), { expectedStatus: request.expectedStatus, reps })
+    Object.assign(record, cellFigures(reps), { expectedStatus: sent.status, reps })
     record.breakdown = await fetchBreakdown(app.base, 'GET')
+    record.operation = measuredOperation(record.breakdown, sent.method) ?? record.operation
     if (record.requests === 0) {
       record.status = 'failed'
       record.failure = 'no response completed'
@@ -289,12 +269,12 @@ async function runCell (config, { scenario, format, processes }, { env, seedScri
     record.failure = err.message
   } finally {
     if (app !== null) await app.stop()
-    if (scenario === 'write' && seedScript !== null) {
-      // Seeding again removes what the write runs added, so every cell reads the same 1000 documents.
-      await runScript(seedScript, env).catch((err) => log(`cleaning up after writes failed: ${err.message}`))
+    if (definition.teardown !== null) {
+      await runHook(definition.teardown, `scenario '${scenario}' teardown`, workload, { env, log, values: cellValues })
+        .catch((err) => log(err.message))
     }
   }
   return record
 }
 
-module.exports = { runBench, cellsOf, requestFor, cellFigures, runAutocannon, findDocumentId, RESULTS_SCHEMA }
+module.exports = { runBench, cellsOf, cellFigures, runAutocannon, probeCell, measuredOperation, RESULTS_SCHEMA }

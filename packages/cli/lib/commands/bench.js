@@ -7,17 +7,15 @@ const { resolveDatabase } = require('@nodebench/services')
 const { renderTable } = require('@nodebench/breakdown')
 const { runBench } = require('../bench/runner')
 const { writeReport } = require('../bench/report')
-const { SCENARIOS, TABLE_1 } = require('../bench/study')
 
-// `nodebench bench`: the study's load matrix on an app, results.json + report.md + report.html.
-// Progress on stderr (a bar on a terminal, a line per cell otherwise); `--json` prints results on stdout.
-
-function describeCell ({ scenario, format, processes }) {
-  return `${SCENARIOS[scenario].label} (${format}), ${processes} process${processes === 1 ? '' : 'es'}`
-}
+// `nodebench bench`: a workload's load matrix on an app (by default the study's, on examples/mongo-admin),
+// results.json + report.md + report.html. Progress on stderr (a bar on a terminal, a line per cell
+// otherwise); `--json` prints results on stdout.
 
 /** A progress bar for the whole matrix on a terminal; a line per cell where there is none (CI, pipes). */
-function progressReporter (stderr) {
+function progressReporter (stderr, workload) {
+  const describeCell = ({ scenario, format, processes }) =>
+    `${workload.scenarios[scenario].label} (${format}), ${processes} process${processes === 1 ? '' : 'es'}`
   if (!stderr.isTTY) {
     const started = Date.now()
     return {
@@ -71,23 +69,31 @@ function renderTimeShares (results) {
   return parts.join('\n')
 }
 
-/** Which function owns each operation's time, here and in the study (Table 1), at the lowest process count. */
+/**
+ * Which function owns each operation's time at the lowest process count: the function the workload names
+ * as dominant, here and in its reference (the study's Table 1), for the scenarios that name one.
+ */
 function renderOwners (results) {
   const lowest = Math.min(...results.cells.map((c) => c.processes))
-  const lines = [`The function that owns each operation's time (share of response time), here and in the study (${lowest} process${lowest === 1 ? '' : 'es'}):`]
+  const scenarios = (results.workload && results.workload.scenarios) || {}
+  const withReference = Boolean(results.workload && results.workload.reference)
+  const lines = [`The function that owns each operation's time (share of response time), here${withReference ? ' and in the study' : ''} ` +
+    `(${lowest} process${lowest === 1 ? '' : 'es'}):`]
   for (const cell of results.cells) {
     if (cell.processes !== lowest || cell.status !== 'ok' || cell.breakdown === null) continue
     const operation = cell.breakdown.operations.find((o) =>
       o.method === cell.operation.method && o.route === cell.operation.route && o.format === cell.operation.format)
-    if (operation === undefined || operation.segments.length === 0) continue
-    const expected = SCENARIOS[cell.scenario].dominant
+    const described = scenarios[cell.scenario]
+    if (operation === undefined || operation.segments.length === 0 || !described || !described.dominant) continue
+    const expected = described.dominant
     const top = operation.segments.reduce((best, segment) => (segment.share > best.share ? segment : best))
     const dominant = operation.segments.find((s) => s.name === expected)
     const here = dominant ? `${(dominant.share * 100).toFixed(2)}%` : 'not seen'
-    const study = TABLE_1[cell.scenario][cell.format][lowest]
+    const shares = described.reference && described.reference.shares && described.reference.shares[cell.format]
+    const study = shares ? shares[lowest] : undefined
     const verdict = top.name === expected ? 'same function' : `here ${top.name} leads (${(top.share * 100).toFixed(2)}%)`
-    lines.push(`  ${`${SCENARIOS[cell.scenario].label} (${cell.format})`.padEnd(24)} ${expected.padEnd(15)} ${here.padStart(8)}   ` +
-      `study ${study === undefined ? '   n/a' : `${study.toFixed(2)}%`}   ${verdict}`)
+    const studyText = withReference ? `study ${study === undefined ? '   n/a' : `${study.toFixed(2)}%`}   ` : ''
+    lines.push(`  ${`${described.label} (${cell.format})`.padEnd(24)} ${expected.padEnd(15)} ${here.padStart(8)}   ${studyText}${verdict}`)
   }
   return lines.length > 1 ? lines.join('\n') + '\n' : ''
 }
@@ -103,6 +109,7 @@ async function profileScenarios (config, { env, stderr }) {
   for (const scenario of config.scenarios) {
     const flameConfig = {
       scenario,
+      workload: config.workload,
       formats: config.formats,
       profiler: '0x',
       duration: config.flame.duration,
@@ -136,12 +143,13 @@ async function profileScenarios (config, { env, stderr }) {
 
 async function runBenchCommand (parsed, { stdout, stderr, env }) {
   const config = parsed.config
-  const progress = progressReporter(stderr)
+  const progress = progressReporter(stderr, config.workload)
   let database = null
   let outcome
   try {
     const appEnv = { ...env }
-    if (config.app !== null) {
+    // The database a workload asks for, for an app nodebench starts (an app at --url has its own).
+    if (config.workload.services.includes('mongodb') && (config.app !== null || config.cmd !== null)) {
       database = await resolveDatabase({ env, onProgress: (message) => stderr.write(`${message}\n`) })
       appEnv.MONGODB_URI = database.uri
     }

@@ -2,23 +2,13 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawn } = require('node:child_process')
 const { resolveDatabase } = require('@nodebench/services')
+const { runHook } = require('../workload')
 const { profile } = require('../flame/profile')
 const { analyzeProfile, compareProfiles, renderComparisonMarkdown, renderComparisonText } = require('../flame/analyze')
 
-// `nodebench flame`: flamegraphs of one scenario in HTML and JSON under load, and the side-by-side table
-// of where the CPU went in each (by category, and nodebench's own share).
-
-function runSeed (appDir, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(appDir, 'seed.js')], { env, stdio: ['ignore', 'ignore', 'pipe'] })
-    let stderr = ''
-    child.stderr.on('data', (chunk) => { stderr += chunk })
-    child.on('error', reject)
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`seed.js failed (exit ${code}): ${stderr.trim().split('\n').pop()}`))))
-  })
-}
+// `nodebench flame`: flamegraphs of one scenario of a workload in each of its formats under load, and for
+// HTML and JSON the side-by-side table of where the CPU went in each (by category, and nodebench's own share).
 
 /**
  * Profiles every format of `config` and compares them. Returns `{ flamegraphs: [{ format, html, dataDir,
@@ -26,23 +16,32 @@ function runSeed (appDir, env) {
  */
 async function runFlame (config, { env, onProgress }) {
   let database = null
+  const workload = config.workload
+  const scenario = workload.scenarios[config.scenario]
+  const log = (message) => onProgress(message)
   // The profiled app inherits this process's environment (the profilers spawn it).
   const savedUri = process.env.MONGODB_URI
   try {
-    if (config.app !== null && !env.MONGODB_URI) {
+    if (workload.services.includes('mongodb') && !env.MONGODB_URI) {
       // Started here, not by the profiled app: 0x takes the first port the app listens on as the app's.
       database = await resolveDatabase({ env, onProgress })
       process.env.MONGODB_URI = database.uri
     } else if (env.MONGODB_URI) {
       process.env.MONGODB_URI = env.MONGODB_URI
     }
-    if (config.app !== null) await runSeed(config.app, process.env)
+    const values = await runHook(workload.setup, 'setup', workload, { env: process.env, log })
     const flamegraphs = []
     for (const format of config.formats) {
-      const result = await profile(config, format, { onProgress })
-      if (config.scenario === 'write' && config.app !== null) await runSeed(config.app, process.env)
+      let result
+      try {
+        result = await profile(config, format, { values, onProgress })
+      } finally {
+        // After writes, put the data back as the next format's load expects it.
+        await runHook(scenario.teardown, `scenario '${scenario.name}' teardown`, workload, { env: process.env, log, values })
+      }
       flamegraphs.push({ format, ...result, analysis: analyzeProfile(result.dataDir) })
     }
+    await runHook(workload.teardown, 'teardown', workload, { env: process.env, log, values })
     const files = {}
     let comparison = null
     const html = flamegraphs.find((f) => f.format === 'html')

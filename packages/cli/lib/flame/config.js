@@ -3,9 +3,10 @@
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { NodebenchError } = require('@nodebench/services')
-const { SCENARIO_NAMES } = require('../bench/study')
+const { workloadFileOf, loadWorkload } = require('../workload')
 
-// `nodebench flame` options -> a frozen configuration.
+// `nodebench flame` options -> a frozen configuration. The scenario and formats are the workload's, as for
+// `nodebench bench` (lib/workload.js).
 
 const ROOT = path.resolve(__dirname, '../../../..')
 const DEFAULT_APP = path.join(ROOT, 'examples', 'mongo-admin')
@@ -26,8 +27,9 @@ function wholeNumber (text, name, min, max) {
 }
 
 /**
- * `nodebench flame --scenario doc-read|write|collection-read --format html|json|both [--profiler 0x|clinic]
- * [--duration s] [--connections n] [--out dir] [--app dir | --cmd "node script args"]`
+ * `nodebench flame [--scenario <name>] [--format <name>|both] [--profiler 0x|clinic] [--duration s]
+ * [--connections n] [--out dir] [--app dir | --cmd "node script args"] [--workload file]`: the scenario
+ * defaults to the workload's first, `both` (the default) is every format of the workload.
  */
 function parseFlameArguments (argv) {
   let values
@@ -37,7 +39,8 @@ function parseFlameArguments (argv) {
     } = parseArgs({
       args: argv,
       options: {
-        scenario: { type: 'string', default: 'doc-read' },
+        scenario: { type: 'string' },
+        workload: { type: 'string' },
         format: { type: 'string', default: 'both' },
         profiler: { type: 'string', default: '0x' },
         duration: { type: 'string' },
@@ -54,16 +57,10 @@ function parseFlameArguments (argv) {
     throw usageError(err.message)
   }
   if (values.help) return { command: 'help' }
-  if (!SCENARIO_NAMES.includes(values.scenario)) {
-    throw usageError(`unknown scenario '${values.scenario}'; expected one of ${SCENARIO_NAMES.join(', ')}`)
-  }
-  if (!['html', 'json', 'both'].includes(values.format)) {
-    throw usageError(`--format must be html, json or both; received '${values.format}'`)
-  }
+  if (values.app !== undefined && values.cmd !== undefined) throw usageError('--app and --cmd exclude each other')
   if (!PROFILERS.includes(values.profiler)) {
     throw usageError(`--profiler must be ${PROFILERS.join(' or ')}; received '${values.profiler}'`)
   }
-  if (values.app !== undefined && values.cmd !== undefined) throw usageError('--app and --cmd exclude each other')
   let command = null
   if (values.cmd !== undefined) {
     // The profilers run Node.js themselves: the command is a Node.js script and its arguments.
@@ -74,17 +71,30 @@ function parseFlameArguments (argv) {
     }
     command = words
   }
+  const duration = values.duration === undefined ? DEFAULT_DURATION : wholeNumber(values.duration, 'duration', 1, 600)
+  const connections = values.connections === undefined ? DEFAULT_CONNECTIONS : wholeNumber(values.connections, 'connections', 1, 1000)
+  // The workload is read once the command line itself is understood.
+  const app = values.cmd === undefined ? path.resolve(values.app ?? DEFAULT_APP) : null
+  const workload = loadWorkload(workloadFileOf(values.workload, app))
+  const scenario = values.scenario ?? workload.scenarioNames[0]
+  if (!workload.scenarioNames.includes(scenario)) {
+    throw usageError(`unknown scenario '${scenario}'; expected one of ${workload.scenarioNames.join(', ')}`)
+  }
+  if (values.format !== 'both' && !workload.formats.includes(values.format)) {
+    throw usageError(`--format must be ${workload.formats.join(', ')} or both; received '${values.format}'`)
+  }
   return {
     command: 'flame',
     config: Object.freeze({
-      scenario: values.scenario,
-      formats: values.format === 'both' ? ['html', 'json'] : [values.format],
+      scenario,
+      workload,
+      formats: values.format === 'both' ? [...workload.formats] : [values.format],
       profiler: values.profiler,
-      duration: values.duration === undefined ? DEFAULT_DURATION : wholeNumber(values.duration, 'duration', 1, 600),
-      connections: values.connections === undefined ? DEFAULT_CONNECTIONS : wholeNumber(values.connections, 'connections', 1, 1000),
+      duration,
+      connections,
       outDir: path.resolve(values.out ?? 'flamegraphs'),
-      app: command === null ? path.resolve(values.app ?? DEFAULT_APP) : null,
-      argv: command ?? [path.join(path.resolve(values.app ?? DEFAULT_APP), 'server.js'), '--port', '0']
+      app,
+      argv: command ?? [path.join(app, 'server.js'), '--port', '0']
     })
   }
 }

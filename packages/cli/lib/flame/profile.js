@@ -20,16 +20,16 @@ function flameError (message) {
 /**
  * @returns {Promise<{ html, dataDir, load }>} `dataDir`: the profiler's folder (for 0x, with the V8 log)
  */
-function profile (config, format, { onProgress = () => {} } = {}) {
+function profile (config, format, { values = {}, onProgress = () => {} } = {}) {
   const name = `${config.scenario}-${format}`
   const html = path.join(config.outDir, `${name}.html`)
   fs.mkdirSync(config.outDir, { recursive: true })
   return config.profiler === 'clinic'
-    ? profileWithClinic(config, format, { name, html, onProgress })
-    : profileWith0x(config, format, { name, html, onProgress })
+    ? profileWithClinic(config, format, { name, html, values, onProgress })
+    : profileWith0x(config, format, { name, html, values, onProgress })
 }
 
-async function profileWith0x (config, format, { name, html, onProgress }) {
+async function profileWith0x (config, format, { name, html, values, onProgress }) {
   const zeroEks = require('0x')
   const dataDir = path.join(config.outDir, `${name}.0x`)
   fs.rmSync(dataDir, { recursive: true, force: true })
@@ -46,7 +46,7 @@ async function profileWith0x (config, format, { name, html, onProgress }) {
     onPort (port, done) {
       const base = `http://127.0.0.1:${String(port).trim()}`
       onProgress(`${config.scenario} (${format}): ${config.duration} s of load at ${base}`)
-      driveLoad({ base, scenario: config.scenario, format, duration: config.duration, connections: config.connections })
+      driveLoad({ base, workload: config.workload, scenario: config.scenario, format, values, duration: config.duration, connections: config.connections })
         .then((outcome) => { load = outcome; done() }, done)
     }
   }
@@ -72,11 +72,12 @@ async function profileWith0x (config, format, { name, html, onProgress }) {
  * for permission to send usage statistics and, without a terminal to ask on, exits silently: NO_INSIGHT
  * opts out.
  */
-async function profileWithClinic (config, format, { name, html, onProgress }) {
+async function profileWithClinic (config, format, { name, html, values, onProgress }) {
   const clinicBin = require.resolve('clinic/bin.js')
   const dest = path.join(config.outDir, `${name}.clinic`)
   fs.rmSync(dest, { recursive: true, force: true })
-  const onPort = [process.execPath, path.join(__dirname, 'drive-load.js'), '$PORT', config.scenario, format, config.duration, config.connections]
+  const onPort = [process.execPath, path.join(__dirname, 'drive-load.js'), '$PORT', config.workload.file, config.scenario, format,
+    config.duration, config.connections, JSON.stringify(values)]
     .map((word) => (word === '$PORT' ? word : `'${String(word).replace(/'/g, "'\\''")}'`)).join(' ')
   const args = [clinicBin, 'flame', '--dest', dest, '--open=false', '--on-port', onPort, '--', process.execPath, ...config.argv]
   onProgress(`clinic flame: ${config.scenario} (${format}), ${config.duration} s of load`)

@@ -1,0 +1,121 @@
+'use strict'
+
+// The 2017 study's workload on this app, for `nodebench bench` and `nodebench flame` (their default app):
+// "Performance Modeling of NodeJS and NoSQL Databases with AngularJS", CSUN MSc thesis, 2017. Mongo-Express
+// (HTML) against its AngularJS port's API (JSON), Apache Bench 2.3, Node.js 5.6, MongoDB, 1-8 processes
+// (PM2), 5 runs per configuration. The figures under `reference` are the study's
+// (shared/thesis-reference.md), which the bench report sets beside the run's.
+
+const { MongoClient } = require('mongodb')
+const { seed, DATABASE, COLLECTION } = require('./seed')
+
+// What a write sends: one small document, as the study's `{ username }`.
+const WRITE_DOCUMENT = Object.freeze({ username: 'nodebench-bench' })
+// As a browser asks for pages (a form's redirect then answers in HTML) and the single-page client for JSON.
+const HTML = Object.freeze({ accept: 'text/html' })
+const JSON_API = Object.freeze({ accept: 'application/json' })
+
+/**
+ * Makes nodebench.users hold exactly the study's 1000 documents, removing what write runs added. An app
+ * at --url has a database nodebench does not know (MONGODB_URI unset): it must hold them already.
+ */
+async function seedUsers ({ env, log }) {
+  if (!env.MONGODB_URI) {
+    log(`MONGODB_URI is not set: ${DATABASE}.${COLLECTION} is not seeded (node examples/mongo-admin/seed.js does it)`)
+    return
+  }
+  const client = new MongoClient(env.MONGODB_URI, { serverSelectionTimeoutMS: 10000 })
+  try {
+    const result = await seed(client)
+    log(`${DATABASE}.${COLLECTION} holds ${result.count} documents (inserted ${result.inserted}, removed ${result.removed})`)
+  } finally {
+    await client.close()
+  }
+}
+
+/** The id of a document to read: the first of nodebench.users, through the app's own API. */
+async function findDocument ({ base }) {
+  const response = await fetch(`${base}/api/db/${DATABASE}/${COLLECTION}?limit=1`, { headers: JSON_API })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`GET /api/db/${DATABASE}/${COLLECTION} answered ${response.status}: ${text.slice(0, 200)}`)
+  const page = JSON.parse(text)
+  if (!Array.isArray(page.documents) || page.documents.length === 0) {
+    throw new Error(`the collection ${DATABASE}.${COLLECTION} is empty: seed it (node examples/mongo-admin/seed.js)`)
+  }
+  return { documentId: page.documents[0]._id }
+}
+
+module.exports = {
+  name: 'mongo-admin: the 2017 study',
+  services: ['mongodb'],
+  formats: ['html', 'json'],
+  setup: seedUsers,
+  scenarios: {
+    'doc-read': {
+      label: 'document read',
+      connections: 100,
+      amount: 5000,
+      dominant: 'document',
+      setup: findDocument,
+      requests: {
+        html: { method: 'GET', path: '/db/nodebench/users/{documentId}', headers: HTML, status: 200 },
+        json: { method: 'GET', path: '/api/db/nodebench/users/{documentId}', headers: JSON_API, status: 200 }
+      },
+      reference: {
+        shares: { json: { 1: 96.65, 2: 95.53, 3: 95.27, 4: 96.06, 8: 95.73 }, html: { 1: 98.83, 2: 98.56, 3: 98.55, 4: 98.43, 8: 98.47 } },
+        bytes: { html: 7312, json: 452 }
+      }
+    },
+    write: {
+      label: 'document write',
+      // The study lowered write concurrency to 25: one process "could not reliably serve" more.
+      connections: 25,
+      amount: 5000,
+      dominant: 'addDocument',
+      requests: {
+        html: {
+          method: 'POST',
+          path: '/db/nodebench/users',
+          headers: { ...HTML, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ document: JSON.stringify(WRITE_DOCUMENT) }).toString(),
+          // Mongo-Express answers a form with a redirect to the collection (Apache Bench counted those non-2xx too).
+          status: 302
+        },
+        json: { method: 'POST', path: '/api/db/nodebench/users', headers: JSON_API, body: WRITE_DOCUMENT, status: 201 }
+      },
+      // Seeding again removes what the writes added, so every cell reads the same 1000 documents.
+      teardown: seedUsers,
+      reference: {
+        shares: { json: { 1: 97.32, 2: 96.69, 3: 96.49, 4: 96.26, 8: 95.82 }, html: { 1: 95.30, 2: 95.80, 3: 95.15, 4: 94.39, 8: 95.45 } },
+        bytes: { html: 35, json: 29 }
+      }
+    },
+    'collection-read': {
+      label: 'collection read',
+      connections: 100,
+      amount: 5000,
+      // A 1000-document page takes tens of milliseconds to build: `--quick` sends fewer.
+      quickAmount: 100,
+      dominant: 'viewCollection',
+      requests: {
+        html: { method: 'GET', path: '/db/nodebench/users', headers: HTML, status: 200 },
+        json: { method: 'GET', path: '/api/db/nodebench/users', headers: JSON_API, status: 200 }
+      },
+      reference: {
+        shares: { json: { 1: 99.95, 2: 99.93, 3: 99.92, 4: 99.92, 8: 99.92 }, html: { 1: 99.93, 2: 99.92, 3: 99.92, 4: 99.92, 8: 99.94 } },
+        bytes: { html: 783799, json: 157434 }
+      }
+    }
+  },
+  reference: {
+    source: 'Performance Modeling of NodeJS and NoSQL Databases with AngularJS (CSUN MSc thesis, 2017)',
+    processes: [1, 2, 3, 4, 8],
+    repetitions: 5,
+    findings: [
+      'JSON beat HTML at every process count, for every operation, in latency and requests per second.',
+      'Collection read: JSON was "almost twice as" fast as HTML in requests per second.',
+      'Going from 1 to 2 processes gave the largest gain; returns diminished after that.',
+      'In all three operations, the dominant function is the one doing the database I/O.'
+    ]
+  }
+}

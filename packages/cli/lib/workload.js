@@ -1,0 +1,282 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { NodebenchError } = require('@nodebench/services')
+
+// A workload says what `bench` and `flame` send to an app: its scenarios (the requests of one operation),
+// in one or more formats (variants of the same operation: the study's HTML pages and JSON API), with the
+// status a correct answer has, the load's size, and hooks that prepare the data. It is a file beside the
+// app, `nodebench.workload.js` (hooks allowed) or `nodebench.workload.json`:
+//
+//   module.exports = {
+//     name: 'my shop',
+//     formats: ['json'],                                // optional, default ['default']
+//     services: ['mongodb'],                            // optional: a database nodebench provides (MONGODB_URI)
+//     async setup ({ env, log }) { return { id: ... } },  // optional, once before the first cell: values
+//     scenarios: {
+//       'item-read': {
+//         label: 'item read', connections: 50, amount: 2000, quickAmount: 200, dominant: 'loadItem',
+//         request: { method: 'GET', path: ['/items/{id}', '/items/2'], headers: {}, status: 200 },
+//         // or requests: { json: {...}, html: {...} }, one per format
+//         async teardown ({ env, log, values }) {}      // optional, after each cell of this scenario
+//       }
+//     }
+//   }
+//
+// `{name}` in a path, a header value or a string body is the value `setup` returned under that name.
+// A path may be a list: each connection sends them in turn (autocannon's `requests`).
+
+const WORKLOAD_FILES = Object.freeze(['nodebench.workload.js', 'nodebench.workload.json'])
+const WORKLOAD_KEYS = Object.freeze(['name', 'description', 'formats', 'services', 'setup', 'teardown', 'scenarios', 'reference'])
+const SCENARIO_KEYS = Object.freeze(['label', 'request', 'requests', 'connections', 'amount', 'quickAmount', 'dominant', 'setup', 'teardown', 'reference'])
+const REQUEST_KEYS = Object.freeze(['method', 'path', 'headers', 'body', 'status'])
+const SERVICES = Object.freeze(['mongodb'])
+const METHODS = Object.freeze(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+const NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/
+const PLACEHOLDER = /\{([A-Za-z_$][\w$]*)\}/g
+const DEFAULT_CONNECTIONS = 10
+const DEFAULT_AMOUNT = 1000
+
+function workloadError (file, message) {
+  return new NodebenchError('NB_ERR_WORKLOAD', `workload ${file}: ${message}`)
+}
+
+function describe (value) {
+  if (value === undefined) return 'nothing'
+  if (typeof value === 'function') return 'a function'
+  const text = JSON.stringify(value)
+  return text === undefined ? String(value) : text.length > 60 ? `${text.slice(0, 57)}...` : text
+}
+
+function isPlainObject (value) {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+/** The workload file for an app directory: the first of WORKLOAD_FILES in it, or null. */
+function workloadFileIn (dir) {
+  for (const name of WORKLOAD_FILES) {
+    const file = path.join(dir, name)
+    if (fs.existsSync(file)) return file
+  }
+  return null
+}
+
+/**
+ * The workload file to use: `given` (--workload), else the app directory's, else (an app of the user's
+ * command or URL: `dir` null) the current directory's.
+ */
+function workloadFileOf (given, dir) {
+  if (given !== undefined) return path.resolve(given)
+  const where = dir ?? process.cwd()
+  const found = workloadFileIn(where)
+  if (found === null) {
+    throw new NodebenchError('NB_ERR_WORKLOAD', `no workload: ${path.relative(process.cwd(), where) || '.'} has no ${WORKLOAD_FILES.join(' or ')}; ` +
+      'write one (README, "Bench your own app") or give --workload <file>')
+  }
+  return found
+}
+
+/** Reads and checks a workload file; returns it frozen, with every default filled in. */
+function loadWorkload (file) {
+  const shown = path.relative(process.cwd(), file) || file
+  let source
+  try {
+    source = file.endsWith('.json') ? JSON.parse(fs.readFileSync(file, 'utf8')) : require(file)
+  } catch (err) {
+    if (err.code === 'ENOENT' || err.code === 'MODULE_NOT_FOUND' && err.message.includes(file)) {
+      throw workloadError(shown, 'no such file; expected a nodebench.workload.js or .json')
+    }
+    throw workloadError(shown, `could not be read: ${err.message.split('\n')[0]}`)
+  }
+  return checkWorkload(source, { file, shown })
+}
+
+function checkKeys (object, allowed, where, fail) {
+  for (const key of Object.keys(object)) {
+    if (!allowed.includes(key)) fail(`${where}unknown key '${key}'; expected one of ${allowed.join(', ')}`)
+  }
+}
+
+function checkWorkload (source, { file, shown }) {
+  const fail = (message) => { throw workloadError(shown, message) }
+  if (!isPlainObject(source)) fail(`expected an object of scenarios and options; received ${describe(source)}`)
+  checkKeys(source, WORKLOAD_KEYS, '', fail)
+  const optionalText = (key, value) => {
+    if (value !== undefined && (typeof value !== 'string' || value.trim() === '')) fail(`${key} must be a non-empty string; received ${describe(value)}`)
+    return value === undefined ? null : value
+  }
+  const formats = source.formats === undefined ? ['default'] : source.formats
+  if (!Array.isArray(formats) || formats.length === 0 || formats.some((f) => typeof f !== 'string' || !NAME_PATTERN.test(f)) ||
+      new Set(formats).size !== formats.length) {
+    fail(`formats must be a list of distinct names (lower-case letters, digits, dashes); received ${describe(source.formats)}`)
+  }
+  const services = source.services === undefined ? [] : source.services
+  if (!Array.isArray(services) || services.some((s) => !SERVICES.includes(s))) {
+    fail(`services must be a list of ${SERVICES.join(', ')}; received ${describe(source.services)}`)
+  }
+  const hook = (where, value) => {
+    if (value !== undefined && typeof value !== 'function') fail(`${where} must be a function (hooks need a .js workload); received ${describe(value)}`)
+    return value === undefined ? null : value
+  }
+  if (!isPlainObject(source.scenarios) || Object.keys(source.scenarios).length === 0) {
+    fail(`scenarios must be an object of named scenarios; received ${describe(source.scenarios)}`)
+  }
+  const scenarios = {}
+  for (const [name, scenario] of Object.entries(source.scenarios)) {
+    if (!NAME_PATTERN.test(name)) fail(`scenario name '${name}' must be lower-case letters, digits and dashes`)
+    scenarios[name] = checkScenario(name, scenario, { formats, fail, hook })
+  }
+  if (source.reference !== undefined && !isPlainObject(source.reference)) fail(`reference must be an object; received ${describe(source.reference)}`)
+  return Object.freeze({
+    file,
+    name: optionalText('name', source.name) ?? path.basename(path.dirname(file)),
+    description: optionalText('description', source.description),
+    formats: Object.freeze([...formats]),
+    services: Object.freeze([...services]),
+    setup: hook('setup', source.setup),
+    teardown: hook('teardown', source.teardown),
+    scenarios: Object.freeze(scenarios),
+    scenarioNames: Object.freeze(Object.keys(scenarios)),
+    reference: source.reference === undefined ? null : source.reference
+  })
+}
+
+function checkScenario (name, scenario, { formats, fail, hook }) {
+  const where = `scenario '${name}': `
+  const failHere = (message) => fail(where + message)
+  if (!isPlainObject(scenario)) failHere(`expected an object with request (or requests); received ${describe(scenario)}`)
+  checkKeys(scenario, SCENARIO_KEYS, where, fail)
+  if ((scenario.request === undefined) === (scenario.requests === undefined)) {
+    failHere('give request (the same for every format) or requests (one per format), not both nor neither')
+  }
+  const requests = {}
+  if (scenario.request !== undefined) {
+    const request = checkRequest(scenario.request, 'request', failHere)
+    for (const format of formats) requests[format] = request
+  } else {
+    if (!isPlainObject(scenario.requests)) failHere(`requests must be an object with a request per format; received ${describe(scenario.requests)}`)
+    for (const key of Object.keys(scenario.requests)) {
+      if (!formats.includes(key)) failHere(`requests.${key}: unknown format; the workload's formats are ${formats.join(', ')}`)
+    }
+    for (const format of formats) {
+      if (scenario.requests[format] === undefined) failHere(`requests.${format} is missing; every format (${formats.join(', ')}) needs a request`)
+      requests[format] = checkRequest(scenario.requests[format], `requests.${format}`, failHere)
+    }
+  }
+  const count = (key, fallback, max) => {
+    const value = scenario[key]
+    if (value === undefined) return fallback
+    if (!Number.isInteger(value) || value < 1 || value > max) failHere(`${key} must be a whole number from 1 to ${max}; received ${describe(value)}`)
+    return value
+  }
+  const text = (key) => {
+    const value = scenario[key]
+    if (value !== undefined && (typeof value !== 'string' || value.trim() === '')) failHere(`${key} must be a non-empty string; received ${describe(value)}`)
+    return value === undefined ? null : value
+  }
+  if (scenario.reference !== undefined && !isPlainObject(scenario.reference)) failHere(`reference must be an object; received ${describe(scenario.reference)}`)
+  return Object.freeze({
+    name,
+    label: text('label') ?? name,
+    requests: Object.freeze(requests),
+    connections: count('connections', DEFAULT_CONNECTIONS, 10_000),
+    amount: count('amount', DEFAULT_AMOUNT, 10_000_000),
+    // `bench --quick`: a tenth of the requests unless the scenario says how many.
+    quickAmount: count('quickAmount', Math.max(1, Math.round(count('amount', DEFAULT_AMOUNT, 10_000_000) / 10)), 10_000_000),
+    dominant: text('dominant'),
+    setup: hook(`scenario '${name}': setup`, scenario.setup),
+    teardown: hook(`scenario '${name}': teardown`, scenario.teardown),
+    reference: scenario.reference === undefined ? null : scenario.reference
+  })
+}
+
+function checkRequest (request, where, fail) {
+  if (!isPlainObject(request)) fail(`${where} must be an object with a path; received ${describe(request)}`)
+  checkKeys(request, REQUEST_KEYS, `${where}: `, fail)
+  const method = request.method === undefined ? 'GET' : request.method
+  if (typeof method !== 'string' || !METHODS.includes(method.toUpperCase())) {
+    fail(`${where}.method must be one of ${METHODS.join(', ')}; received ${describe(request.method)}`)
+  }
+  const paths = typeof request.path === 'string' ? [request.path] : request.path
+  if (!Array.isArray(paths) || paths.length === 0 || paths.some((p) => typeof p !== 'string' || !p.startsWith('/'))) {
+    fail(`${where}.path must be a path starting with '/' or a list of them; received ${describe(request.path)}`)
+  }
+  const headers = request.headers === undefined ? {} : request.headers
+  if (!isPlainObject(headers) || Object.values(headers).some((v) => typeof v !== 'string')) {
+    fail(`${where}.headers must be an object of header names to string values; received ${describe(request.headers)}`)
+  }
+  let body = request.body === undefined ? null : request.body
+  const lowerHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
+  if (body !== null && typeof body !== 'string') {
+    if (typeof body !== 'object') fail(`${where}.body must be a string or a JSON object; received ${describe(request.body)}`)
+    body = JSON.stringify(body)
+    if (lowerHeaders['content-type'] === undefined) lowerHeaders['content-type'] = 'application/json'
+  }
+  const status = request.status === undefined ? 200 : request.status
+  if (!Number.isInteger(status) || status < 100 || status > 599) fail(`${where}.status must be an HTTP status (100 to 599); received ${describe(request.status)}`)
+  return Object.freeze({ where, method: method.toUpperCase(), paths: Object.freeze(paths), headers: Object.freeze(lowerHeaders), body, status })
+}
+
+function fill (text, values, where, scenario) {
+  return text.replace(PLACEHOLDER, (whole, name) => {
+    if (!Object.hasOwn(values, name)) {
+      throw new NodebenchError('NB_ERR_WORKLOAD', `workload scenario '${scenario}': ${where} uses {${name}}, which no setup returned` +
+        `${Object.keys(values).length ? ` (values: ${Object.keys(values).join(', ')})` : ''}`)
+    }
+    return String(values[name])
+  })
+}
+
+/**
+ * What a cell sends: the scenario's request in a format with `values` filled in, as autocannon's `requests`
+ * (one per path, sent in turn by each connection), and the status a correct answer has.
+ * @returns {{ method: string, status: number, requests: Array<{ method, path, headers, body }>, where: string }}
+ */
+function requestsOf (scenario, format, values = {}) {
+  const request = scenario.requests[format]
+  const headers = {}
+  for (const [name, value] of Object.entries(request.headers)) headers[name] = fill(value, values, `${request.where}.headers.${name}`, scenario.name)
+  const body = request.body === null ? undefined : fill(request.body, values, `${request.where}.body`, scenario.name)
+  const requests = request.paths.map((p) => ({ method: request.method, path: fill(p, values, `${request.where}.path`, scenario.name), headers, body }))
+  return { method: request.method, status: request.status, requests, where: request.where }
+}
+
+/** What results.json keeps of the workload: enough for a report to name scenarios and compare with a reference. */
+function describeWorkload (workload) {
+  const scenarios = {}
+  for (const scenario of Object.values(workload.scenarios)) {
+    scenarios[scenario.name] = {
+      label: scenario.label,
+      dominant: scenario.dominant,
+      connections: scenario.connections,
+      amount: scenario.amount,
+      reference: scenario.reference
+    }
+  }
+  return {
+    name: workload.name,
+    file: path.relative(process.cwd(), workload.file) || workload.file,
+    formats: [...workload.formats],
+    scenarios,
+    reference: workload.reference
+  }
+}
+
+/** Runs a workload's hook; a failure names the hook and the workload. */
+async function runHook (hook, where, workload, context) {
+  if (hook === null) return {}
+  let values
+  try {
+    values = await hook(context)
+  } catch (err) {
+    throw new NodebenchError('NB_ERR_WORKLOAD_HOOK', `workload ${path.basename(workload.file)}: ${where} failed: ${err.message}`)
+  }
+  if (values === undefined || values === null) return {}
+  if (!isPlainObject(values)) {
+    throw new NodebenchError('NB_ERR_WORKLOAD_HOOK', `workload ${path.basename(workload.file)}: ${where} must return an object of values or nothing; returned ${describe(values)}`)
+  }
+  return values
+}
+
+module.exports = { WORKLOAD_FILES, workloadFileIn, workloadFileOf, loadWorkload, checkWorkload, requestsOf, describeWorkload, runHook }

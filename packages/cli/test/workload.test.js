@@ -1,0 +1,124 @@
+'use strict'
+
+// Workload files (lib/workload.js): what a bad one is told, how requests are filled in, and `nodebench
+// bench` measuring a small app of its own (test/fixtures/shop) with its workload, unrelated to the study's.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { checkWorkload, loadWorkload, requestsOf, workloadFileOf } = require('../lib/workload')
+const { temporaryDir, runCli } = require('./support')
+
+const SHOP = path.join(__dirname, 'fixtures', 'shop')
+
+const check = (source) => checkWorkload(source, { file: '/x/nodebench.workload.js', shown: 'nodebench.workload.js' })
+const coded = (message) => (err) => err.code === 'NB_ERR_WORKLOAD' && message.test(err.message)
+
+test('a workload gets its defaults, and a bad one a coded error naming the scenario and the field', () => {
+  const workload = check({ scenarios: { home: { request: { path: '/' } } } })
+  assert.deepEqual(workload.formats, ['default'])
+  assert.equal(workload.name, 'x')
+  const home = workload.scenarios.home
+  assert.deepEqual([home.label, home.connections, home.amount, home.quickAmount, home.dominant], ['home', 10, 1000, 100, null])
+  assert.deepEqual(home.requests.default, { where: 'request', method: 'GET', paths: ['/'], headers: {}, body: null, status: 200 })
+
+  for (const [source, message] of [
+    [[], /^workload nodebench\.workload\.js: expected an object of scenarios and options; received \[\]$/],
+    [{ scenarios: {}, extra: 1 }, /unknown key 'extra'; expected one of name, description, formats/],
+    [{ scenarios: {} }, /scenarios must be an object of named scenarios; received \{\}/],
+    [{ scenarios: { 'Home Page': { request: { path: '/' } } } }, /scenario name 'Home Page' must be lower-case/],
+    [{ scenarios: { home: { request: { path: '/' }, conections: 5 } } }, /scenario 'home': unknown key 'conections'; expected one of label, request/],
+    [{ scenarios: { home: {} } }, /scenario 'home': give request \(the same for every format\) or requests \(one per format\)/],
+    [{ scenarios: { home: { request: {} } } }, /scenario 'home': request\.path must be a path starting with '\/' or a list of them; received nothing/],
+    [{ scenarios: { home: { request: { path: ['/a', 'b'] } } } }, /scenario 'home': request\.path must be a path starting with '\/'/],
+    [{ scenarios: { home: { request: { path: '/', method: 'FETCH' } } } }, /scenario 'home': request\.method must be one of GET, HEAD, POST/],
+    [{ scenarios: { home: { request: { path: '/', status: 700 } } } }, /scenario 'home': request\.status must be an HTTP status \(100 to 599\); received 700/],
+    [{ scenarios: { home: { request: { path: '/', headers: { accept: 1 } } } } }, /scenario 'home': request\.headers must be an object of header names to string values/],
+    [{ scenarios: { home: { request: { path: '/', query: 'a' } } } }, /scenario 'home': request: unknown key 'query'; expected one of method, path, headers, body, status/],
+    [{ formats: ['html', 'json'], scenarios: { home: { requests: { html: { path: '/' } } } } }, /scenario 'home': requests\.json is missing; every format \(html, json\) needs a request/],
+    [{ formats: ['json'], scenarios: { home: { requests: { json: { path: '/' }, xml: { path: '/' } } } } }, /scenario 'home': requests\.xml: unknown format; the workload's formats are json/],
+    [{ scenarios: { home: { request: { path: '/' }, amount: 0 } } }, /scenario 'home': amount must be a whole number from 1 to 10000000; received 0/],
+    [{ scenarios: { home: { request: { path: '/' }, teardown: 'reseed' } } }, /scenario 'home': teardown must be a function \(hooks need a \.js workload\)/],
+    [{ formats: ['HTML'], scenarios: { home: { request: { path: '/' } } } }, /formats must be a list of distinct names/],
+    [{ services: ['redis'], scenarios: { home: { request: { path: '/' } } } }, /services must be a list of mongodb; received \["redis"\]/]
+  ]) {
+    assert.throws(() => check(source), coded(message), JSON.stringify(source))
+  }
+})
+
+test('requests: values filled in, a list of paths sent in turn, an object body sent as JSON', () => {
+  const workload = check({
+    scenarios: {
+      read: { request: { path: ['/items/{id}', '/items/2'], headers: { 'x-tenant': '{tenant}' } } },
+      create: { request: { method: 'post', path: '/items', body: { name: 'cup' }, status: 201 } }
+    }
+  })
+  assert.deepEqual(requestsOf(workload.scenarios.read, 'default', { id: 7, tenant: 'acme' }).requests, [
+    { method: 'GET', path: '/items/7', headers: { 'x-tenant': 'acme' }, body: undefined },
+    { method: 'GET', path: '/items/2', headers: { 'x-tenant': 'acme' }, body: undefined }
+  ])
+  assert.deepEqual(requestsOf(workload.scenarios.create, 'default'), {
+    method: 'POST',
+    status: 201,
+    requests: [{ method: 'POST', path: '/items', headers: { 'content-type': 'application/json' }, body: '{"name":"cup"}' }],
+    where: 'request'
+  })
+  assert.throws(() => requestsOf(workload.scenarios.read, 'default', { id: 7 }),
+    coded(/^workload scenario 'read': request\.headers\.x-tenant uses \{tenant\}, which no setup returned \(values: id\)$/))
+})
+
+test('finding the workload: --workload, else the app directory\'s, else a coded error saying what to do', (t) => {
+  assert.equal(workloadFileOf(undefined, SHOP), path.join(SHOP, 'nodebench.workload.js'))
+  assert.equal(workloadFileOf('x.json', SHOP), path.resolve('x.json'))
+  const empty = temporaryDir(t, 'nodebench-workload-')
+  assert.throws(() => workloadFileOf(undefined, empty), coded(/^no workload: .* has no nodebench\.workload\.js or nodebench\.workload\.json; write one/))
+  fs.writeFileSync(path.join(empty, 'nodebench.workload.json'), '{ "scenarios": { "home": { "request": { "path": "/" } } }, }')
+  assert.throws(() => loadWorkload(path.join(empty, 'nodebench.workload.json')), coded(/nodebench\.workload\.json: could not be read: .*JSON/))
+  fs.writeFileSync(path.join(empty, 'nodebench.workload.json'), '{ "scenarios": { "home": { "request": { "path": "/" } } } }')
+  assert.equal(loadWorkload(workloadFileOf(undefined, empty)).scenarios.home.requests.default.paths[0], '/')
+})
+
+test('bench measures an app of its own with its workload: scenarios named as the workload names them, hooks run', { timeout: 300_000 }, async (t) => {
+  const dir = temporaryDir(t, 'nodebench-workload-')
+  const hooks = path.join(dir, 'hooks.txt')
+  const out = path.join(dir, 'run')
+  const run = await runCli(['bench', '--cmd', `"${process.execPath}" ${path.join(SHOP, 'server.js')} --port {port}`, '--url', 'http://127.0.0.1',
+    '--workload', path.join(SHOP, 'nodebench.workload.js'), '--reps', '1', '--warmup', '20', '--out', out],
+  { env: { ...process.env, NODEBENCH_TEST_HOOKS: hooks } })
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stderr, /\[1\/2\] item read \(json\), 1 process/)
+  assert.match(run.stderr, /2 of 2 cells measured/)
+  assert.match(run.stdout, /^ {2}item read \(json\)\s+renderItem\s+\d+\.\d\d%\s+same function$/m)
+  assert.equal(fs.readFileSync(hooks, 'utf8'), 'setup\nteardown item-create\n')
+
+  const results = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'))
+  assert.equal(results.workload.name, 'shop')
+  assert.deepEqual(results.workload.scenarios['item-read'].label, 'item read')
+  const [read, create] = results.cells
+  assert.deepEqual([read.scenario, read.status, read.requests, read.unexpectedStatus], ['item-read', 'ok', 300, 0])
+  assert.deepEqual(read.operation, { method: 'GET', route: '/items/:id', format: 'json' })
+  const operation = read.breakdown.operations.find((o) => o.route === '/items/:id')
+  assert.equal(operation.count, 300)
+  // The param handler's segment is named for its parameter, as in every breakdown.
+  assert.deepEqual(operation.segments.map((s) => s.name), ['jsonParser', 'id', 'renderItem'])
+  assert.deepEqual([create.scenario, create.status, create.expectedStatus, create.statusCodes], ['item-create', 'ok', 201, { 201: 100 }])
+  const markdown = fs.readFileSync(path.join(out, 'report.md'), 'utf8')
+  assert.match(markdown, /item create \(json\)/)
+  assert.doesNotMatch(markdown, /The study found/)
+})
+
+test('a path that does not answer as the workload expects fails its cell, naming the scenario and the field', { timeout: 120_000 }, async (t) => {
+  const dir = temporaryDir(t, 'nodebench-workload-')
+  const workload = path.join(dir, 'nodebench.workload.json')
+  fs.writeFileSync(workload, JSON.stringify({ formats: ['json'], scenarios: { 'item-read': { amount: 10, request: { path: ['/items/1', '/items/99'] } } } }))
+  const run = await runCli(['bench', '--cmd', `"${process.execPath}" ${path.join(SHOP, 'server.js')} --port {port}`, '--url', 'http://127.0.0.1',
+    '--workload', workload, '--reps', '1', '--warmup', '0', '--out', path.join(dir, 'run')])
+  assert.equal(run.code, 1)
+  assert.match(run.stderr, /^nodebench: 1 cell failed \(marked in the report\): scenario 'item-read' \(json\): request\.path GET \/items\/99 answered 404, expected 200 \(request\.status\)/m)
+
+  const bad = await runCli(['bench', '--url', 'http://127.0.0.1:9', '--workload', path.join(dir, 'missing.workload.js')])
+  assert.equal(bad.code, 2)
+  assert.match(bad.stderr, /^nodebench: workload .*missing\.workload\.js: no such file; expected a nodebench\.workload\.js or \.json\n$/)
+})
