@@ -64,6 +64,7 @@ export declare const jaegerService: import('@nodebench/services').ServiceSpec
 export declare const JAEGER_VERSION: string
 
 export declare const errorCodes: Readonly<{
+  NB_ERR_JAEGER_START: 'NB_ERR_JAEGER_START'
   NB_ERR_JAEGER_URL: 'NB_ERR_JAEGER_URL'
   NB_ERR_JAEGER_UNREACHABLE: 'NB_ERR_JAEGER_UNREACHABLE'
   NB_ERR_JAEGER_RESPONSE: 'NB_ERR_JAEGER_RESPONSE'
@@ -76,4 +77,4 @@ export declare const errorCodes: Readonly<{
 }>
 
 /** The errors the collector throws: `code` is one of errorCodes. */
-export { NodebenchError } from '@nodebench/services'
+export { NodebenchError } from '@nodebench/errors'

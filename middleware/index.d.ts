@@ -88,8 +88,11 @@ export declare const errorCodes: Readonly<{
   NB_ERR_MAX_QUEUE_SIZE: 'NB_ERR_MAX_QUEUE_SIZE'
   NB_ERR_MAX_OPERATIONS: 'NB_ERR_MAX_OPERATIONS'
   NB_ERR_ACTIVE_CONTEXT: 'NB_ERR_ACTIVE_CONTEXT'
+  NB_ERR_CLUSTER: 'NB_ERR_CLUSTER'
 }>
 
-export declare class NodebenchError extends TypeError {
-  code: keyof typeof errorCodes
-}
+/**
+ * nodebench's one error type (@nodebench/errors). nodebenchTrace's option errors are TypeErrors of it;
+ * `err instanceof NodebenchError` holds for every nodebench error, whichever package threw it.
+ */
+export { NodebenchError } from '@nodebench/errors'

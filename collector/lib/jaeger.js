@@ -7,6 +7,7 @@ const { spawn } = require('node:child_process')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { freeLoopbackPort, terminate, PROJECT_CACHE_DIR } = require('@nodebench/services')
 const { jaegerBinary } = require('./jaeger-binary')
+const { codes, NodebenchError } = require('./errors')
 
 // Jaeger v2 as nodebench runs it: one process (OTLP receivers, in-memory store, query API v3) with
 // collector/jaeger.yaml, bound to loopback, from the binary jaeger-binary.js builds.
@@ -77,12 +78,12 @@ async function startJaeger ({ detached = false, preferDefaultPorts = detached, p
   const deadline = Date.now() + readyTimeoutMs
   for (;;) {
     if (exited !== null) {
-      throw new Error(`Jaeger exited (${exited}) before its query API answered; see ${log}`)
+      throw new NodebenchError(codes.NB_ERR_JAEGER_START, `Jaeger exited (${exited}) before its query API answered; see ${log}`)
     }
     if (await answers(queryUrl)) break
     if (Date.now() > deadline) {
       await stop()
-      throw new Error(`Jaeger's query API did not answer on ${queryUrl} within ${readyTimeoutMs} ms; see ${log}`)
+      throw new NodebenchError(codes.NB_ERR_JAEGER_START, `Jaeger's query API did not answer on ${queryUrl} within ${readyTimeoutMs} ms; see ${log}`)
     }
     await sleep(100)
   }

@@ -4,6 +4,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { startJaeger } = require('..')
+const { setEnv } = require('../../test/support')
 
 /** A real Jaeger on free loopback ports, logging to a temporary file; stopped when test `t` ends. */
 async function startTestJaeger (t, options = {}) {
@@ -14,21 +15,6 @@ async function startTestJaeger (t, options = {}) {
     fs.rmSync(dir, { recursive: true, force: true })
   })
   return jaeger
-}
-
-/** Sets environment variables until test `t` ends. */
-function setEnv (t, vars) {
-  const saved = {}
-  for (const [key, value] of Object.entries(vars)) {
-    saved[key] = process.env[key]
-    process.env[key] = value
-  }
-  t.after(() => {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key]
-      else process.env[key] = value
-    }
-  })
 }
 
 /** Polls `check` (async, returns a value or undefined) until it gives a value or `timeoutMs` passes. */

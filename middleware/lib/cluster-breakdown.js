@@ -3,6 +3,7 @@
 const cluster = require('node:cluster')
 const { BreakdownAggregator } = require('@nodebench/breakdown')
 const { reportInternalError } = require('./internal-errors')
+const { codes, NodebenchError, NodebenchTypeError } = require('./errors')
 
 // One breakdown for a whole node:cluster app. Each worker aggregates its own requests; a request to the
 // expose path lands on one worker, which asks the primary; the primary collects every traced worker's
@@ -81,7 +82,7 @@ function onWorkerMessage (message) {
         }
         pendingBreakdowns.delete(message.id)
         clearTimeout(pending.timer)
-        if (message.error) pending.reject(new Error(message.error))
+        if (message.error) pending.reject(new NodebenchError(codes.NB_ERR_CLUSTER, message.error))
         else pending.resolve({ snapshot: message.snapshot, state: message.state || null })
         break
       }
@@ -119,7 +120,7 @@ function requestClusterBreakdown ({ reset = false, timeoutMs = primaryTimeoutMs 
     const id = nextRequestId++
     const timer = setTimeout(() => {
       pendingBreakdowns.delete(id)
-      reject(new Error(`the cluster primary did not answer within ${timeoutMs} ms`))
+      reject(new NodebenchError(codes.NB_ERR_CLUSTER, `the cluster primary did not answer within ${timeoutMs} ms`))
     }, timeoutMs)
     pendingBreakdowns.set(id, { resolve, reject, timer })
     send({ nodebench: 'breakdown', id, reset })
@@ -140,10 +141,10 @@ function requestClusterBreakdown ({ reset = false, timeoutMs = primaryTimeoutMs 
  */
 function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
   if (!cluster.isPrimary) {
-    throw new Error('nodebenchPrimary() runs in the node:cluster primary; in a worker use nodebenchTrace({ expose })')
+    throw new NodebenchError(codes.NB_ERR_CLUSTER, 'nodebenchPrimary() runs in the node:cluster primary; in a worker use nodebenchTrace({ expose })')
   }
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
-    throw new TypeError(`nodebenchPrimary: timeoutMs must be a positive integer (milliseconds); received ${timeoutMs}`)
+    throw new NodebenchTypeError(codes.NB_ERR_CLUSTER, `nodebenchPrimary: timeoutMs must be a positive integer (milliseconds); received ${timeoutMs}`)
   }
   const tracedWorkers = new Set()
   const collections = new Map()

@@ -4,11 +4,11 @@ const { FunctionLookup, layerInfo, containerInfo } = require('./function-names')
 const { reportInternalError } = require('./internal-errors')
 const {
   layerMethodNames,
-  shadowSegmentLayer,
-  shadowContainerLayer,
-  shadowRouteLayer,
+  wrapSegmentLayer,
+  wrapContainerLayer,
+  wrapRouteLayer,
   markUntimedLayer,
-  isShadowed,
+  isWrapped,
   wrapParamCallback,
   copyFunctionIdentity,
   routePath,
@@ -138,7 +138,7 @@ class AppInstrumenter {
     const stack = router.stack
     for (let i = 0; i < stack.length; i++) {
       const layer = stack[i]
-      if (isShadowed(layer)) continue
+      if (isWrapped(layer)) continue
       try {
         this.instrumentLayer(layer, lookup)
       } catch (err) {
@@ -161,12 +161,12 @@ class AppInstrumenter {
       const route = layer.route
       this.instrumentRoute(route)
       // The route's own template is fixed: joined to the mount prefix per request, computed once here.
-      shadowRouteLayer(layer, { refresh: () => this.refreshRoute(route), path: routePath(route.path) })
+      wrapRouteLayer(layer, { refresh: () => this.refreshRoute(route), path: routePath(route.path) })
       return
     }
     if (isRouter(handle)) {
       this.instrumentRouter(handle, lookup)
-      shadowContainerLayer(layer, containerInfo('router'), {
+      wrapContainerLayer(layer, containerInfo('router'), {
         refresh: () => {
           if (handle.stack.length !== handle[kRouterState].knownLength) this.withLookup((l) => this.instrumentRouter(handle, l))
         },
@@ -179,7 +179,7 @@ class AppInstrumenter {
       const subApp = lookup.closureValue(handle, 'fn')
       const known = isExpressApp(subApp)
       if (known && subApp[kAppState] === undefined) this.instrumentApp(subApp, lookup)
-      shadowContainerLayer(layer, containerInfo('app'), {
+      wrapContainerLayer(layer, containerInfo('app'), {
         refresh: known ? () => this.refreshApp(subApp) : () => {},
         // Without the inspector the sub-app shows itself as req.app once inside: instrument it then.
         discover: known ? null : (req) => this.discoverFrom(req)
@@ -187,7 +187,7 @@ class AppInstrumenter {
       return
     }
     const kind = handle.length === 4 ? 'error-handler' : 'middleware'
-    shadowSegmentLayer(layer, layerInfo(kind, handle))
+    wrapSegmentLayer(layer, layerInfo(kind, handle))
   }
 
   discoverFrom (req) {
@@ -202,9 +202,9 @@ class AppInstrumenter {
       Object.defineProperty(route, kRouteState, { value: state, configurable: true })
     }
     for (const layer of route.stack) {
-      if (isShadowed(layer) || typeof layer.handle !== 'function') continue
+      if (isWrapped(layer) || typeof layer.handle !== 'function') continue
       const kind = layer.handle.length === 4 ? 'error-handler' : 'handler'
-      shadowSegmentLayer(layer, layerInfo(kind, layer.handle))
+      wrapSegmentLayer(layer, layerInfo(kind, layer.handle))
     }
     state.knownLength = route.stack.length
   }

@@ -1,6 +1,6 @@
 'use strict'
 
-const { codes, NodebenchError, invalidOption, describe } = require('./errors')
+const { codes, NodebenchTypeError, invalidOption, describe } = require('./errors')
 
 const KNOWN_OPTIONS = ['serviceName', 'exporter', 'sampleRatio', 'serverTiming', 'expose', 'access', 'maxQueueSize', 'maxOperations', 'activeContext']
 const ACCESS_KEYS = ['read', 'reset']
@@ -33,12 +33,12 @@ function defaultSampleRatio (env) {
 function normalizeOptions (options, env = process.env) {
   if (options === undefined) options = {}
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new NodebenchError(codes.NB_ERR_OPTIONS_TYPE,
+    throw new NodebenchTypeError(codes.NB_ERR_OPTIONS_TYPE,
       `nodebenchTrace: options must be an object; received ${describe(options)}`)
   }
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.includes(key)) {
-      throw new NodebenchError(codes.NB_ERR_UNKNOWN_OPTION,
+      throw new NodebenchTypeError(codes.NB_ERR_UNKNOWN_OPTION,
         `nodebenchTrace: unknown option "${key}"; expected one of ${KNOWN_OPTIONS.join(', ')}`)
     }
   }
@@ -100,7 +100,7 @@ function normalizeAccess (access) {
   }
   for (const key of Object.keys(access)) {
     if (!ACCESS_KEYS.includes(key)) {
-      throw new NodebenchError(codes.NB_ERR_ACCESS,
+      throw new NodebenchTypeError(codes.NB_ERR_ACCESS,
         `nodebenchTrace: unknown key "${key}" in option "access"; expected read and reset, each ${ACCESS_RULE}`)
     }
   }

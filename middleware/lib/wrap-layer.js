@@ -69,20 +69,20 @@ function containerNext (record, index, next) {
   }
 }
 
-const shadowCache = new Map()
+const wrapperCache = new Map()
 
-function cachedShadow (kind, original, make) {
-  let byKind = shadowCache.get(original)
+function cachedWrapper (kind, original, make) {
+  let byKind = wrapperCache.get(original)
   if (byKind === undefined) {
     byKind = new Map()
-    shadowCache.set(original, byKind)
+    wrapperCache.set(original, byKind)
   }
-  let shadow = byKind.get(kind)
-  if (shadow === undefined) {
-    shadow = make(original)
-    byKind.set(kind, shadow)
+  let wrapper = byKind.get(kind)
+  if (wrapper === undefined) {
+    wrapper = make(original)
+    byKind.set(kind, wrapper)
   }
-  return shadow
+  return wrapper
 }
 
 /** The arity of the layer's function (what Express decides by: 4 arguments is an error handler). */
@@ -95,7 +95,7 @@ function arityOf (layer) {
   return layer[kArity]
 }
 
-function requestShadow (original) {
+function requestWrapper (original) {
   return function handleRequest (req, res, next) {
     const record = recordOf(res)
     // A handler with four arguments is skipped by Express on the request path: no segment.
@@ -104,7 +104,7 @@ function requestShadow (original) {
   }
 }
 
-function errorShadow (original) {
+function errorWrapper (original) {
   return function handleError (error, req, res, next) {
     const record = recordOf(res)
     // Only four-argument handlers see errors; Express passes others by.
@@ -113,7 +113,7 @@ function errorShadow (original) {
   }
 }
 
-function containerShadow (original) {
+function containerWrapper (original) {
   return function handleRequest (req, res, next) {
     const record = recordOf(res)
     if (record === undefined || record.done) return original.call(this, req, res, next)
@@ -126,7 +126,7 @@ function containerShadow (original) {
   }
 }
 
-function routeShadow (original) {
+function routeWrapper (original) {
   return function handleRequest (req, res, next) {
     const record = recordOf(res)
     if (record !== undefined && !record.done) {
@@ -161,28 +161,28 @@ function setLayerState (layer, names, info, container, requestMethod, errorMetho
 }
 
 /** Times a plain layer (middleware, route handler, error handler). */
-function shadowSegmentLayer (layer, info) {
+function wrapSegmentLayer (layer, info) {
   const names = layerMethodNames(layer)
   if (names === null) return false
   setLayerState(layer, names, info, null,
-    cachedShadow('request', layer[names[0]], requestShadow),
-    cachedShadow('error', layer[names[1]], errorShadow))
+    cachedWrapper('request', layer[names[0]], requestWrapper),
+    cachedWrapper('error', layer[names[1]], errorWrapper))
   return true
 }
 
 /** A router or mounted app: entered and left, its children are the segments. */
-function shadowContainerLayer (layer, info, container) {
+function wrapContainerLayer (layer, info, container) {
   const names = layerMethodNames(layer)
   if (names === null) return false
-  setLayerState(layer, names, info, container, cachedShadow('container', layer[names[0]], containerShadow), layer[names[1]])
+  setLayerState(layer, names, info, container, cachedWrapper('container', layer[names[0]], containerWrapper), layer[names[1]])
   return true
 }
 
 /** A route's layer: records the matched route template; the route's own handlers are the segments. */
-function shadowRouteLayer (layer, container) {
+function wrapRouteLayer (layer, container) {
   const names = layerMethodNames(layer)
   if (names === null) return false
-  setLayerState(layer, names, null, container, cachedShadow('route', layer[names[0]], routeShadow), layer[names[1]])
+  setLayerState(layer, names, null, container, cachedWrapper('route', layer[names[0]], routeWrapper), layer[names[1]])
   return true
 }
 
@@ -196,7 +196,7 @@ function markUntimedLayer (layer) {
   setLayerState(layer, names, null, null, layer[names[0]], layer[names[1]])
 }
 
-function isShadowed (layer) {
+function isWrapped (layer) {
   return layer[kInfo] !== undefined
 }
 
@@ -257,11 +257,11 @@ module.exports = {
   kWrapped,
   kOriginal,
   layerMethodNames,
-  shadowSegmentLayer,
-  shadowContainerLayer,
-  shadowRouteLayer,
+  wrapSegmentLayer,
+  wrapContainerLayer,
+  wrapRouteLayer,
   markUntimedLayer,
-  isShadowed,
+  isWrapped,
   wrapParamCallback,
   copyFunctionIdentity,
   routePath

@@ -4,47 +4,19 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const http = require('node:http')
-const { spawn } = require('node:child_process')
 const cluster = require('node:cluster')
 const { nodebenchPrimary } = require('..')
+const { request: sendRequest, startProcess } = require('../../test/support')
 
-/** Starts the cluster fixture; resolves with its base URL once every worker listens. */
-function startClusterApp (t, env = {}) {
-  const child = spawn(process.execPath, [path.join(__dirname, 'fixtures', 'cluster-app.js')], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit']
-  })
-  t.after(() => { if (child.exitCode === null) child.kill('SIGKILL') })
-  return new Promise((resolve, reject) => {
-    let output = ''
-    const timer = setTimeout(() => reject(new Error(`cluster app did not start: ${output}`)), 15_000)
-    child.stdout.on('data', (chunk) => {
-      output += chunk
-      const match = /port (\d+)/.exec(output)
-      if (match) {
-        clearTimeout(timer)
-        resolve(`http://127.0.0.1:${match[1]}`)
-      }
-    })
-    child.on('exit', (code) => reject(new Error(`cluster app exited with ${code}`)))
-  })
+/** One request, on a connection of its own unless `agent` is given. */
+function request (url, method = 'GET', agent = false) {
+  return sendRequest(url, { method, agent })
 }
 
-/**
- * One request; by default on a new connection (so the cluster spreads requests over its workers), or on
- * `agent`'s.
- */
-function request (url, method = 'GET', agent = false) {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, agent }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk) => { body += chunk })
-      res.on('end', () => resolve({ status: res.statusCode, body }))
-    })
-    req.on('error', reject)
-    req.end()
-  })
+/** Starts the cluster fixture; resolves with its base URL once every worker listens. */
+async function startClusterApp (t, env = {}) {
+  const { match } = await startProcess(t, path.join(__dirname, 'fixtures', 'cluster-app.js'), [], { env, ready: /port (\d+)/, timeoutMs: 15_000 })
+  return `http://127.0.0.1:${match[1]}`
 }
 
 test('with nodebenchPrimary(), GET /__nodebench on any worker answers for every worker; DELETE resets them all', async (t) => {

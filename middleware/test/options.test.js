@@ -2,7 +2,7 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const { nodebenchTrace, errorCodes, NodebenchError } = require('..')
+const { nodebenchTrace, nodebenchPrimary, errorCodes, NodebenchError } = require('..')
 const { normalizeOptions, KNOWN_OPTIONS } = require('../lib/options')
 
 // Every coded error, the input that triggers it, and what its message must say.
@@ -41,8 +41,18 @@ for (const [options, code, message] of INVALID) {
   })
 }
 
+test('nodebenchPrimary({ timeoutMs: 0 }) throws NB_ERR_CLUSTER', () => {
+  assert.throws(() => nodebenchPrimary({ timeoutMs: 0 }), (err) => {
+    assert.ok(err instanceof NodebenchError)
+    assert.ok(err instanceof TypeError)
+    assert.equal(err.code, errorCodes.NB_ERR_CLUSTER)
+    assert.match(err.message, /^nodebenchPrimary: timeoutMs must be a positive integer \(milliseconds\); received 0$/)
+    return true
+  })
+})
+
 test('every error code is pinned by a test above', () => {
-  const tested = new Set(INVALID.map(([, code]) => code))
+  const tested = new Set([...INVALID.map(([, code]) => code), 'NB_ERR_CLUSTER'])
   assert.deepEqual([...tested].sort(), Object.keys(errorCodes).sort())
 })
 

@@ -2,6 +2,7 @@
 
 const { SCHEMA_VERSION, BreakdownAggregator } = require('./lib/aggregator')
 const { renderTable, renderMarkdown, renderHtml, renderJson } = require('./lib/render')
+const { escapeHtml, escapeMarkdown } = require('./lib/escape')
 
 module.exports = {
   SCHEMA_VERSION,
@@ -9,5 +10,7 @@ module.exports = {
   renderTable,
   renderMarkdown,
   renderHtml,
-  renderJson
+  renderJson,
+  escapeHtml,
+  escapeMarkdown
 }

@@ -220,7 +220,5 @@ export type ErrorCode =
 
 export declare const errorCodes: Readonly<{ [code in ErrorCode]: code }>
 
-export declare class NodebenchError extends Error {
-  constructor (code: string, message: string)
-  code: string
-}
+/** nodebench's one error type (@nodebench/errors): `code` is one of errorCodes here. */
+export { NodebenchError } from '@nodebench/errors'

@@ -5,6 +5,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { startDatabase } = require('@nodebench/services')
+const { startProcess, stopProcess } = require('../../../test/support')
 
 const EXAMPLE_DIR = path.join(__dirname, '..')
 
@@ -42,45 +43,12 @@ function runScript (script, args, env, { timeoutMs = 60_000 } = {}) {
 }
 
 /**
- * Starts `server.js` with `args`; resolves when it prints its `listening on` line. The server is stopped
- * (SIGTERM, then SIGKILL) when the test ends, whatever its outcome.
+ * Starts `server.js` with `args`; resolves when it prints its `listening on` line, with `{ base, child,
+ * stderr() }`. The server is stopped (SIGTERM, then SIGKILL) when the test ends, whatever its outcome.
  */
-function startServerProcess (t, args, env) {
-  const child = spawn(process.execPath, [path.join(EXAMPLE_DIR, 'server.js'), ...args], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let stderr = ''
-  child.stderr.on('data', (chunk) => { stderr += chunk })
-  t.after(() => stopProcess(child))
-  return new Promise((resolve, reject) => {
-    let stdout = ''
-    const timer = setTimeout(() => reject(new Error(`server.js did not print "listening on" within 60 s\n${stderr}`)), 60_000)
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-      const match = /^listening on (http:\/\/\S+)$/m.exec(stdout)
-      if (match) {
-        clearTimeout(timer)
-        resolve({ base: match[1], child, stderr: () => stderr })
-      }
-    })
-    child.on('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`server.js exited with ${code} before listening\n${stderr}`))
-    })
-  })
-}
-
-function stopProcess (child) {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-    child.once('exit', () => {
-      clearTimeout(timer)
-      resolve()
-    })
-    child.kill('SIGTERM')
-  })
+async function startServerProcess (t, args, env) {
+  const { match, child, stderr } = await startProcess(t, path.join(EXAMPLE_DIR, 'server.js'), args, { env })
+  return { base: match[1], child, stderr }
 }
 
 module.exports = { startTestDatabase, runScript, startServerProcess, stopProcess, EXAMPLE_DIR }

@@ -2,21 +2,12 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const http = require('node:http')
 const { startTestDatabase, runScript, startServerProcess } = require('./helpers')
+const { request: sendRequest } = require('../../../test/support')
 
 /** One request on a new connection, so the cluster spreads requests over its workers. */
 function request (url, method = 'GET') {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, agent: false }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk) => { body += chunk })
-      res.on('end', () => resolve({ status: res.statusCode, body }))
-    })
-    req.on('error', reject)
-    req.end()
-  })
+  return sendRequest(url, { method })
 }
 
 test('seed.js fills nodebench.users with 1000 documents, prints an id last, and is idempotent', async (t) => {

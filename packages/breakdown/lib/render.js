@@ -1,6 +1,7 @@
 'use strict'
 
 const Table = require('cli-table3')
+const { escapeHtml, escapeMarkdown } = require('./escape')
 
 // Renderers return strings; callers decide where they go (stdout, a file, an HTTP response).
 
@@ -69,10 +70,6 @@ function droppedLine (snapshot) {
   return parts.length ? `nodebench: ${parts.join('; ')}\n` : ''
 }
 
-function escapeMarkdown (text) {
-  return String(text).replace(/[|\\`*_<>]/g, (c) => '\\' + c)
-}
-
 function renderMarkdown (snapshot) {
   if (snapshot.operations.length === 0) return emptyMessage(snapshot)
   let out = ''
@@ -83,10 +80,6 @@ function renderMarkdown (snapshot) {
     out += '\n'
   }
   return out + droppedLine(snapshot)
-}
-
-function escapeHtml (text) {
-  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
 }
 
 /** A self-contained HTML page with one table per operation. */

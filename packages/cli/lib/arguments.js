@@ -1,18 +1,13 @@
 'use strict'
 
 const { parseArgs } = require('node:util')
-const { serviceNames, NodebenchError } = require('./service-table')
+const { commandServices } = require('./service-table')
+const { usageError } = require('./usage-error')
 const { parseSince } = require('@nodebench/collector')
 const { parseBenchArguments } = require('./bench/config')
 const { parseFlameArguments } = require('./flame/config')
 
-const NB_ERR_USAGE = 'NB_ERR_USAGE'
 const SERVICE_ACTIONS = Object.freeze(['start', 'stop', 'status'])
-
-/** A command line nodebench does not understand: reported with the usage text, exit code 2. */
-function usageError (message) {
-  return new NodebenchError(NB_ERR_USAGE, message)
-}
 
 function quote (value) {
   return `'${value}'`
@@ -39,7 +34,7 @@ function parseServices ([action, ...names]) {
     throw usageError(`services ${action}: unexpected ${names.slice(1).map(quote).join(' ')}; expected at most one service name`)
   }
   const [name] = names
-  const known = serviceNames()
+  const known = commandServices().serviceNames()
   if (name !== undefined && !known.includes(name)) {
     throw usageError(`unknown service ${quote(name)}; expected one of ${known.join(', ')}`)
   }
@@ -135,4 +130,4 @@ function parseArguments (argv, env = process.env) {
   throw usageError(`unknown command ${quote(command)}; expected bench, demo, flame, report, services or help`)
 }
 
-module.exports = { parseArguments, NB_ERR_USAGE }
+module.exports = { parseArguments }

@@ -1,7 +1,8 @@
 'use strict'
 
-const { parseArguments, NB_ERR_USAGE } = require('./arguments')
-const { runServices } = require('./commands/services')
+const { codes, isNodebenchError } = require('@nodebench/errors')
+const { parseArguments } = require('./arguments')
+const { runServicesCommand } = require('./commands/services')
 const { USAGE } = require('./usage')
 
 const COMMANDS = Object.freeze({
@@ -9,16 +10,12 @@ const COMMANDS = Object.freeze({
     stdout.write(USAGE)
     return 0
   },
-  services: runServices,
+  services: runServicesCommand,
   // Required on use: they load autocannon, vega or the collector, which the other commands do not need.
-  report: (parsed, io) => require('./commands/report').runReport(parsed, io),
+  report: (parsed, io) => require('./commands/report').runReportCommand(parsed, io),
   bench: (parsed, io) => require('./commands/bench').runBenchCommand(parsed, io),
   flame: (parsed, io) => require('./commands/flame').runFlameCommand(parsed, io)
 })
-
-function isCoded (err) {
-  return typeof err?.code === 'string' && err.code.startsWith('NB_ERR_')
-}
 
 /**
  * Runs the nodebench command line `argv` (without node and the script). Resolves to the exit code: 0,
@@ -29,12 +26,12 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
   try {
     parsed = parseArguments(argv, env)
   } catch (err) {
-    if (err.code === NB_ERR_USAGE) {
+    if (isNodebenchError(err) && err.code === codes.NB_ERR_USAGE) {
       stderr.write(`nodebench: ${err.message}\n\n${USAGE}`)
       return 2
     }
     // Input read while parsing (a workload file) that is not right: what was wrong, in one line.
-    if (!isCoded(err)) throw err
+    if (!isNodebenchError(err)) throw err
     stderr.write(`nodebench: ${err.message}\n`)
     return 2
   }
@@ -42,7 +39,7 @@ async function main (argv, { stdout = process.stdout, stderr = process.stderr, e
     return await COMMANDS[parsed.command](parsed, { stdout, stderr, env })
   } catch (err) {
     // A coded error says what went wrong and what to do; its stack trace would only bury that.
-    stderr.write(isCoded(err) ? `nodebench: ${err.message}\n` : `nodebench: unexpected error: ${err.stack}\n`)
+    stderr.write(isNodebenchError(err) ? `nodebench: ${err.message}\n` : `nodebench: unexpected error: ${err.stack}\n`)
     return 1
   }
 }

@@ -1,11 +1,15 @@
 'use strict'
 
-// The services the command knows: the embedded database (built into @nodebench/services) and Jaeger
-// (from @nodebench/collector). Registered once, on first use, before arguments are checked against them.
-
 const services = require('@nodebench/services')
 const { jaegerService } = require('@nodebench/collector')
 
-if (!services.serviceNames().includes('jaeger')) services.registerService('jaeger', jaegerService)
+// The services the command knows: the embedded database (built into @nodebench/services) and Jaeger
+// (from @nodebench/collector), which the command adds to the services' registry when it first asks for them.
 
-module.exports = services
+/** @nodebench/services with Jaeger registered: what `nodebench services` starts, stops and reports. */
+function commandServices () {
+  if (!services.serviceNames().includes('jaeger')) services.registerService('jaeger', jaegerService)
+  return services
+}
+
+module.exports = { commandServices }

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { NodebenchError } = require('@nodebench/services')
+const { codes, NodebenchError } = require('@nodebench/errors')
 
 // A workload says what `bench` and `flame` send to an app: its scenarios (the requests of one operation),
 // in one or more formats (variants of the same operation: the study's HTML pages and JSON API), with the
@@ -39,7 +39,7 @@ const DEFAULT_CONNECTIONS = 10
 const DEFAULT_AMOUNT = 1000
 
 function workloadError (file, message) {
-  return new NodebenchError('NB_ERR_WORKLOAD', `workload ${file}: ${message}`)
+  return new NodebenchError(codes.NB_ERR_WORKLOAD, `workload ${file}: ${message}`)
 }
 
 function describe (value) {
@@ -71,7 +71,7 @@ function workloadFileOf (given, dir) {
   const where = dir ?? process.cwd()
   const found = workloadFileIn(where)
   if (found === null) {
-    throw new NodebenchError('NB_ERR_WORKLOAD', `no workload: ${path.relative(process.cwd(), where) || '.'} has no ${WORKLOAD_FILES.join(' or ')}; ` +
+    throw new NodebenchError(codes.NB_ERR_WORKLOAD, `no workload: ${path.relative(process.cwd(), where) || '.'} has no ${WORKLOAD_FILES.join(' or ')}; ` +
       'write one (README, "Bench your own app") or give --workload <file>')
   }
   return found
@@ -221,7 +221,7 @@ function checkRequest (request, where, fail) {
 function fill (text, values, where, scenario) {
   return text.replace(PLACEHOLDER, (whole, name) => {
     if (!Object.hasOwn(values, name)) {
-      throw new NodebenchError('NB_ERR_WORKLOAD', `workload scenario '${scenario}': ${where} uses {${name}}, which no setup returned` +
+      throw new NodebenchError(codes.NB_ERR_WORKLOAD, `workload scenario '${scenario}': ${where} uses {${name}}, which no setup returned` +
         `${Object.keys(values).length ? ` (values: ${Object.keys(values).join(', ')})` : ''}`)
     }
     return String(values[name])
@@ -270,11 +270,11 @@ async function runHook (hook, where, workload, context) {
   try {
     values = await hook(context)
   } catch (err) {
-    throw new NodebenchError('NB_ERR_WORKLOAD_HOOK', `workload ${path.basename(workload.file)}: ${where} failed: ${err.message}`)
+    throw new NodebenchError(codes.NB_ERR_WORKLOAD_HOOK, `workload ${path.basename(workload.file)}: ${where} failed: ${err.message}`)
   }
   if (values === undefined || values === null) return {}
   if (!isPlainObject(values)) {
-    throw new NodebenchError('NB_ERR_WORKLOAD_HOOK', `workload ${path.basename(workload.file)}: ${where} must return an object of values or nothing; returned ${describe(values)}`)
+    throw new NodebenchError(codes.NB_ERR_WORKLOAD_HOOK, `workload ${path.basename(workload.file)}: ${where} must return an object of values or nothing; returned ${describe(values)}`)
   }
   return values
 }

@@ -11,7 +11,7 @@ const path = require('node:path')
 const { summarize, renderMarkdown, renderHtml, writeReport } = require('../lib/bench/report')
 const { chartsOf } = require('../lib/bench/report-charts')
 const { checkReportInBrowser } = require('../lib/bench/browser-check')
-const { temporaryDir } = require('./support')
+const { temporaryDir } = require('../../../test/support')
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'results-quick.json')
 

@@ -13,7 +13,7 @@ const { startDatabase, freeLoopbackPort } = require('@nodebench/services')
 const { parseBenchArguments } = require('../lib/bench/config')
 const { cellsOf, cellFigures } = require('../lib/bench/runner')
 const { requestsOf } = require('../lib/workload')
-const { temporaryDir, runCli } = require('./support')
+const { temporaryDir, runCli } = require('../../../test/support')
 
 const STUDY_WORKLOAD = path.join(__dirname, '..', '..', '..', 'examples', 'mongo-admin', 'nodebench.workload.js')
 

@@ -9,12 +9,11 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
-const {
-  analyzeProfile, compareProfiles, renderComparisonMarkdown, renderComparisonHtml, renderComparisonText, CATEGORIES
-} = require('../lib/flame/analyze')
+const { analyzeProfile, compareProfiles, CATEGORIES } = require('../lib/flame/analyze')
+const { renderComparisonMarkdown, renderComparisonHtml, renderComparisonText } = require('../lib/flame/render-comparison')
 const { frameCategory } = require('../lib/flame/categories')
 const { waitForProfile } = require('../lib/flame/read-profile')
-const { temporaryDir } = require('./support')
+const { temporaryDir } = require('../../../test/support')
 
 const VM = { JS: 0, GC: 1, COMPILER: 4, EXTERNAL: 6, IDLE: 8 }
 

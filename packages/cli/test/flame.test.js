@@ -11,7 +11,7 @@ const path = require('node:path')
 const { startDatabase } = require('@nodebench/services')
 const { parseFlameArguments } = require('../lib/flame/config')
 const { checkReportInBrowser } = require('../lib/bench/browser-check')
-const { runCli } = require('./support')
+const { runCli } = require('../../../test/support')
 
 
 const usage = (message) => (err) => ['NB_ERR_USAGE', 'NB_ERR_WORKLOAD'].includes(err.code) && message.test(err.message)

@@ -14,8 +14,7 @@ const { Writable } = require('node:stream')
 const { spawn } = require('node:child_process')
 const { MongoClient } = require('mongodb')
 const { main } = require('..')
-const { runCli } = require('./support')
-
+const { runCli, isolatedEnv } = require('../../../test/support')
 
 function stringStream () {
   const stream = new Writable({ write (chunk, encoding, done) { stream.text += chunk; done() } })
@@ -30,12 +29,10 @@ async function runMain (argv, env = process.env) {
   return { code, stdout: stdout.text, stderr: stderr.text }
 }
 
-/** `nodebench <argv>` in a child process: resolves to `{ code, stdout, stderr }`. */
 /** An environment whose state and data dirs are temporary; the database left running is stopped after `t`. */
-function isolatedEnv (t) {
+function isolatedServicesEnv (t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-cli-'))
-  const { MONGODB_URI, ...env } = process.env
-  const isolated = { ...env, NODEBENCH_STATE_DIR: path.join(dir, 'services'), NODEBENCH_DATA_DIR: path.join(dir, 'data') }
+  const isolated = isolatedEnv(dir)
   t.after(async () => {
     await runCli(['services', 'stop'], { env: isolated, timeout: 60_000 })
     fs.rmSync(dir, { recursive: true, force: true })
@@ -86,7 +83,7 @@ test('a command line not understood: the reason and the usage on stderr, exit 2'
 })
 
 test('a failure with a coded error: `nodebench: <message>`, no stack trace, exit 1', async (t) => {
-  const env = isolatedEnv(t)
+  const env = isolatedServicesEnv(t)
   // A registered process that does not answer on the registered address.
   const silent = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })
   t.after(() => silent.kill('SIGKILL'))
@@ -102,7 +99,7 @@ test('a failure with a coded error: `nodebench: <message>`, no stack trace, exit
 })
 
 test('services start db: MONGODB_URI last on stdout, running after the CLI exits; status; stop', async (t) => {
-  const env = isolatedEnv(t)
+  const env = isolatedServicesEnv(t)
   const started = await runCli(['services', 'start', 'db'], { env, timeout: 60_000 })
   assert.equal(started.code, 0, started.stderr)
   const lines = started.stdout.trimEnd().split('\n')

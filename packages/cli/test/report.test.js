@@ -11,7 +11,7 @@ const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { startJaeger, JaegerClient } = require('@nodebench/collector')
 const { parseArguments } = require('..')
-const { temporaryDir, runCli } = require('./support')
+const { temporaryDir, runCli } = require('../../../test/support')
 
 
 test('parseArguments: report', () => {

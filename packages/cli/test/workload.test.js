@@ -9,7 +9,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { checkWorkload, loadWorkload, requestsOf, workloadFileOf } = require('../lib/workload')
-const { temporaryDir, runCli } = require('./support')
+const { temporaryDir, runCli } = require('../../../test/support')
 
 const SHOP = path.join(__dirname, 'fixtures', 'shop')
 

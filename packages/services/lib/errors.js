@@ -2,30 +2,18 @@
 
 const path = require('node:path')
 const { inspect } = require('node:util')
+const { codesOf, NodebenchError } = require('@nodebench/errors')
 const { ROOT_DIR } = require('./cache-dirs')
 
-// Every error @nodebench/services throws at a user is one of these codes. The message says what went wrong
-// and what to do instead; test/errors.test.js pins each code.
-const codes = Object.freeze({
-  NB_ERR_INVALID_OPTION: 'NB_ERR_INVALID_OPTION',
-  NB_ERR_GO_MISSING: 'NB_ERR_GO_MISSING',
-  NB_ERR_GO_BUILD: 'NB_ERR_GO_BUILD',
-  NB_ERR_DB_START: 'NB_ERR_DB_START',
-  NB_ERR_LOCK_TIMEOUT: 'NB_ERR_LOCK_TIMEOUT',
-  NB_ERR_SERVICE_UNKNOWN: 'NB_ERR_SERVICE_UNKNOWN',
-  NB_ERR_SERVICE_NOT_ANSWERING: 'NB_ERR_SERVICE_NOT_ANSWERING',
-  NB_ERR_CHROMIUM_MISSING: 'NB_ERR_CHROMIUM_MISSING',
-  NB_ERR_VALGRIND_MISSING: 'NB_ERR_VALGRIND_MISSING',
-  NB_ERR_NODE_UNAVAILABLE: 'NB_ERR_NODE_UNAVAILABLE'
-})
+// What @nodebench/services throws at a user: NodebenchErrors of @nodebench/errors, whose table holds every
+// code. Each message says what went wrong and what to do instead; test/errors.test.js pins each one.
 
-class NodebenchError extends Error {
-  constructor (code, message) {
-    super(message)
-    this.name = 'NodebenchError'
-    this.code = code
-  }
-}
+/** The codes @nodebench/services throws (its `errorCodes`). */
+const codes = codesOf([
+  'NB_ERR_INVALID_OPTION', 'NB_ERR_GO_MISSING', 'NB_ERR_GO_BUILD', 'NB_ERR_DB_START', 'NB_ERR_LOCK_TIMEOUT',
+  'NB_ERR_SERVICE_UNKNOWN', 'NB_ERR_SERVICE_NOT_ANSWERING', 'NB_ERR_CHROMIUM_MISSING', 'NB_ERR_VALGRIND_MISSING',
+  'NB_ERR_NODE_UNAVAILABLE'
+])
 
 function describe (value) {
   return inspect(value, { depth: 0, breakLength: Infinity, maxStringLength: 80 })

@@ -17,6 +17,7 @@ const { BIN_DIR } = require('../lib/cache-dirs')
 const { readState, stateFile } = require('../lib/service-state')
 const { isAlive, waitForExit, terminate } = require('../lib/processes')
 const { temporaryDir, deadPid, coded, registerDatabase } = require('./helpers')
+const { isolatedEnv } = require('../../../test/support')
 
 const CHILD = path.join(__dirname, 'fixtures', 'database-child.js')
 
@@ -25,12 +26,6 @@ async function startForTest (t, options) {
   const database = await startDatabase(options)
   t.after(() => database.stop())
   return database
-}
-
-/** process.env without MONGODB_URI, pointing the state and data dirs at `dir`. */
-function isolatedEnv (dir) {
-  const { MONGODB_URI, ...env } = process.env
-  return { ...env, NODEBENCH_STATE_DIR: path.join(dir, 'services'), NODEBENCH_DATA_DIR: path.join(dir, 'data') }
 }
 
 /** Runs the fixture; resolves to the child and the JSON line it prints once it has its database. */

@@ -3,7 +3,8 @@
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { setTimeout: sleep } = require('node:timers/promises')
-const { freeLoopbackPort, NodebenchError } = require('@nodebench/services')
+const { freeLoopbackPort } = require('@nodebench/services')
+const { codes, NodebenchError } = require('@nodebench/errors')
 
 // The app under load, one start per bench cell: an app directory with the example's entry points
 // (`server.js --port <p> --processes <n>`, printing `listening on <url>`), a command of the user's
@@ -14,7 +15,7 @@ const START_TIMEOUT_MS = 60_000
 const STOP_TIMEOUT_MS = 15_000
 
 function appError (message) {
-  return new NodebenchError('NB_ERR_APP_START', message)
+  return new NodebenchError(codes.NB_ERR_APP_START, message)
 }
 
 /** Resolves to `{ base, stop() }` once the app answers. */

@@ -2,16 +2,15 @@
 
 const path = require('node:path')
 const { parseArgs } = require('node:util')
-const { NodebenchError } = require('@nodebench/services')
 const { workloadFileOf, loadWorkload } = require('../workload')
+const { usageError: commandUsageError } = require('../usage-error')
+const { defaultApp } = require('../default-app')
 
 // `nodebench bench` options -> a frozen run configuration. The scenarios and formats are the workload's
 // (lib/workload.js): the app directory's nodebench.workload.js or .json, or --workload. The default app is
 // the study's (examples/mongo-admin), and so is the default matrix; `--quick` is a preset that finishes in
 // about a minute on a 2-core machine (what `npm run demo` runs).
 
-const ROOT = path.resolve(__dirname, '../../../..')
-const DEFAULT_APP = path.join(ROOT, 'examples', 'mongo-admin')
 
 // --quick: processes 1 and 2, one repetition, each scenario's quickAmount of requests.
 const QUICK = Object.freeze({
@@ -46,7 +45,7 @@ const OPTIONS = {
 }
 
 function usageError (message) {
-  return new NodebenchError('NB_ERR_USAGE', `bench: ${message}`)
+  return commandUsageError(message, 'bench')
 }
 
 function listOf (text, name, known) {
@@ -101,7 +100,7 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
     }
   }
   const startsApp = values.cmd === undefined && url === null
-  const app = startsApp ? path.resolve(values.app ?? DEFAULT_APP) : null
+  const app = startsApp ? appDir(values.app) : null
   const workload = loadWorkload(workloadFileOf(values.workload, app))
   const quick = values.quick
   const scenarios = values.scenarios ? listOf(values.scenarios, 'scenarios', workload.scenarioNames) : [...workload.scenarioNames]
@@ -155,4 +154,12 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
   }
 }
 
-module.exports = { parseBenchArguments, QUICK, DEFAULT_APP }
+/** --app, else the example app of a checkout; an installed nodebench without either is told what to give. */
+function appDir (given) {
+  if (given !== undefined) return path.resolve(given)
+  const found = defaultApp()
+  if (found === null) throw usageError('no app to measure: give --app <dir>, or --cmd "<command>" with --url <base>, or --url alone')
+  return found
+}
+
+module.exports = { parseBenchArguments, QUICK }

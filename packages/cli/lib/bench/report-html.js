@@ -1,15 +1,13 @@
 'use strict'
 
+const { escapeHtml } = require('@nodebench/breakdown')
+const { renderComparisonHtml } = require('../flame/render-comparison')
 const { summarize } = require('./report-data')
 const { renderCharts } = require('./report-charts')
 const tables = require('./report-tables')
 
 // report.html: one self-contained page (inline CSS and SVG; no script, font or request leaves the file).
 // Every string from the results is escaped here; the charts' SVG comes from Vega, which escapes its text.
-
-function escapeHtml (text) {
-  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
-}
 
 const CHART_GROUPS = Object.freeze([
   { kind: 'latency', id: 'latency', title: 'Latency percentiles', about: 'Per operation and format: each percentile of latency as autocannon measured it, one line per process count.' },
@@ -38,7 +36,7 @@ function flameSection (flame) {
       `(${escapeHtml(f.samples.toLocaleString('en-US'))} samples, nodebench itself ${escapeHtml((f.nodebenchShare * 100).toFixed(1))}%)`).join(' · ')
     return `${heading}<p>${links}; ${escapeHtml(String(profile.durationSec))} s of load, ${escapeHtml(String(profile.connections))} connections, one process, 0x.</p>\n` +
       // Required on use: flame/render-comparison uses this file's escaping (a top-level require would be circular).
-      (profile.comparison ? require('../flame/analyze').renderComparisonHtml(profile.comparison, { scenario: profile.scenario }) : '')
+      (profile.comparison ? renderComparisonHtml(profile.comparison, { scenario: profile.scenario }) : '')
   }).join('\n')
 }
 
@@ -165,4 +163,4 @@ ${body.join('\n')}
 `
 }
 
-module.exports = { renderHtml, escapeHtml }
+module.exports = { renderHtml }

@@ -1,13 +1,11 @@
 'use strict'
 
+const { escapeMarkdown } = require('@nodebench/breakdown')
+const { renderComparisonMarkdown } = require('../flame/render-comparison')
 const { summarize } = require('./report-data')
 const tables = require('./report-tables')
 
 // report.md: the bench report as Markdown, the same sections as report.html without the charts.
-
-function escapeMarkdown (text) {
-  return String(text).replace(/[|\\`*_<>[\]]/g, (c) => '\\' + c).replace(/\r?\n/g, ' ')
-}
 
 function markdownTable (table) {
   const { head, rows } = table
@@ -50,7 +48,7 @@ function flameMarkdown (flame) {
     const links = profile.flamegraphs.map((f) => `[${f.format} flamegraph](${f.html}) (${f.samples} samples, nodebench itself ${(f.nodebenchShare * 100).toFixed(1)}%)`).join(', ')
     // The comparison brings its own title (# ...): nest it under this section.
     // Required here: flame/render-comparison uses this file's escaping, so a top-level require would be circular.
-    const table = profile.comparison ? require('../flame/analyze').renderComparisonMarkdown(profile.comparison, { scenario: profile.scenario }).replace(/^(#+) /gm, '$1## ') : ''
+    const table = profile.comparison ? renderComparisonMarkdown(profile.comparison, { scenario: profile.scenario }).replace(/^(#+) /gm, '$1## ') : ''
     return `${links}\n\n${table}`
   }).join('\n')
 }
@@ -93,4 +91,4 @@ function renderMarkdown (results) {
   ].join('\n')
 }
 
-module.exports = { renderMarkdown, escapeMarkdown }
+module.exports = { renderMarkdown }

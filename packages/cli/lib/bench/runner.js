@@ -3,7 +3,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const autocannon = require('autocannon')
-const { NodebenchError } = require('@nodebench/services')
+const { codes, NodebenchError } = require('@nodebench/errors')
 const { requestsOf, describeWorkload, runHook } = require('../workload')
 const { startApp } = require('./app-process')
 const { describeMachine } = require('./machine')
@@ -126,7 +126,7 @@ async function probeCell (base, sent, { scenario, format }) {
     seen.add(request.path)
     const answer = await probe(base, request)
     if (answer.status !== sent.status) {
-      throw new NodebenchError('NB_ERR_WORKLOAD_PROBE', `scenario '${scenario}' (${format}): ${sent.where}.path ` +
+      throw new NodebenchError(codes.NB_ERR_WORKLOAD_PROBE, `scenario '${scenario}' (${format}): ${sent.where}.path ` +
         `${request.method} ${request.path} answered ${answer.status}, expected ${sent.status} (${sent.where}.status): ` +
         JSON.stringify(answer.body.toString('utf8', 0, 200)))
     }
@@ -153,9 +153,9 @@ async function fetchBreakdown (base, method) {
     // nodebench's access rule refused: its answer says why (e.g. a proxy in front of the app).
     let reason = text.slice(0, 300)
     try { reason = JSON.parse(text).error } catch {}
-    throw new Error(`${method} /__nodebench was refused (403): ${reason}. bench reads it from this machine; allow it with nodebenchTrace({ access })`)
+    throw new NodebenchError(codes.NB_ERR_BREAKDOWN_READ, `${method} /__nodebench was refused (403): ${reason}. bench reads it from this machine; allow it with nodebenchTrace({ access })`)
   }
-  if (!response.ok) throw new Error(`${method} /__nodebench answered ${response.status}: is the app traced with nodebenchTrace({ expose: '/__nodebench' })?`)
+  if (!response.ok) throw new NodebenchError(codes.NB_ERR_BREAKDOWN_READ, `${method} /__nodebench answered ${response.status}: is the app traced with nodebenchTrace({ expose: '/__nodebench' })?`)
   return JSON.parse(text)
 }
 

@@ -5,7 +5,8 @@ const path = require('node:path')
 const { resolveDatabase } = require('@nodebench/services')
 const { runHook } = require('../workload')
 const { profile } = require('../flame/profile')
-const { analyzeProfile, compareProfiles, renderComparisonMarkdown, renderComparisonText } = require('../flame/analyze')
+const { analyzeProfile, compareProfiles } = require('../flame/analyze')
+const { renderComparisonMarkdown, renderComparisonText } = require('../flame/render-comparison')
 
 // `nodebench flame`: flamegraphs of one scenario of a workload in each of its formats under load, and for
 // HTML and JSON the side-by-side table of where the CPU went in each (by category, and nodebench's own share).

@@ -6,7 +6,7 @@ const { renderTable, renderMarkdown } = require('@nodebench/breakdown')
 // `nodebench report --source jaeger|app`: the same breakdown tables from the traces Jaeger holds (any
 // number of processes and machines) or from one app's expose path.
 
-async function runReport (parsed, { stdout, stderr, env }) {
+async function runReportCommand (parsed, { stdout, stderr, env }) {
   const progress = (message) => stderr.write(`nodebench report: ${message}\n`)
   let snapshot
   if (parsed.source === 'app') {
@@ -48,4 +48,4 @@ function renderExemplars (snapshot, jaegerUrl, markdown) {
   return lines.join('\n') + '\n'
 }
 
-module.exports = { runReport, renderExemplars }
+module.exports = { runReportCommand, renderExemplars }

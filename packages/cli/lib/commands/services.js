@@ -1,6 +1,6 @@
 'use strict'
 
-const { startService, stopService, serviceStatus } = require('../service-table')
+const { commandServices } = require('../service-table')
 
 // `nodebench services start|stop|status [name]`. Progress goes to stderr; stdout carries the results, and
 // for `start` ends with the variables that reach the services (MONGODB_URI=...), so that
@@ -30,24 +30,24 @@ const ACTIONS = Object.freeze({
   async start (names, { stdout, stderr, env }) {
     const variables = []
     for (const name of names) {
-      const started = await startService(name, { env, onProgress: (message) => stderr.write(`${message}\n`) })
+      const started = await commandServices().startService(name, { env, onProgress: (message) => stderr.write(`${message}\n`) })
       stderr.write(`${describeStart(started)}\n`)
       variables.push(...Object.entries(started.env).map(([key, value]) => `${key}=${value}`))
     }
     stdout.write(variables.map((line) => `${line}\n`).join(''))
   },
   async stop (names, { stdout, env }) {
-    for (const name of names) stdout.write(`${describeStop(await stopService(name, { env }))}\n`)
+    for (const name of names) stdout.write(`${describeStop(await commandServices().stopService(name, { env }))}\n`)
   },
   async status (names, { stdout, env }) {
-    for (const name of names) stdout.write(`${describeStatus(await serviceStatus(name, { env }))}\n`)
+    for (const name of names) stdout.write(`${describeStatus(await commandServices().serviceStatus(name, { env }))}\n`)
   }
 })
 
 /** Runs `{ action, services }` from parseArguments; resolves to the exit code. */
-async function runServices ({ action, services }, streams) {
+async function runServicesCommand ({ action, services }, streams) {
   await ACTIONS[action](services, streams)
   return 0
 }
 
-module.exports = { runServices, describeStatus, describeStart, describeStop }
+module.exports = { runServicesCommand, describeStatus, describeStart, describeStop }

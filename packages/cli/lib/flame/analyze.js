@@ -3,7 +3,6 @@
 const { inspect } = require('node:util')
 const { CATEGORIES, CATEGORY_ORDER, frameCategory } = require('./categories')
 const { readSamples, VM_STATES } = require('./read-profile')
-const { renderComparisonMarkdown, renderComparisonHtml, renderComparisonText } = require('./render-comparison')
 
 // Where a profiled app spends its CPU, by category (categories.js), and HTML against JSON side by side.
 //
@@ -182,8 +181,5 @@ function compareProfiles ({ html, json } = {}) {
 module.exports = {
   analyzeProfile,
   compareProfiles,
-  renderComparisonMarkdown,
-  renderComparisonHtml,
-  renderComparisonText,
   CATEGORIES
 }

@@ -2,20 +2,19 @@
 
 const path = require('node:path')
 const { parseArgs } = require('node:util')
-const { NodebenchError } = require('@nodebench/services')
 const { workloadFileOf, loadWorkload } = require('../workload')
+const { usageError: commandUsageError } = require('../usage-error')
+const { defaultApp } = require('../default-app')
 
 // `nodebench flame` options -> a frozen configuration. The scenario and formats are the workload's, as for
 // `nodebench bench` (lib/workload.js).
 
-const ROOT = path.resolve(__dirname, '../../../..')
-const DEFAULT_APP = path.join(ROOT, 'examples', 'mongo-admin')
 const PROFILERS = Object.freeze(['0x', 'clinic'])
 const DEFAULT_DURATION = 10
 const DEFAULT_CONNECTIONS = 10
 
 function usageError (message) {
-  return new NodebenchError('NB_ERR_USAGE', `flame: ${message}`)
+  return commandUsageError(message, 'flame')
 }
 
 function wholeNumber (text, name, min, max) {
@@ -74,7 +73,11 @@ function parseFlameArguments (argv) {
   const duration = values.duration === undefined ? DEFAULT_DURATION : wholeNumber(values.duration, 'duration', 1, 600)
   const connections = values.connections === undefined ? DEFAULT_CONNECTIONS : wholeNumber(values.connections, 'connections', 1, 1000)
   // The workload is read once the command line itself is understood.
-  const app = values.cmd === undefined ? path.resolve(values.app ?? DEFAULT_APP) : null
+  let app = null
+  if (values.cmd === undefined) {
+    app = values.app === undefined ? defaultApp() : path.resolve(values.app)
+    if (app === null) throw usageError('no app to profile: give --app <dir>, or --cmd "node server.js ..."')
+  }
   const workload = loadWorkload(workloadFileOf(values.workload, app))
   const scenario = values.scenario ?? workload.scenarioNames[0]
   if (!workload.scenarioNames.includes(scenario)) {

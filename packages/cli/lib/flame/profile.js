@@ -3,7 +3,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
-const { NodebenchError } = require('@nodebench/services')
+const { codes, NodebenchError } = require('@nodebench/errors')
 const { driveLoad } = require('./drive-load')
 const { waitForProfile } = require('./read-profile')
 
@@ -14,7 +14,7 @@ const { waitForProfile } = require('./read-profile')
 const GRACE_SECONDS = 120
 
 function flameError (message) {
-  return new NodebenchError('NB_ERR_FLAME', message)
+  return new NodebenchError(codes.NB_ERR_FLAME, message)
 }
 
 /**

@@ -2,7 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { NodebenchError } = require('@nodebench/services')
+const { codes, NodebenchError } = require('@nodebench/errors')
 const { nativeSymbolizer } = require('./native-symbols')
 
 // Reads the samples of a profile folder.
@@ -32,7 +32,7 @@ const V8_LOG = /^isolate-.*-v8\.log\.json$/
 const TICKS = /^(?:ticks\.json|.*\.clinic-flame-samples)$/
 
 function flameError (message) {
-  return new NodebenchError('NB_ERR_FLAME', message)
+  return new NodebenchError(codes.NB_ERR_FLAME, message)
 }
 
 /** A frame (see categories.js) from an entry of `code`. */

@@ -2,8 +2,7 @@
 
 const path = require('node:path')
 const { formatCount, formatShare } = require('../bench/report-format')
-const { escapeMarkdown } = require('../bench/report-md')
-const { escapeHtml } = require('../bench/report-html')
+const { escapeHtml, escapeMarkdown } = require('@nodebench/breakdown')
 const { CATEGORY_MEANINGS } = require('./categories')
 
 // The HTML-against-JSON comparison of compareProfiles() as Markdown, an HTML fragment and terminal text.
