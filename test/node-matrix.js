@@ -14,7 +14,6 @@ const root = path.join(__dirname, '..')
 const VERSION_ARG = /^\d+(\.\d+){0,2}$/
 const USAGE = 'usage: npm run test:node -- <version>... [test files]   (e.g. 22 24, or 24.21.0)'
 
-
 /** `['22', '24', 'middleware/test/x.test.js']` -> `{ versions: ['22', '24'], files: [...] }`; throws a usage error. */
 function parseArguments (args) {
   const versions = []

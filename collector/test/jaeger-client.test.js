@@ -54,8 +54,12 @@ test('against a real Jaeger: services, an unknown service, an empty window, a tr
         scopeSpans: [{
           scope: { name: 'test' },
           spans: [{
-            traceId, spanId: 'b7ad6b7169203331', name: 'GET /probe', kind: 2,
-            startTimeUnixNano: String(now - 5_000_000n), endTimeUnixNano: String(now),
+            traceId,
+            spanId: 'b7ad6b7169203331',
+            name: 'GET /probe',
+            kind: 2,
+            startTimeUnixNano: String(now - 5_000_000n),
+            endTimeUnixNano: String(now),
             attributes: [{ key: 'nodebench.kind', value: { stringValue: 'request' } }, { key: 'http.response.status_code', value: { intValue: '200' } }]
           }]
         }]
@@ -90,7 +94,13 @@ test('flattenSpans reads OTLP-JSON: attributes of every type, resource service n
       scopeSpans: [{
         scope: { name: '@nodebench/trace' },
         spans: [{
-          traceId: 'a', spanId: 'b', parentSpanId: '', name: 'n', kind: 1, startTimeUnixNano: '1700000000000000001', endTimeUnixNano: '1700000000000000002',
+          traceId: 'a',
+          spanId: 'b',
+          parentSpanId: '',
+          name: 'n',
+          kind: 1,
+          startTimeUnixNano: '1700000000000000001',
+          endTimeUnixNano: '1700000000000000002',
           attributes: [
             { key: 's', value: { stringValue: 'x' } }, { key: 'i', value: { intValue: '7' } },
             { key: 'd', value: { doubleValue: 1.5 } }, { key: 'b', value: { boolValue: true } },

@@ -63,10 +63,12 @@ function parseArguments (argv) {
   return {
     apps: list('apps', values.apps, positiveInteger('apps')),
     rounds: positiveInteger('rounds')(values.rounds),
-    nodes: values.node === undefined ? [null] : list('node', values.node, (spec) => {
-      if (!/^\d+(\.\d+){0,2}$/.test(spec)) throw new TypeError(`--node must hold Node.js versions such as 20, 24 or 24.21.0; received ${JSON.stringify(spec)}`)
-      return spec
-    }),
+    nodes: values.node === undefined
+      ? [null]
+      : list('node', values.node, (spec) => {
+        if (!/^\d+(\.\d+){0,2}$/.test(spec)) throw new TypeError(`--node must hold Node.js versions such as 20, 24 or 24.21.0; received ${JSON.stringify(spec)}`)
+        return spec
+      }),
     variants,
     json: values.json,
     child: values.child

@@ -22,7 +22,6 @@ const {
 // no naming: each layer gets a LayerInfo that function-names.js resolves when a name is first needed. The
 // one inspector look-up left here is a mounted sub-app's (Express keeps it only in a closure).
 
-
 const kAppState = Symbol('nodebench.app')
 const kRouterState = Symbol('nodebench.router')
 const kRouteState = Symbol('nodebench.route')

@@ -64,6 +64,7 @@ test('code whose file is not its source (compiled under a file name, eval\'d) is
 
 test('the closure variable of a function can be read (how mounted sub-apps are found)', () => {
   function mount (fn) {
+    // eslint-disable-next-line camelcase -- the name Express gives a mounted sub-app's function (application.js)
     return function mounted_app (req, res, next) { fn.handle(req, res, next) }
   }
   const subApp = { handle () {} }
@@ -91,7 +92,7 @@ test('a layer is named when resolveNames() runs, not when it is created; a funct
   assert.equal(info.file, __filename)
   assert.equal(info.key, `middleware loadDocument ${__filename}:${info.line}`)
   assert.equal(info.fn, null, 'the function is not kept once named')
-  assert.equal(param.name, 'document', "a param callback is named after its parameter")
+  assert.equal(param.name, 'document', 'a param callback is named after its parameter')
   assert.equal(param.key, `param document ${__filename}:${param.line}`)
 
   const again = layerInfo('handler', exp.loadDocument)

@@ -10,9 +10,9 @@ function listen (app) {
       resolve({
         base,
         server,
-        close: () => new Promise((done) => {
+        close: () => new Promise((resolve) => {
           server.closeAllConnections()
-          server.close(() => done())
+          server.close(() => resolve())
         })
       })
     })

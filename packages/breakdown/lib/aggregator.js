@@ -381,9 +381,11 @@ function operationSnapshot (operation) {
 }
 
 function compareOperations (a, b) {
-  return a.route < b.route ? -1 : a.route > b.route ? 1
-    : a.method < b.method ? -1 : a.method > b.method ? 1
-      : a.format < b.format ? -1 : a.format > b.format ? 1 : 0
+  return compareText(a.route, b.route) || compareText(a.method, b.method) || compareText(a.format, b.format)
+}
+
+function compareText (a, b) {
+  return a < b ? -1 : a > b ? 1 : 0
 }
 
 function round (ms) {

@@ -11,8 +11,15 @@ function sampleSnapshot () {
     { key: 'handler viewDocument a:2', name: 'viewDocument', kind: 'handler', file: '/a.js', line: 2 }
   ]
   aggregator.recordRequest({
-    method: 'GET', route: '/db/:database/:collection/:document', format: 'html', responseTimeMs: 10,
-    errored: false, aborted: false, segmentCount: 2, segmentInfo: (i) => segments[i], segmentDurationMs: (i) => [6, 3][i]
+    method: 'GET',
+    route: '/db/:database/:collection/:document',
+    format: 'html',
+    responseTimeMs: 10,
+    errored: false,
+    aborted: false,
+    segmentCount: 2,
+    segmentInfo: (i) => segments[i],
+    segmentDurationMs: (i) => [6, 3][i]
   })
   return aggregator.snapshot({ droppedSpans: 4 })
 }

@@ -84,7 +84,7 @@ function loadWorkload (file) {
   try {
     source = file.endsWith('.json') ? JSON.parse(fs.readFileSync(file, 'utf8')) : require(file)
   } catch (err) {
-    if (err.code === 'ENOENT' || err.code === 'MODULE_NOT_FOUND' && err.message.includes(file)) {
+    if (err.code === 'ENOENT' || (err.code === 'MODULE_NOT_FOUND' && err.message.includes(file))) {
       throw workloadError(shown, 'no such file; expected a nodebench.workload.js or .json')
     }
     throw workloadError(shown, `could not be read: ${err.message.split('\n')[0]}`)

@@ -6,7 +6,6 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { summarize, renderMarkdown, renderHtml, writeReport } = require('../lib/bench/report')
 const { chartsOf } = require('../lib/bench/report-charts')

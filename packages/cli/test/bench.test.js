@@ -115,7 +115,7 @@ test('a real run: every cell measured, the breakdown of each, writes cleaned up,
   assert.equal(run.code, 0, run.stderr)
   assert.match(run.stderr, /\[8\/8\] document write \(json\), 2 processes/)
   assert.match(run.stderr, /8 of 8 cells measured/)
-  assert.match(run.stderr, new RegExp(`report .*report\\.html`))
+  assert.match(run.stderr, /report .*report\.html/)
   assert.match(run.stdout, /GET \/api\/db\/:database\/:collection\/:document \[json\]: 120 requests/)
   assert.match(run.stdout, /document read \(json\)\s+document\s+\d+\.\d\d%\s+study 96\.65%/)
 

@@ -6,7 +6,6 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { analyzeProfile, compareProfiles, CATEGORIES } = require('../lib/flame/analyze')
@@ -59,10 +58,10 @@ performanceNow    JS:Sparkplug   now node:internal/perf/performance:137:6
 wrapLayer         JS:Opt         wrappedHandle /srv/app/node_modules/@nodebench/trace/lib/wrap-layer.js:30:5
 viewDocument      JS:Sparkplug   exp.viewDocument /srv/app/lib/controllers/html.js:40:3
 `.trim().split('\n').map((line) => {
-  const [, key, typeAndKind, name] = /^(\S+)\s+(\S+)\s+(.+)$/.exec(line)
-  const [type, kind] = typeAndKind.split(':')
-  return [key, kind ? { name, type, kind } : { name, type }]
-}))
+    const [, key, typeAndKind, name] = /^(\S+)\s+(\S+)\s+(.+)$/.exec(line)
+    const [type, kind] = typeAndKind.split(':')
+    return [key, kind ? { name, type, kind } : { name, type }]
+  }))
 
 // Serving HTML: 19 samples on CPU, 3 idle.
 const HTML_TICKS = [
@@ -269,6 +268,7 @@ test('analyzeProfile reads a profile 0x takes of a script busy in JSON.stringify
   const script = path.join(dir, 'serialise.js')
   fs.writeFileSync(script, [
     "'use strict'",
+    // eslint-disable-next-line no-template-curly-in-string -- the profiled script's own template literal
     'const rows = Array.from({ length: 200 }, (_, i) => ({ id: i, name: `user ${i}`, tags: ["a", "b"], nested: { x: i / 3 } }))',
     'function serialiseRows (until) {',
     '  let length = 0',

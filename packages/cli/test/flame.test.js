@@ -13,7 +13,6 @@ const { parseFlameArguments } = require('../lib/flame/config')
 const { checkReportInBrowser } = require('../lib/bench/browser-check')
 const { runCli } = require('../../../test/support')
 
-
 const usage = (message) => (err) => ['NB_ERR_USAGE', 'NB_ERR_WORKLOAD'].includes(err.code) && message.test(err.message)
 
 test('options: defaults, choices, and usage errors', () => {

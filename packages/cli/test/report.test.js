@@ -4,15 +4,12 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { startJaeger, JaegerClient } = require('@nodebench/collector')
 const { parseArguments } = require('..')
 const { temporaryDir, runCli } = require('../../../test/support')
-
 
 test('parseArguments: report', () => {
   assert.deepEqual(parseArguments(['report', '--service', 'svc'], {}),

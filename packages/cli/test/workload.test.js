@@ -6,7 +6,6 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const os = require('node:os')
 const path = require('node:path')
 const { checkWorkload, loadWorkload, requestsOf, workloadFileOf } = require('../lib/workload')
 const { temporaryDir, runCli } = require('../../../test/support')
@@ -121,4 +120,15 @@ test('a path that does not answer as the workload expects fails its cell, naming
   const bad = await runCli(['bench', '--url', 'http://127.0.0.1:9', '--workload', path.join(dir, 'missing.workload.js')])
   assert.equal(bad.code, 2)
   assert.match(bad.stderr, /^nodebench: workload .*missing\.workload\.js: no such file; expected a nodebench\.workload\.js or \.json\n$/)
+})
+
+test('flame profiles a scenario of an app of its own with its workload', { timeout: 300_000 }, async (t) => {
+  const dir = temporaryDir(t, 'nodebench-workload-')
+  const out = path.join(dir, 'flame')
+  const run = await runCli(['flame', '--cmd', `node ${path.join(SHOP, 'server.js')} --port 0`, '--workload', path.join(SHOP, 'nodebench.workload.js'),
+    '--scenario', 'item-read', '--duration', '2', '--connections', '2', '--out', out])
+  assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stderr, /item-read \(json\): 2 s of load at http:\/\/127\.0\.0\.1:\d+/)
+  assert.match(run.stderr, /json: .*item-read-json\.html \(\d+ samples, \d+ requests; nodebench itself \d+\.\d%\)/)
+  assert.ok(fs.statSync(path.join(out, 'item-read-json.html')).size > 10_000)
 })

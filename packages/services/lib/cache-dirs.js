@@ -20,7 +20,6 @@ function userCacheDir (env = process.env) {
   return path.join(os.homedir(), '.cache', 'nodebench')
 }
 
-
 /** Services' state files: `NODEBENCH_STATE_DIR`, else `<root>/.cache/services`. */
 function stateDir (env = process.env) {
   return env.NODEBENCH_STATE_DIR ? path.resolve(env.NODEBENCH_STATE_DIR) : path.join(PROJECT_CACHE_DIR, 'services')

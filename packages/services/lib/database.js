@@ -220,8 +220,15 @@ async function ensureRegisteredDatabase (options) {
     const database = await startDatabase({ dataDir, detached, onProgress, env, readyTimeoutMs })
     const { uri, pid, port, logFile } = database
     const state = {
-      name: SERVICE_NAME, pid, command, uri, port, dataDir: database.dataDir, logFile,
-      startedAt: new Date().toISOString(), owner: detached ? null : process.pid
+      name: SERVICE_NAME,
+      pid,
+      command,
+      uri,
+      port,
+      dataDir: database.dataDir,
+      logFile,
+      startedAt: new Date().toISOString(),
+      owner: detached ? null : process.pid
     }
     writeState(state, { stateDir })
     return { state, database }

@@ -70,7 +70,7 @@ test('missing and not installable: NB_ERR_CHROMIUM_MISSING says how to install i
 test('as root with apt-get: announces, runs apt-get update then install, non-interactively, and returns the path', async (t) => {
   const dir = temporaryDir(t)
   const browser = path.join(dir, 'chromium')
-  const { aptGet, calls } = fakeAptGet(dir, `printf '#!/bin/sh\\n' > "${browser}"; chmod 755 "${browser}"`)
+  const { calls } = fakeAptGet(dir, `printf '#!/bin/sh\\n' > "${browser}"; chmod 755 "${browser}"`)
   const progress = []
   // apt-get is found on PATH, before any real one.
   const env = { PATH: `${dir}${path.delimiter}${process.env.PATH}` }

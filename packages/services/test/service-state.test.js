@@ -9,8 +9,16 @@ const { temporaryDir, deadPid } = require('./helpers')
 
 function registration (overrides = {}) {
   return {
-    name: 'db', pid: process.pid, command: process.execPath, uri: 'mongodb://127.0.0.1:1/', port: 1,
-    dataDir: '/data', logFile: '/log', startedAt: new Date().toISOString(), owner: null, ...overrides
+    name: 'db',
+    pid: process.pid,
+    command: process.execPath,
+    uri: 'mongodb://127.0.0.1:1/',
+    port: 1,
+    dataDir: '/data',
+    logFile: '/log',
+    startedAt: new Date().toISOString(),
+    owner: null,
+    ...overrides
   }
 }
 

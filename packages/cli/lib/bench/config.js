@@ -11,7 +11,6 @@ const { defaultApp } = require('../default-app')
 // the study's (examples/mongo-admin), and so is the default matrix; `--quick` is a preset that finishes in
 // about a minute on a 2-core machine (what `npm run demo` runs).
 
-
 // --quick: processes 1 and 2, one repetition, each scenario's quickAmount of requests.
 const QUICK = Object.freeze({
   processes: [1, 2],

@@ -48,11 +48,11 @@ function jsonAgainstHtml (summary) {
 function collectionReadRatio (summary) {
   const described = summary.scenarios.find((s) => s.name === 'collection-read')
   if (described === undefined) {
-    return `Collection read was not measured, so the study's JSON "almost twice as" fast as HTML is not checked.`
+    return 'Collection read was not measured, so the study\'s JSON "almost twice as" fast as HTML is not checked.'
   }
   const rows = summary.htmlVsJson.filter((row) => row.scenario === 'collection-read' && row.jsonOverHtml !== null)
   if (rows.length === 0) {
-    return `Collection read: no process count has both HTML and JSON measured, so the study's "almost twice" is not checked.`
+    return 'Collection read: no process count has both HTML and JSON measured, so the study\'s "almost twice" is not checked.'
   }
   const each = rows.map((row) => `${formatRatio(row.jsonOverHtml)} HTML's at ${processesText(row.processes)} ` +
     `(${formatRate(row.json.requestsPerSec)} vs ${formatRate(row.html.requestsPerSec)} req/s)`)
@@ -218,8 +218,11 @@ function notesOf (summary) {
   const redirected = cells.filter((c) => c.measured && c.responses.redirects > 0)
   if (redirected.length) {
     const total = redirected.reduce((sum, c) => sum + c.responses.redirects, 0)
-    notes.push({ kind: 'redirects', text: `An HTML form's POST is answered by a redirect (302), as in Mongo-Express: autocannon counts these ${formatCount(total)} ` +
-      `responses of ${listText([...new Set(redirected.map((c) => `${c.label} (${c.format})`))])} as non-2xx; they are the expected answer, not failures.` })
+    notes.push({
+      kind: 'redirects',
+      text: `An HTML form's POST is answered by a redirect (302), as in Mongo-Express: autocannon counts these ${formatCount(total)} ` +
+      `responses of ${listText([...new Set(redirected.map((c) => `${c.label} (${c.format})`))])} as non-2xx; they are the expected answer, not failures.`
+    })
   }
   if (isNumber(machine.cores)) {
     const over = summary.processes.filter((count) => count > machine.cores)
@@ -237,8 +240,11 @@ function notesOf (summary) {
   const amounts = amountsOf(config.amount, summary.scenarios.map((s) => s.name))
   const fewer = amounts.filter(([scenario, amount]) => declared(scenario, 'amount') !== null && amount !== declared(scenario, 'amount'))
   if (fewer.length) {
-    notes.push({ kind: 'workload', text: `Requests per repetition: ${listText(fewer.map(([scenario, amount]) => `${formatCount(amount)} for ${labelOf(summary, scenario)} ` +
-      `(the workload's full run: ${formatCount(declared(scenario, 'amount'))})`))}${config.quick ? ' (quick run)' : ''}.` })
+    notes.push({
+      kind: 'workload',
+      text: `Requests per repetition: ${listText(fewer.map(([scenario, amount]) => `${formatCount(amount)} for ${labelOf(summary, scenario)} ` +
+      `(the workload's full run: ${formatCount(declared(scenario, 'amount'))})`))}${config.quick ? ' (quick run)' : ''}.`
+    })
   } else if (isNumber(config.duration)) {
     const full = summary.scenarios.filter((s) => declared(s.name, 'amount') !== null).map((s) => `${formatCount(declared(s.name, 'amount'))} for ${s.label}`)
     notes.push({ kind: 'workload', text: `Each repetition ran for ${config.duration} s${full.length ? `; the workload's full run sends ${listText(full)}` : ''}.` })
