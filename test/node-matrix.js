@@ -38,7 +38,10 @@ function environmentFor (binary, env = process.env) {
   return result
 }
 
-/** Runs `command args` and resolves to { status, output }; output is echoed to `echo` ({ stdout, stderr }) when given. */
+/**
+ * Runs `command args` and resolves to { status, output }; output is echoed to `echo` ({ stdout, stderr }) when
+ * given.
+ */
 function run (command, args, { env, echo = null }) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })

@@ -40,7 +40,8 @@ function request (url, { method = 'GET', agent = false, headers, body } = {}) {
 /** Runs `nodebench <argv>` in a process of its own; resolves to `{ code, stdout, stderr }`, never rejects. */
 function runCli (argv, { env = process.env, timeout = 300_000 } = {}) {
   return new Promise((resolve) => {
-    execFile(process.execPath, [NODEBENCH_BIN, ...argv], { env, timeout, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    const options = { env, timeout, maxBuffer: 64 * 1024 * 1024 }
+    execFile(process.execPath, [NODEBENCH_BIN, ...argv], options, (error, stdout, stderr) => {
       resolve({ code: error ? error.code : 0, stdout, stderr })
     })
   })

@@ -40,7 +40,10 @@ async function choosePorts ({ preferDefaults }) {
  * `detached`: outlives this process (`nodebench services start jaeger`); else it is stopped when this
  * process exits.
  */
-async function startJaeger ({ detached = false, preferDefaultPorts = detached, ports: givenPorts, logFile, maxTraces, onProgress, env = process.env, readyTimeoutMs = 60_000 } = {}) {
+async function startJaeger ({
+  detached = false, preferDefaultPorts = detached, ports: givenPorts, logFile, maxTraces, onProgress, env = process.env,
+  readyTimeoutMs = 60_000
+} = {}) {
   const binary = await jaegerBinary({ onProgress, env })
   // `ports`: the same ports as an earlier run (a restarted Jaeger that apps already export to).
   const ports = givenPorts ?? await choosePorts({ preferDefaults: preferDefaultPorts })

@@ -33,7 +33,10 @@ const MAX_PAGE_SIZE = 10000
  * @param {Function} [options.log] where server errors are reported
  * @returns {import('express').Express & { locals: { catalog: DatabaseCatalog } }}
  */
-function createApp ({ client, trace = null, requestLog = false, log = console.error, pageSize = DEFAULT_PAGE_SIZE, maxPageSize = MAX_PAGE_SIZE }) {
+function createApp ({
+  client, trace = null, requestLog = false, log = console.error,
+  pageSize = DEFAULT_PAGE_SIZE, maxPageSize = MAX_PAGE_SIZE
+}) {
   const app = express()
   const catalog = new DatabaseCatalog(client)
   app.locals.catalog = catalog

@@ -62,7 +62,10 @@ module.exports = {
         json: { method: 'GET', path: '/api/db/nodebench/users/{documentId}', headers: JSON_API, status: 200 }
       },
       reference: {
-        shares: { json: { 1: 96.65, 2: 95.53, 3: 95.27, 4: 96.06, 8: 95.73 }, html: { 1: 98.83, 2: 98.56, 3: 98.55, 4: 98.43, 8: 98.47 } },
+        shares: {
+          json: { 1: 96.65, 2: 95.53, 3: 95.27, 4: 96.06, 8: 95.73 },
+          html: { 1: 98.83, 2: 98.56, 3: 98.55, 4: 98.43, 8: 98.47 }
+        },
         bytes: { html: 7312, json: 452 }
       }
     },
@@ -86,7 +89,10 @@ module.exports = {
       // Seeding again removes what the writes added, so every cell reads the same 1000 documents.
       teardown: seedUsers,
       reference: {
-        shares: { json: { 1: 97.32, 2: 96.69, 3: 96.49, 4: 96.26, 8: 95.82 }, html: { 1: 95.30, 2: 95.80, 3: 95.15, 4: 94.39, 8: 95.45 } },
+        shares: {
+          json: { 1: 97.32, 2: 96.69, 3: 96.49, 4: 96.26, 8: 95.82 },
+          html: { 1: 95.30, 2: 95.80, 3: 95.15, 4: 94.39, 8: 95.45 }
+        },
         bytes: { html: 35, json: 29 }
       }
     },
@@ -102,7 +108,10 @@ module.exports = {
         json: { method: 'GET', path: '/api/db/nodebench/users', headers: JSON_API, status: 200 }
       },
       reference: {
-        shares: { json: { 1: 99.95, 2: 99.93, 3: 99.92, 4: 99.92, 8: 99.92 }, html: { 1: 99.93, 2: 99.92, 3: 99.92, 4: 99.92, 8: 99.94 } },
+        shares: {
+          json: { 1: 99.95, 2: 99.93, 3: 99.92, 4: 99.92, 8: 99.92 },
+          html: { 1: 99.93, 2: 99.92, 3: 99.92, 4: 99.92, 8: 99.94 }
+        },
         bytes: { html: 783799, json: 157434 }
       }
     }

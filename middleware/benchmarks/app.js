@@ -149,7 +149,9 @@ function startIdleSdk (variant) {
   const processor = new SimpleSpanProcessor({ exporter: new InMemorySpanExporter() })
   if (variant === 'bare-nodesdk') {
     const { NodeSDK } = require('@opentelemetry/sdk-node')
-    new NodeSDK({ spanProcessors: [processor], instrumentations: [], metricReaders: [], logRecordProcessors: [] }).start()
+    new NodeSDK({
+      spanProcessors: [processor], instrumentations: [], metricReaders: [], logRecordProcessors: []
+    }).start()
     return
   }
   const api = require('@opentelemetry/api')

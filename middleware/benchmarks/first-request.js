@@ -161,7 +161,10 @@ function renderTable (node, appCount, rows) {
   const table = new Table({ style: { head: [], border: [] }, head: ['variant', 'first app: 1st request ms', 'over bare', `mean 1st request of ${appCount} ms`, 'over bare', 'mean 2nd request ms'] })
   const over = (value) => (value === undefined ? '' : `${value >= 0 ? '+' : ''}${value.toFixed(2)}`)
   for (const row of rows) {
-    table.push([row.variant, row.firstApp.toFixed(2), over(row.firstAppOverBare), row.meanFirst.toFixed(2), over(row.meanFirstOverBare), row.meanSecond.toFixed(2)])
+    table.push([
+      row.variant, row.firstApp.toFixed(2), over(row.firstAppOverBare),
+      row.meanFirst.toFixed(2), over(row.meanFirstOverBare), row.meanSecond.toFixed(2)
+    ])
   }
   const verdicts = rows.filter((row) => row.variant !== 'bare').map((row) => {
     const worst = Math.max(row.firstAppOverBare, row.meanFirstOverBare)
@@ -190,7 +193,8 @@ async function start (options, log = (line) => process.stderr.write(line + '\n')
         rounds.push(measured)
         log(`first-request: Node.js ${node.version}, ${appCount} app(s): round ${round + 1} of ${options.rounds}`)
       }
-      results.push({ node: node.version, apps: appCount, rounds: options.rounds, summary: summarize(rounds, options.variants) })
+      const summary = summarize(rounds, options.variants)
+      results.push({ node: node.version, apps: appCount, rounds: options.rounds, summary })
     }
   }
   return results

@@ -10,8 +10,8 @@
 // (callgrind_control --dump); a 5 ms timer runs while it waits, since callgrind only takes commands while the
 // program runs. Without it, it serves up to the last checkpoint and exits.
 //
-// With a sink it prints `sink received <spans> spans (<bytes> bytes) in <exports> exports` at the end, once the tracer has
-// flushed: what the exporter delivered, read from the sink's /stats.
+// With a sink it prints `sink received <spans> spans (<bytes> bytes) in <exports> exports` at the end, once the
+// tracer has flushed: what the exporter delivered, read from the sink's /stats.
 //
 // Variants: bare, nodebench-breakdown (exporter 'none'), and nodebench-0 / nodebench-0.1 / nodebench-1
 // (exporter 'otlp' at that sampleRatio, to otlp-sink.js, which reads and discards each export). The sink runs
@@ -84,7 +84,9 @@ async function main () {
     let served = 0
     try {
       for (const until of checkpoints) {
-        for (; served < until; served += CONCURRENCY) await Promise.all([get(served), get(served + 1), get(served + 2), get(served + 3)])
+        for (; served < until; served += CONCURRENCY) {
+          await Promise.all([get(served), get(served + 1), get(served + 2), get(served + 3)])
+        }
         await checkpoint(lines, served)
       }
     } finally {

@@ -51,7 +51,8 @@ function parseArguments (argv) {
     strict: true
   })
   const checkpoints = values.checkpoints.split(',').map(Number)
-  if (checkpoints.length < 2 || checkpoints.some((n, i) => !Number.isInteger(n) || n < 4 || n % 4 !== 0 || (i > 0 && n <= checkpoints[i - 1]))) {
+  const badCheckpoint = (n, i) => !Number.isInteger(n) || n < 4 || n % 4 !== 0 || (i > 0 && n <= checkpoints[i - 1])
+  if (checkpoints.length < 2 || checkpoints.some(badCheckpoint)) {
     throw new TypeError(`--checkpoints must be at least two increasing multiples of 4 (requests served); received ${values.checkpoints}`)
   }
   const variants = values.variants.split(',').filter(Boolean)
@@ -62,7 +63,9 @@ function parseArguments (argv) {
   if (values.node !== undefined && !/^\d+(\.\d+){0,2}$/.test(values.node)) {
     throw new TypeError(`--node must be a Node.js version or line such as 24 or 24.21.0; received ${values.node}`)
   }
-  const jobs = values.jobs === undefined ? Math.max(1, Math.min(os.availableParallelism(), variants.length)) : Number(values.jobs)
+  const jobs = values.jobs === undefined
+    ? Math.max(1, Math.min(os.availableParallelism(), variants.length))
+    : Number(values.jobs)
   if (!Number.isInteger(jobs) || jobs < 1) throw new TypeError(`--jobs must be a whole number of at least 1; received ${values.jobs}`)
   const keepDumps = values['keep-dumps'] === undefined ? null : path.resolve(values['keep-dumps'])
   return { checkpoints, variants, node: values.node ?? null, jobs, keepDumps, json: values.json }
@@ -268,9 +271,12 @@ async function main () {
   const log = (message) => process.stderr.write(message + '\n')
   // VALGRIND_PATH, /usr/bin/valgrind, or Debian's package installed once with apt-get (as root).
   const valgrind = await ensureValgrind()
-  const node = options.node === null ? { version: process.versions.node, path: process.execPath } : await nodeBinary(options.node, { onProgress: log })
+  const node = options.node === null
+    ? { version: process.versions.node, path: process.execPath }
+    : await nodeBinary(options.node, { onProgress: log })
   log(`instructions: Node.js ${node.version}, checkpoints ${options.checkpoints.join(', ')}, variants ${options.variants.join(', ')}, ${options.jobs} at a time`)
-  const counts = await countAll(options, (variant, signal) => countWindows(valgrind, node.path, variant, options.checkpoints, log, signal, options.keepDumps))
+  const counts = await countAll(options, (variant, signal) =>
+    countWindows(valgrind, node.path, variant, options.checkpoints, log, signal, options.keepDumps))
   const rows = summarize(counts)
   if (options.json) {
     process.stdout.write(JSON.stringify({ schema: 1, node: node.version, checkpoints: options.checkpoints, rows }, null, 2) + '\n')

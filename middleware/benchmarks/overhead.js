@@ -209,7 +209,8 @@ async function loadTest (url, connections, durationSeconds) {
 function loadTestInChild (url, connections, durationSeconds) {
   return new Promise((resolve, reject) => {
     const args = [AUTOCANNON_CLI, '--connections', String(connections), '--duration', String(durationSeconds), '--json', '--no-progress', url + ROUTE_PATH]
-    execFile(process.execPath, args, { timeout: (durationSeconds + 30) * 1000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    const limits = { timeout: (durationSeconds + 30) * 1000, maxBuffer: 16 * 1024 * 1024 }
+    execFile(process.execPath, args, limits, (err, stdout, stderr) => {
       if (err) return reject(new Error(`autocannon against ${url} failed: ${err.message}\n${stderr}`))
       let result
       try {
@@ -301,7 +302,9 @@ async function measurePair (variant, round, options, context) {
   let stops
   try {
     const urls = await Promise.all(apps.map((app) => app.listening))
-    if (options.warmupSeconds > 0) await Promise.all(urls.map((url) => loadTestInChild(url, options.connections, options.warmupSeconds)))
+    if (options.warmupSeconds > 0) {
+      await Promise.all(urls.map((url) => loadTestInChild(url, options.connections, options.warmupSeconds)))
+    }
     const cpuBefore = apps.map((app) => processCpuSeconds(app.child.pid))
     results = await Promise.all(urls.map((url) => loadTestInChild(url, options.connections, options.durationSeconds)))
     cpuMicros = apps.map((app, i) => cpuMicrosPerRequest(cpuBefore[i], processCpuSeconds(app.child.pid), results[i]))
@@ -350,8 +353,11 @@ function pairedCpuRatios (runs, variant) {
   const ratios = new Map()
   for (const run of runs) {
     if (run.variant !== variant || run.pairedWith !== variant || !run.cpuMicrosPerRequest) continue
-    const bare = runs.find((other) => other.variant === PAIR_BASELINE && other.pairedWith === variant && other.round === run.round)
-    if (bare !== undefined && bare.cpuMicrosPerRequest) ratios.set(run.round, bare.cpuMicrosPerRequest / run.cpuMicrosPerRequest)
+    const bare = runs.find((other) =>
+      other.variant === PAIR_BASELINE && other.pairedWith === variant && other.round === run.round)
+    if (bare !== undefined && bare.cpuMicrosPerRequest) {
+      ratios.set(run.round, bare.cpuMicrosPerRequest / run.cpuMicrosPerRequest)
+    }
   }
   return ratios
 }
@@ -410,7 +416,8 @@ function summarize (runs, variants, { paired = false } = {}) {
       return { ...target, ratio, pass: ratio === null ? null : ratio >= target.min, roundRatios: ratios }
     }
     const ratio = measured.requestsPerSec / baseline.requestsPerSec
-    return { ...target, ratio, pass: ratio >= target.min, roundRatios: roundRatios(runs, target.variant, target.baseline) }
+    const rounds = roundRatios(runs, target.variant, target.baseline)
+    return { ...target, ratio, pass: ratio >= target.min, roundRatios: rounds }
   })
   return { paired, variants: variants.map((variant) => byVariant[variant]), targets }
 }
@@ -490,7 +497,9 @@ async function start (options, log = (line) => process.stderr.write(line + '\n')
     const measured = options.paired ? options.variants.filter((variant) => variant !== PAIR_BASELINE) : options.variants
     for (let round = 1; round <= options.rounds; round++) {
       for (const variant of roundOrder(measured, round)) {
-        const produced = options.paired ? await measurePair(variant, round, options, context) : [await measureRun(variant, round, options, context)]
+        const produced = options.paired
+          ? await measurePair(variant, round, options, context)
+          : [await measureRun(variant, round, options, context)]
         for (const run of produced) {
           runs.push(run)
           logRun(run, options.rounds, log)
@@ -549,4 +558,15 @@ if (require.main === module) {
   })
 }
 
-module.exports = { parseArguments, start, summarize, renderTable, renderTargets, median, roundOrder, roundRatios, pairedTargetRatios, TARGETS }
+module.exports = {
+  parseArguments,
+  start,
+  summarize,
+  renderTable,
+  renderTargets,
+  median,
+  roundOrder,
+  roundRatios,
+  pairedTargetRatios,
+  TARGETS
+}

@@ -52,7 +52,8 @@ async function tracedRequests () {
 /** The span ids the SDK path gave, handed to the encoder in the same order, so both write the same bytes. */
 function replayedIds (spans) {
   const order = []
-  for (const span of spans) if (span.kind !== 1) order.push(span.spanContext().spanId) // SERVER spans' ids are the record's
+  // SERVER spans' ids are the record's.
+  for (const span of spans) if (span.kind !== 1) order.push(span.spanContext().spanId)
   let next = 0
   return { write (target, offset) { target.write(order[next++ % order.length], offset, 8, 'hex') } }
 }

@@ -102,7 +102,9 @@ function resolveNames () {
   } catch (err) {
     reportInternalError('resolve names', err)
     for (const info of infos) {
-      if (info.key === null) finishInfo(info, { name: info.fn && info.fn.name ? info.fn.name : null, file: null, line: null })
+      if (info.key === null) {
+        finishInfo(info, { name: info.fn && info.fn.name ? info.fn.name : null, file: null, line: null })
+      }
     }
   } finally {
     lookup.close()
@@ -221,7 +223,8 @@ class FunctionLookup {
   sourceLines (scriptId, file, lineNumber, columnNumber, fn) {
     if (file !== null && path.isAbsolute(file)) {
       const source = this.readFile(file)
-      if (source !== null && holdsFunction(source, lineNumber, columnNumber, Function.prototype.toString.call(fn))) return source.lines
+      if (source !== null &&
+        holdsFunction(source, lineNumber, columnNumber, Function.prototype.toString.call(fn))) return source.lines
     }
     this.enableDebugger()
     const { scriptSource } = this.post('Debugger.getScriptSource', { scriptId })

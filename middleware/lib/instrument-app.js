@@ -167,7 +167,9 @@ class AppInstrumenter {
       this.instrumentRouter(handle, lookup)
       wrapContainerLayer(layer, containerInfo('router'), {
         refresh: () => {
-          if (handle.stack.length !== handle[kRouterState].knownLength) this.withLookup((l) => this.instrumentRouter(handle, l))
+          if (handle.stack.length !== handle[kRouterState].knownLength) {
+            this.withLookup((l) => this.instrumentRouter(handle, l))
+          }
         },
         discover: null
       })

@@ -48,7 +48,9 @@ class LazyPropagator {
   sdkPropagator () {
     if (this.propagator === null) {
       const { CompositePropagator, W3CTraceContextPropagator, W3CBaggagePropagator } = require('@opentelemetry/core')
-      this.propagator = new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] })
+      this.propagator = new CompositePropagator({
+        propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()]
+      })
     }
     return this.propagator
   }

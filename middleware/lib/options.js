@@ -89,7 +89,9 @@ function normalizeOptions (options, env = process.env) {
     throw invalidOption(codes.NB_ERR_ACTIVE_CONTEXT, 'activeContext', activeContext, 'true or false')
   }
 
-  return Object.freeze({ serviceName, exporter, sampleRatio, serverTiming, expose, access, maxQueueSize, maxOperations, activeContext })
+  return Object.freeze({
+    serviceName, exporter, sampleRatio, serverTiming, expose, access, maxQueueSize, maxOperations, activeContext
+  })
 }
 
 /** `access`: who may read nodebench's endpoints and reset the breakdown (access.js). Default: this machine. */

@@ -98,7 +98,8 @@ class ProtoWriter {
     const lower16 = (seconds & 0xffff) * 1e9
     const upper = (seconds / 65536 >>> 0) * 1e9
     const low32WithCarry = (lower16 >>> 0) + ((upper & 0xffff) * 65536 >>> 0) + nanos
-    const high = Math.floor(lower16 / TWO_POW_32) + (upper / 65536 >>> 0) + Math.floor(low32WithCarry / TWO_POW_32) >>> 0
+    const high = Math.floor(lower16 / TWO_POW_32) + (upper / 65536 >>> 0) +
+      Math.floor(low32WithCarry / TWO_POW_32) >>> 0
     this.ensure(8)
     this.buffer.writeUInt32LE(low32WithCarry >>> 0, this.pos)
     this.buffer.writeUInt32LE(high, this.pos + 4)

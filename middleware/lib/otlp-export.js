@@ -55,7 +55,8 @@ class EncodedBatch {
 class RecordExporter {
   /**
    * @param {object} options
-   * @param {import('@opentelemetry/resources').Resource | (() => import('@opentelemetry/resources').Resource)} options.resource
+   * @param {import('@opentelemetry/resources').Resource | (() => import('@opentelemetry/resources').Resource)}
+   *   options.resource
    *   the resource, or a function that makes it when the first batch is sent
    * @param {{ name: string, version?: string }} options.scope
    * @param {number} options.maxQueueSize spans waiting for export before new ones are dropped
@@ -65,7 +66,9 @@ class RecordExporter {
    * @param {object} [options.delegate] the OTLP export delegate (default: OTLP/HTTP protobuf, made at the first send)
    * @param {RecordSpanEncoder} [options.encoder]
    */
-  constructor ({ resource, scope, maxQueueSize, maxExportBatchSize, scheduledDelayMillis, exportTimeoutMillis, delegate, encoder }) {
+  constructor ({
+    resource, scope, maxQueueSize, maxExportBatchSize, scheduledDelayMillis, exportTimeoutMillis, delegate, encoder
+  }) {
     this.resourceOf = typeof resource === 'function' ? resource : () => resource
     this.resource = null
     this.scopeBytes = encodeScope(scope)
@@ -195,7 +198,8 @@ class RecordExporter {
       const resourceBytes = await this.resourceBytes
       const writer = batch.writer
       batch.writer = null
-      batch.body = frameExportRequest(resourceBytes, this.scopeBytes, writer.buffer.subarray(0, writer.pos), this.resource.schemaUrl)
+      const spans = writer.buffer.subarray(0, writer.pos)
+      batch.body = frameExportRequest(resourceBytes, this.scopeBytes, spans, this.resource.schemaUrl)
       if (this.spareWriters.length <= MAX_EXPORTS_IN_FLIGHT) this.spareWriters.push(writer)
     } catch (err) {
       reportInternalError('encode export request', err)

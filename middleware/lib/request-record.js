@@ -100,7 +100,8 @@ class RequestRecord {
     const index = this.segmentCount++
     const containers = this.containers
     this.infos.push(info)
-    this.times.push(performance.now(), -1, containers === null || containers.length === 0 ? -1 : containers[containers.length - 1])
+    this.times.push(performance.now(), -1,
+      containers === null || containers.length === 0 ? -1 : containers[containers.length - 1])
     return index
   }
 

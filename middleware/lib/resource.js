@@ -49,7 +49,10 @@ function detectResource (serviceName) {
     const hostDetector = process.platform === 'linux' ? linuxHostDetector : resources.hostDetector
     resource = resources.defaultResource()
       .merge(resources.detectResources({
-        detectors: [resources.envDetector, resources.processDetector, hostDetector, resources.osDetector, resources.serviceInstanceIdDetector]
+        detectors: [
+          resources.envDetector, resources.processDetector, hostDetector, resources.osDetector,
+          resources.serviceInstanceIdDetector
+        ]
       }))
       .merge(resources.resourceFromAttributes({ 'service.name': serviceName }))
     byServiceName.set(serviceName, resource)

@@ -88,7 +88,9 @@ function createSdkProvider ({ resource, exporter, batching, dropCounter }) {
     ...batching,
     selfObsMeterProvider: dropCounter.meterProvider
   })
-  const provider = new TracerProvider({ resource, sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }), spanProcessors: [processor] })
+  const provider = new TracerProvider({
+    resource, sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }), spanProcessors: [processor]
+  })
   return { provider, processor }
 }
 
@@ -103,7 +105,9 @@ const NO_EVENTS = Object.freeze([])
  * attributes, so nodebench hands them to its own BatchSpanProcessor directly.
  */
 class FinishedSpan {
-  constructor (name, kind, traceId, spanId, parentSpanContext, startTime, endTime, attributes, status, events, resource, scope) {
+  constructor (
+    name, kind, traceId, spanId, parentSpanContext, startTime, endTime, attributes, status, events, resource, scope
+  ) {
     this.name = name
     this.kind = kind
     this._spanContext = { traceId, spanId, traceFlags: api.TraceFlags.SAMPLED }

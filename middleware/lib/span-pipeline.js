@@ -118,7 +118,9 @@ class SpanPipeline {
     const { RandomIdGenerator } = require('@opentelemetry/sdk-trace')
     const dropCounter = sdk.createDropCounter()
     const resource = detectResource(this.config.serviceName)
-    const { provider, processor } = sdk.createSdkProvider({ resource, exporter: this.config.exporter, batching: this.batching, dropCounter })
+    const { provider, processor } = sdk.createSdkProvider({
+      resource, exporter: this.config.exporter, batching: this.batching, dropCounter
+    })
     const direct = new sdk.DirectSpanWriter(processor, resource, new RandomIdGenerator(), this.scope)
     return { provider, processor, direct, dropCounter }
   }
@@ -173,7 +175,9 @@ class SpanPipeline {
   createAppSpanPipeline () {
     const sdk = require('./sdk-spans')
     const dropCounter = sdk.createDropCounter()
-    const created = sdk.createSdkProvider({ resource: this.resource(), exporter: sdk.lazyOtlpTraceExporter(), batching: this.batching, dropCounter })
+    const created = sdk.createSdkProvider({
+      resource: this.resource(), exporter: sdk.lazyOtlpTraceExporter(), batching: this.batching, dropCounter
+    })
     this.processor = created.processor
     this.sdkDrops = dropCounter.count
     return created
@@ -230,7 +234,9 @@ class SpanPipeline {
     const parentContext = req.headers.traceparent !== undefined ? this.extract(req.headers) : api.ROOT_CONTEXT
     const remote = api.trace.getSpanContext(parentContext)
     const hasRemote = remote !== undefined && api.isSpanContextValid(remote)
-    const sampled = hasRemote ? (remote.traceFlags & api.TraceFlags.SAMPLED) !== 0 : Math.random() < this.config.sampleRatio
+    const sampled = hasRemote
+      ? (remote.traceFlags & api.TraceFlags.SAMPLED) !== 0
+      : Math.random() < this.config.sampleRatio
     if (!sampled) return null
     record.sampled = true
     let requestSpan
@@ -240,7 +246,9 @@ class SpanPipeline {
       record.spanId = randomSpanId()
       record.remoteParent = hasRemote ? remote : null
       if (!this.config.activeContext) return null
-      requestSpan = api.trace.wrapSpanContext({ traceId: record.traceId, spanId: record.spanId, traceFlags: api.TraceFlags.SAMPLED })
+      requestSpan = api.trace.wrapSpanContext({
+        traceId: record.traceId, spanId: record.spanId, traceFlags: api.TraceFlags.SAMPLED
+      })
     } else {
       requestSpan = this.tracer.startSpan(req.method, {
         kind: api.SpanKind.SERVER,

@@ -24,9 +24,12 @@ const ON = 'on'
  * Times every layer of the Express app it is mounted in.
  *
  * @param {object} [options]
- * @param {string} [options.serviceName] service name of the spans and the breakdown (default OTEL_SERVICE_NAME, else the script name)
- * @param {'otlp'|'none'|object} [options.exporter] 'otlp' (default), 'none' (breakdown only) or an OpenTelemetry SpanExporter
- * @param {number} [options.sampleRatio] fraction of requests exported as spans (default OTEL_TRACES_SAMPLER_ARG, else 1)
+ * @param {string} [options.serviceName] service name of the spans and the breakdown (default OTEL_SERVICE_NAME,
+ *   else the script name)
+ * @param {'otlp'|'none'|object} [options.exporter] 'otlp' (default), 'none' (breakdown only) or an OpenTelemetry
+ *   SpanExporter
+ * @param {number} [options.sampleRatio] fraction of requests exported as spans (default OTEL_TRACES_SAMPLER_ARG,
+ *   else 1)
  * @param {boolean|((req: object) => boolean)} [options.serverTiming] add a Server-Timing header with each
  *   segment's duration: to every response (true), or to those whose request the function accepts
  * @param {string|boolean} [options.expose] serve the breakdown at this path (true: '/__nodebench')

@@ -13,7 +13,9 @@ async function databaseOverview (req, catalog) {
   ])
   return {
     database: req.dbName,
-    stats: { collections: names.length, documents: stats.objects, dataSize: stats.dataSize, storageSize: stats.storageSize },
+    stats: {
+      collections: names.length, documents: stats.objects, dataSize: stats.dataSize, storageSize: stats.storageSize
+    },
     collections: names.map((name, i) => ({ name, count: counts[i] }))
   }
 }

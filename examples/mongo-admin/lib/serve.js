@@ -13,7 +13,9 @@ const SERVER_SELECTION_TIMEOUT_MS = 3000
  * A database that is down at start or goes away later does not stop the app: requests get 503 until it
  * is back, and the driver reconnects by itself.
  */
-async function startServer ({ uri, port, host, trace: traced, exporter, sampleRatio, requestLog, log = console.error }) {
+async function startServer ({
+  uri, port, host, trace: traced, exporter, sampleRatio, requestLog, log = console.error
+}) {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS })
   const trace = traced
     ? nodebenchTrace({ serviceName: 'mongo-admin', exporter, sampleRatio, expose: '/__nodebench' })

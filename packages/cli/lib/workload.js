@@ -215,7 +215,9 @@ function checkRequest (request, where, fail) {
   }
   const status = request.status === undefined ? 200 : request.status
   if (!Number.isInteger(status) || status < 100 || status > 599) fail(`${where}.status must be an HTTP status (100 to 599); received ${describe(request.status)}`)
-  return Object.freeze({ where, method: method.toUpperCase(), paths: Object.freeze(paths), headers: Object.freeze(lowerHeaders), body, status })
+  return Object.freeze({
+    where, method: method.toUpperCase(), paths: Object.freeze(paths), headers: Object.freeze(lowerHeaders), body, status
+  })
 }
 
 function fill (text, values, where, scenario) {
@@ -279,4 +281,6 @@ async function runHook (hook, where, workload, context) {
   return values
 }
 
-module.exports = { WORKLOAD_FILES, workloadFileIn, workloadFileOf, loadWorkload, checkWorkload, requestsOf, describeWorkload, runHook }
+module.exports = {
+  WORKLOAD_FILES, workloadFileIn, workloadFileOf, loadWorkload, checkWorkload, requestsOf, describeWorkload, runHook
+}

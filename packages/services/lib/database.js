@@ -142,8 +142,9 @@ async function waitUntilAnswering ({ watch, port, uri, readyTimeoutMs }) {
     if (watch.reason() !== null) return `${watch.reason()} before answering a ping on ${uri}`
     const remaining = deadline - Date.now()
     if (remaining <= 0) return `did not answer a ping on ${uri} within ${readyTimeoutMs} ms`
+    const pingTimeoutMs = Math.min(PING_TIMEOUT_MS, remaining)
     const answered = await acceptsConnections(port) &&
-      await Promise.race([pingDatabase(uri, { timeoutMs: Math.min(PING_TIMEOUT_MS, remaining) }), watch.exited.then(() => false)])
+      await Promise.race([pingDatabase(uri, { timeoutMs: pingTimeoutMs }), watch.exited.then(() => false)])
     // Another server on this port would answer too; the answer counts only if ours still runs.
     if (answered && watch.reason() === null) return null
     await sleep(READY_POLL_MS)
@@ -250,7 +251,9 @@ async function resolveDatabase (options = {}) {
   } = options
   if (env.MONGODB_URI) return { uri: env.MONGODB_URI, source: 'MONGODB_URI', stop: noop }
 
-  const { state, database } = await ensureRegisteredDatabase({ stateDir, dataDir, detached: false, onProgress, env, readyTimeoutMs })
+  const { state, database } = await ensureRegisteredDatabase({
+    stateDir, dataDir, detached: false, onProgress, env, readyTimeoutMs
+  })
   if (database === null) return { uri: state.uri, source: 'service', stop: noop }
 
   const unregister = () => removeState(SERVICE_NAME, { stateDir, pid: database.pid })
@@ -263,4 +266,6 @@ async function resolveDatabase (options = {}) {
   return { uri: database.uri, source: 'embedded', stop }
 }
 
-module.exports = { ferretdbBinary, ferretdbVersion, pingDatabase, startDatabase, ensureRegisteredDatabase, resolveDatabase, SERVICE_NAME }
+module.exports = {
+  ferretdbBinary, ferretdbVersion, pingDatabase, startDatabase, ensureRegisteredDatabase, resolveDatabase, SERVICE_NAME
+}

@@ -74,7 +74,10 @@ async function installDebianPackage (packageName, purpose, aptGet, env, onProgre
  * @param {string} [options.aptGet] the apt-get to run; default the one on PATH
  * @returns {Promise<string>}
  */
-async function ensureDebianExecutable ({ packageName, envVar, candidates, purpose, missing }, { onProgress = writeToStderr, env = process.env, canInstall, aptGet } = {}) {
+async function ensureDebianExecutable (
+  { packageName, envVar, candidates, purpose, missing },
+  { onProgress = writeToStderr, env = process.env, canInstall, aptGet } = {}
+) {
   if (env[envVar]) {
     if (isExecutableFile(env[envVar])) return env[envVar]
     throw missing(`${envVar} is ${JSON.stringify(env[envVar])}, which is not an executable file`)

@@ -163,7 +163,8 @@ async function nodeBinary (spec, options = {}) {
     throw errors.nodeUnavailable(asked, `the npm registry ships Node.js binaries for Linux and macOS on x64 and arm64, not for ${platform}-${arch}`)
   }
   const exact = /^\d+\.\d+\.\d+$/.test(asked)
-  if (exact && fs.existsSync(cachedBinary(userDir, asked))) return { version: asked, path: cachedBinary(userDir, asked) }
+  const cached = cachedBinary(userDir, asked)
+  if (exact && fs.existsSync(cached)) return { version: asked, path: cached }
 
   let version
   try {

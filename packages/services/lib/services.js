@@ -66,7 +66,8 @@ function stateDirOf ({ env = process.env, stateDir }) {
 async function startService (name, options = {}) {
   const service = serviceNamed(name)
   const { onProgress, env = process.env, readyTimeoutMs } = options
-  const { state, alreadyRunning } = await service.start({ stateDir: stateDirOf(options), onProgress, env, readyTimeoutMs })
+  const stateDir = stateDirOf(options)
+  const { state, alreadyRunning } = await service.start({ stateDir, onProgress, env, readyTimeoutMs })
   return { ...state, env: service.env(state), alreadyRunning }
 }
 
@@ -85,7 +86,9 @@ async function stopService (name, options = {}) {
 async function serviceStatus (name, options = {}) {
   const service = serviceNamed(name)
   const state = readState(name, { stateDir: stateDirOf(options) })
-  if (state === null) return { name, running: false, pid: null, uri: null, startedAt: null, owner: null, answering: false }
+  if (state === null) {
+    return { name, running: false, pid: null, uri: null, startedAt: null, owner: null, answering: false }
+  }
   const { pid, uri, startedAt, owner = null } = state
   return { name, running: true, pid, uri, startedAt, owner, answering: await service.answers(state) }
 }

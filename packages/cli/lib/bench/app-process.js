@@ -73,7 +73,8 @@ async function startCommand (config, { processes, env }) {
   // detached: the command runs in its own process group, so stopping it stops what the shell started.
   const stop = stopper(child, { group: true })
   try {
-    await waitUntilAnswering(base, { deadline: Date.now() + START_TIMEOUT_MS, exited: () => exitReason, tail: output.tail })
+    const deadline = Date.now() + START_TIMEOUT_MS
+    await waitUntilAnswering(base, { deadline, exited: () => exitReason, tail: output.tail })
   } catch (err) {
     await stop()
     throw err

@@ -25,7 +25,8 @@ function inspectCharts () {
  * @param {object} [options]
  * @param {string} [options.screenshotPath] default: report.png next to the report
  * @param {string} [options.chromiumPath] default: ensureChromium() (CHROMIUM_PATH, /usr/bin/chromium, or apt-get)
- * @returns {Promise<{ charts: number, emptyCharts: string[], consoleErrors: string[], externalRequests: string[], screenshot: string }>}
+ * @returns {Promise<{ charts: number, emptyCharts: string[], consoleErrors: string[], externalRequests: string[],
+ *   screenshot: string }>}
  */
 async function checkReportInBrowser (htmlPath, { screenshotPath, chromiumPath } = {}) {
   // playwright-core is needed only here (a development dependency of the CLI): required on use.

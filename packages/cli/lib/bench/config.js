@@ -123,7 +123,8 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
   for (const scenario of scenarios) {
     const definition = workload.scenarios[scenario]
     connections[scenario] = connectionsOverride ?? definition.connections
-    amounts[scenario] = duration !== null ? null : amountOverride ?? (quick ? definition.quickAmount : definition.amount)
+    const preset = quick ? definition.quickAmount : definition.amount
+    amounts[scenario] = duration !== null ? null : amountOverride ?? preset
   }
   if (values.flame && values.app === undefined && (values.cmd !== undefined || url !== null)) {
     throw usageError('--flame profiles an app nodebench starts itself: use --app (the default), not --cmd or --url')

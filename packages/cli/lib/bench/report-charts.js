@@ -62,7 +62,9 @@ function latencyChart (summary, scenario, label, format) {
 /** 2. Requests/s against processes, an HTML and a JSON line (min-max rules over repetitions): one per operation. */
 function throughputChart (summary, scenario, label) {
   const series = summary.throughput.filter((s) => s.scenario === scenario)
-  const values = series.flatMap((s) => s.points.map((p) => ({ processes: p.processes, format: s.format, mean: p.mean, min: p.min, max: p.max })))
+  const values = series.flatMap((s) => s.points.map((p) => ({
+    processes: p.processes, format: s.format, mean: p.mean, min: p.min, max: p.max
+  })))
   if (values.length === 0) return null
   const color = { field: 'format', type: 'nominal', scale: FORMAT_COLORS, title: 'format' }
   const x = { field: 'processes', type: 'ordinal', title: 'processes', axis: { labelAngle: 0 } }
@@ -124,7 +126,9 @@ function segmentOrder (operations) {
   const firstOrder = new Map()
   for (const operation of operations) {
     for (const segment of operation.segments || []) {
-      if (!firstOrder.has(segment.name) || segment.order < firstOrder.get(segment.name)) firstOrder.set(segment.name, segment.order)
+      if (!firstOrder.has(segment.name) || segment.order < firstOrder.get(segment.name)) {
+        firstOrder.set(segment.name, segment.order)
+      }
     }
   }
   return [...firstOrder.entries()].sort((a, b) => a[1] - b[1]).map(([name]) => name).concat('unattributed')

@@ -58,7 +58,11 @@ function dominantOf (workload, scenario) {
 function rateOf (value) {
   if (isNumber(value)) return { mean: value, min: value, max: value }
   if (value === null || typeof value !== 'object' || !isNumber(value.mean)) return null
-  return { mean: value.mean, min: isNumber(value.min) ? value.min : value.mean, max: isNumber(value.max) ? value.max : value.mean }
+  return {
+    mean: value.mean,
+    min: isNumber(value.min) ? value.min : value.mean,
+    max: isNumber(value.max) ? value.max : value.mean
+  }
 }
 
 /** The breakdown operation of a cell: its snapshot's operation with the cell's method, route and format. */
@@ -66,7 +70,8 @@ function operationOf (cell) {
   const wanted = cell.operation
   const operations = cell.breakdown && Array.isArray(cell.breakdown.operations) ? cell.breakdown.operations : []
   if (!wanted) return null
-  return operations.find((o) => o.method === wanted.method && o.route === wanted.route && o.format === wanted.format) || null
+  const matches = (o) => o.method === wanted.method && o.route === wanted.route && o.format === wanted.format
+  return operations.find(matches) || null
 }
 
 /** The segment with the largest share (a function that runs twice in a path is two segments). */
@@ -94,7 +99,12 @@ function responsesOf (cell, method, format) {
   const codes = cell.statusCodes && typeof cell.statusCodes === 'object' ? cell.statusCodes : null
   if (codes === null || Object.keys(codes).length === 0) {
     const redirected = isRedirect(expectedStatus === null ? 302 : expectedStatus)
-    return { unexpected: redirected ? 0 : non2xx, redirects: redirected ? non2xx : 0, unexpectedCodes: {}, codesKnown: false }
+    return {
+      unexpected: redirected ? 0 : non2xx,
+      redirects: redirected ? non2xx : 0,
+      unexpectedCodes: {},
+      codesKnown: false
+    }
   }
   let unexpected = 0
   let redirects = 0
@@ -187,13 +197,20 @@ function scalingSteps (series) {
     scenario: s.scenario,
     label: s.label,
     format: s.format,
-    steps: s.points.slice(1).map((point, i) => ({ from: s.points[i].processes, to: point.processes, gain: point.mean / s.points[i].mean }))
+    steps: s.points.slice(1).map((point, i) => ({
+      from: s.points[i].processes,
+      to: point.processes,
+      gain: point.mean / s.points[i].mean
+    }))
   }))
 }
 
 function sideOf (cell) {
   if (!cell || !cell.measured) return null
-  return { requestsPerSec: cell.requestsPerSec.mean, latencyMeanMs: isNumber(cell.latencyMs.mean) ? cell.latencyMs.mean : null }
+  return {
+    requestsPerSec: cell.requestsPerSec.mean,
+    latencyMeanMs: isNumber(cell.latencyMs.mean) ? cell.latencyMs.mean : null
+  }
 }
 
 /** HTML beside JSON per operation and process count; `jsonOverHtml` is null when a side is missing. */
@@ -215,7 +232,9 @@ function htmlVsJson (cells, scenarios, processes, workload) {
         json: jsonSide,
         missing: both ? null : [['html', html], ['json', json]].filter(([, c]) => !c || !c.measured).map(([f, c]) => `${f} ${c ? 'failed' : 'not measured'}`),
         jsonOverHtml: both ? jsonSide.requestsPerSec / htmlSide.requestsPerSec : null,
-        htmlOverJsonLatency: both && htmlSide.latencyMeanMs !== null && jsonSide.latencyMeanMs ? htmlSide.latencyMeanMs / jsonSide.latencyMeanMs : null
+        htmlOverJsonLatency: both && htmlSide.latencyMeanMs !== null && jsonSide.latencyMeanMs
+          ? htmlSide.latencyMeanMs / jsonSide.latencyMeanMs
+          : null
       })
     }
   }
@@ -234,13 +253,15 @@ function table1 (cells, scenarios, formats, workload) {
     for (const format of formats) {
       const here = {}
       const top = {}
-      for (const cell of cells.filter((c) => c.scenario === scenario && c.format === format && c.measured && c.operation)) {
+      const ofFormat = cells.filter((c) => c.scenario === scenario && c.format === format)
+      for (const cell of ofFormat.filter((c) => c.measured && c.operation)) {
         here[cell.processes] = cell.studyFunctionShare === null ? null : cell.studyFunctionShare * 100
         top[cell.processes] = cell.top
       }
       const studyShares = referenceOf(workload, scenario, 'shares', format) || {}
-      const failed = cells.filter((c) => c.scenario === scenario && c.format === format && c.failed).map((c) => c.processes)
-      rows.push({ scenario, label: scenarioLabel(workload, scenario), format, function: dominant, here, top, failed, study: { ...studyShares } })
+      const failed = ofFormat.filter((c) => c.failed).map((c) => c.processes)
+      const label = scenarioLabel(workload, scenario)
+      rows.push({ scenario, label, format, function: dominant, here, top, failed, study: { ...studyShares } })
     }
   }
   return rows
@@ -271,7 +292,8 @@ function responseSizes (cells, scenarios, formats, workload) {
   const rows = []
   for (const scenario of scenarios) {
     for (const format of formats) {
-      const sizes = cells.filter((c) => c.scenario === scenario && c.format === format && c.measured && c.bytesPerResponse !== null)
+      const sizes = cells
+        .filter((c) => c.scenario === scenario && c.format === format && c.measured && c.bytesPerResponse !== null)
         .sort((a, b) => a.processes - b.processes).map((c) => c.bytesPerResponse)
       if (sizes.length === 0) continue
       const studyBytes = referenceOf(workload, scenario, 'bytes', format)
@@ -317,7 +339,9 @@ function summarize (results) {
   const cells = rawCells.map((raw) => normalizeCell(raw, workload))
   const scenarios = ordered(Object.keys(workload.scenarios), config.scenarios || [], cells.map((c) => c.scenario))
   const formats = ordered(workload.formats, config.formats || [], cells.map((c) => c.format))
-  const processes = [...new Set([...(config.processes || []), ...cells.map((c) => c.processes)].map(Number).filter(Number.isFinite))].sort((a, b) => a - b)
+  const processCounts = [...(config.processes || []), ...cells.map((c) => c.processes)]
+    .map(Number).filter(Number.isFinite)
+  const processes = [...new Set(processCounts)].sort((a, b) => a - b)
   const throughput = throughputSeries(cells, scenarios, formats, workload)
   const sizes = responseSizes(cells, scenarios, formats, workload)
   const reference = workload.reference
@@ -335,10 +359,14 @@ function summarize (results) {
       intro: reference && typeof reference.source === 'string' ? `The study found (${reference.source}):` : 'The reference found:',
       repetitions: reference && isNumber(reference.repetitions) ? reference.repetitions : null
     },
-    scenarios: scenarios.map((name) => ({ name, label: scenarioLabel(workload, name), studyFunction: dominantOf(workload, name) })),
+    scenarios: scenarios.map((name) => ({
+      name, label: scenarioLabel(workload, name), studyFunction: dominantOf(workload, name)
+    })),
     formats,
     processes,
-    studyProcesses: reference && Array.isArray(reference.processes) ? reference.processes.map(Number).filter(Number.isFinite) : [],
+    studyProcesses: reference && Array.isArray(reference.processes)
+      ? reference.processes.map(Number).filter(Number.isFinite)
+      : [],
     cells,
     throughput,
     scaling: scalingSteps(throughput),

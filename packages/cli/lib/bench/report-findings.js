@@ -38,7 +38,8 @@ function jsonAgainstHtml (summary) {
     return `JSON beat HTML in all ${pairs} (operation and process count), in requests per second (${range} HTML's) ` +
       `and in mean latency, as the study found at every process count.${skippedText}`
   }
-  const htmlAhead = compared.filter((row) => row.jsonOverHtml <= 1 || (row.htmlOverJsonLatency !== null && row.htmlOverJsonLatency <= 1))
+  const htmlAhead = compared.filter((row) =>
+    row.jsonOverHtml <= 1 || (row.htmlOverJsonLatency !== null && row.htmlOverJsonLatency <= 1))
   const exceptions = htmlAhead.map((row) => `${pairName(row)} (JSON ${formatRate(row.json.requestsPerSec)} req/s, ${formatMs(row.json.latencyMeanMs)} ms; ` +
     `HTML ${formatRate(row.html.requestsPerSec)} req/s, ${formatMs(row.html.latencyMeanMs)} ms)`)
   return `JSON beat HTML in requests per second in ${faster.length} of ${pairs} and in mean latency in ${lowerLatency.length} of ${withLatency.length}, ` +
@@ -67,7 +68,8 @@ function collectionReadRatio (summary) {
 }
 
 function scaling (summary) {
-  const measuredCounts = [...new Set(summary.cells.filter((c) => c.measured).map((c) => c.processes))].sort((a, b) => a - b)
+  const measuredCounts = [...new Set(summary.cells.filter((c) => c.measured).map((c) => c.processes))]
+    .sort((a, b) => a - b)
   if (measuredCounts.length < 2) {
     return `Only ${measuredCounts.length ? processesText(measuredCounts[0]) : 'no process count'} measured: how throughput grows with processes is not shown.`
   }
@@ -124,7 +126,8 @@ function dominantFunction (summary) {
     sentence += `. Its share here: ${formatShare(Math.min(...shares))} to ${formatShare(Math.max(...shares))}`
     if (studyShares.length) sentence += ` (the study's Table 1: ${formatPercent(Math.min(...studyShares))} to ${formatPercent(Math.max(...studyShares))})`
   }
-  const differences = matching.filter((row) => row.studyPercent !== null).map((row) => row.hereShare * 100 - row.studyPercent)
+  const differences = matching.filter((row) => row.studyPercent !== null)
+    .map((row) => row.hereShare * 100 - row.studyPercent)
   if (differences.length) {
     const average = mean(differences)
     sentence += `, on average ${Math.abs(average).toFixed(2)} points ${average >= 0 ? 'above' : 'below'} the study's figure for the same cell`
@@ -141,7 +144,8 @@ function sizes (summary) {
 
 function problems (summary) {
   const failed = summary.cells.filter((c) => c.failed)
-  const unexpected = summary.cells.filter((c) => c.measured && (c.responses.unexpected > 0 || c.errors > 0 || c.timeouts > 0))
+  const unexpected = summary.cells.filter((c) =>
+    c.measured && (c.responses.unexpected > 0 || c.errors > 0 || c.timeouts > 0))
   const parts = []
   if (failed.length) {
     parts.push(`${failed.length} cell${failed.length === 1 ? '' : 's'} failed (${listText(failed.map((c) => c.title))}) and ` +
@@ -159,9 +163,13 @@ function findingsOf (summary) {
   // The study's findings are checked for a workload that carries the study as its reference
   // (examples/mongo-admin); any other workload gets the sentences about its own figures.
   if (summary.reference.source === null) {
-    return [scaling(summary), largestShares(summary), sizes(summary), problems(summary)].filter((sentence) => sentence !== null)
+    return [scaling(summary), largestShares(summary), sizes(summary), problems(summary)]
+      .filter((sentence) => sentence !== null)
   }
-  return [jsonAgainstHtml(summary), collectionReadRatio(summary), scaling(summary), dominantFunction(summary), sizes(summary), problems(summary)]
+  return [
+    jsonAgainstHtml(summary), collectionReadRatio(summary), scaling(summary), dominantFunction(summary), sizes(summary),
+    problems(summary)
+  ]
     .filter((sentence) => sentence !== null)
 }
 
@@ -174,7 +182,8 @@ function largestShares (summary) {
 function expectedCells (config) {
   const lists = [config.scenarios, config.formats, config.processes]
   if (!lists.every(Array.isArray)) return []
-  return config.scenarios.flatMap((scenario) => config.formats.flatMap((format) => config.processes.map((processes) => ({ scenario, format, processes: Number(processes) }))))
+  return config.scenarios.flatMap((scenario) => config.formats.flatMap((format) =>
+    config.processes.map((processes) => ({ scenario, format, processes: Number(processes) }))))
 }
 
 /** [scenario, requests] pairs from `config.amount`: one number for all, or one per scenario (null: by duration). */
@@ -191,7 +200,9 @@ function notesOf (summary) {
   for (const cell of cells.filter((c) => c.failed)) {
     notes.push({ kind: 'failed', text: `${cell.title}: failed: ${cell.failure}. Left out of the charts, the averages and the comparisons.` })
   }
-  const missing = expectedCells(config).filter((e) => !cells.some((c) => c.scenario === e.scenario && c.format === e.format && c.processes === e.processes))
+  const measuredCell = (e) => cells.some((c) =>
+    c.scenario === e.scenario && c.format === e.format && c.processes === e.processes)
+  const missing = expectedCells(config).filter((e) => !measuredCell(e))
   if (missing.length) {
     const names = missing.map((e) => `${labelOf(summary, e.scenario)} (${e.format}), ${processesText(e.processes)}`)
     notes.push({ kind: 'missing', text: `Configured but not in the results (the run stopped early?): ${listText(names)}.` })

@@ -54,8 +54,11 @@ function throughputTable (summary) {
     }
     return {
       warn: row.jsonOverHtml <= 1,
-      cells: [...start, formatRate(row.html.requestsPerSec), formatRate(row.json.requestsPerSec), formatRatio(row.jsonOverHtml),
-        formatMs(row.html.latencyMeanMs), formatMs(row.json.latencyMeanMs), formatRatio(row.htmlOverJsonLatency)]
+      cells: [
+        ...start,
+        formatRate(row.html.requestsPerSec), formatRate(row.json.requestsPerSec), formatRatio(row.jsonOverHtml),
+        formatMs(row.html.latencyMeanMs), formatMs(row.json.latencyMeanMs), formatRatio(row.htmlOverJsonLatency)
+      ]
     }
   })
   return { head, rows }
@@ -110,7 +113,11 @@ function segmentTable (operation) {
   const head = ['#', 'segment', 'kind', 'count', 'mean ms', 'p50 ms', 'p95 ms', 'p99 ms', 'share']
   const rows = (operation.segments || []).map((s) => ({
     share: s.share,
-    cells: [String(s.order + 1), s.name, s.kind, formatCount(s.count), formatMs(s.meanMs), formatMs(s.p50Ms), formatMs(s.p95Ms), formatMs(s.p99Ms), formatShare(s.share)]
+    cells: [
+      String(s.order + 1), s.name, s.kind, formatCount(s.count),
+      formatMs(s.meanMs), formatMs(s.p50Ms), formatMs(s.p95Ms),
+      formatMs(s.p99Ms), formatShare(s.share)
+    ]
   }))
   rows.push({ share: operation.unattributedShare, cells: ['', 'unattributed', '', '', '', '', '', '', formatShare(operation.unattributedShare)] })
   return { head, rows }

@@ -249,7 +249,8 @@ async function runCell (config, { scenario, format, processes }, { env, values, 
     record.operation = { method: sent.method, route: null, format: null }
     const load = { connections: record.connections, amount: record.amount, duration: record.duration }
     if (config.warmup > 0) {
-      await runAutocannon(app.base, sent, { connections: Math.min(record.connections, config.warmup), amount: config.warmup })
+      const warmup = { connections: Math.min(record.connections, config.warmup), amount: config.warmup }
+      await runAutocannon(app.base, sent, warmup)
     }
     const sample = await probeCell(app.base, sent, { scenario, format })
     await fetchBreakdown(app.base, 'DELETE')

@@ -129,7 +129,11 @@ async function profileScenarios (config, { env, stderr }) {
         durationSec: flameConfig.duration,
         connections: flameConfig.connections,
         flamegraphs: flamegraphs.map(({ format, html, load, analysis }) => ({
-          format, html: path.relative(config.outDir, html), load, samples: analysis.samples, nodebenchShare: analysis.nodebench.share
+          format,
+          html: path.relative(config.outDir, html),
+          load,
+          samples: analysis.samples,
+          nodebenchShare: analysis.nodebench.share
         })),
         comparison
       })
@@ -153,7 +157,8 @@ async function runBenchCommand (parsed, { stdout, stderr, env }) {
       database = await resolveDatabase({ env, onProgress: (message) => stderr.write(`${message}\n`) })
       appEnv.MONGODB_URI = database.uri
     }
-    outcome = await runBench(config, { env: appEnv, databaseSource: database && database.source, onCell: progress.onCell, log: progress.log })
+    const observers = { onCell: progress.onCell, log: progress.log }
+    outcome = await runBench(config, { env: appEnv, databaseSource: database && database.source, ...observers })
     if (config.flame !== null && !outcome.aborted) {
       progress.stop()
       outcome.results.flame = await profileScenarios(config, { env: appEnv, stderr })

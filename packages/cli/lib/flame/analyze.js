@@ -129,7 +129,8 @@ function summarizeSamples ({ source, samples }, { top }) {
  * @param {{ top?: number }} [options] how many functions to list (15)
  * @returns {{ source: 'v8-log'|'ticks', samples: number, idleSamples: number,
  *   categories: Array<{ category: string, samples: number, share: number }>,
- *   topFunctions: Array<{ name: string, file: string|null, line: number|null, category: string, samples: number, share: number }>,
+ *   topFunctions: Array<{ name: string, file: string|null, line: number|null, category: string, samples: number,
+ *     share: number }>,
  *   nodebench: { samples: number, share: number } }}
  *   `source`: what was read (see read-profile.js); 'ticks' has no V8 states. `samples`: the samples on CPU,
  *   the base of every share (0..1); `idleSamples`: the samples taken while idle, in no share. `categories`: the
@@ -173,7 +174,11 @@ function compareProfiles ({ html, json } = {}) {
     html: { source: html.source, samples: html.samples, idleSamples: html.idleSamples },
     json: { source: json.source, samples: json.samples, idleSamples: json.idleSamples },
     rows,
-    nodebench: { html: { ...html.nodebench }, json: { ...json.nodebench }, difference: html.nodebench.share - json.nodebench.share },
+    nodebench: {
+      html: { ...html.nodebench },
+      json: { ...json.nodebench },
+      difference: html.nodebench.share - json.nodebench.share
+    },
     topFunctions: { html: html.topFunctions, json: json.topFunctions }
   }
 }

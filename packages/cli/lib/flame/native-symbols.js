@@ -39,7 +39,9 @@ function readSharedLibraries (logPath) {
     const start = Number(match[2])
     const end = Number(match[3])
     const known = byName.get(name)
-    byName.set(name, known ? { name, start: Math.min(known.start, start), end: Math.max(known.end, end) } : { name, start, end })
+    // A name seen twice (code moved or logged again) covers both ranges.
+    if (known === undefined) byName.set(name, { name, start, end })
+    else byName.set(name, { name, start: Math.min(known.start, start), end: Math.max(known.end, end) })
   }
   const fd = fs.openSync(logPath, 'r')
   try {
@@ -72,7 +74,9 @@ function parseNm (text) {
   const symbols = []
   for (const line of text.split('\n')) {
     const match = TEXT_SYMBOL.exec(line)
-    if (match) symbols.push({ start: parseInt(match[1], 16), size: match[2] ? parseInt(match[2], 16) : 0, name: match[3] })
+    if (match) {
+      symbols.push({ start: parseInt(match[1], 16), size: match[2] ? parseInt(match[2], 16) : 0, name: match[3] })
+    }
   }
   return symbols
 }
@@ -90,12 +94,16 @@ function loadSymbols (file) {
     ? {
         starts: symbols.map((s) => s.start),
         // Without a size a symbol runs to the next one.
-        ends: symbols.map((s, i) => (s.size ? s.start + s.size : (symbols[i + 1] ? symbols[i + 1].start : s.start + 1))),
+        ends: symbols.map((s, i) => (s.size ? s.start + s.size : nextStart(symbols, i))),
         names: symbols.map((s) => s.name)
       }
     : null
   symbolCache.set(key, table)
   return table
+}
+
+function nextStart (symbols, i) {
+  return symbols[i + 1] ? symbols[i + 1].start : symbols[i].start + 1
 }
 
 function lastAtOrBelow (sorted, value) {

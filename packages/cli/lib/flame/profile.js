@@ -46,7 +46,8 @@ async function profileWith0x (config, format, { name, html, values, onProgress }
     onPort (port, done) {
       const base = `http://127.0.0.1:${String(port).trim()}`
       onProgress(`${config.scenario} (${format}): ${config.duration} s of load at ${base}`)
-      driveLoad({ base, workload: config.workload, scenario: config.scenario, format, values, duration: config.duration, connections: config.connections })
+      const size = { duration: config.duration, connections: config.connections }
+      driveLoad({ base, workload: config.workload, scenario: config.scenario, format, values, ...size })
         .then((outcome) => { load = outcome; done() }, done)
     }
   }
@@ -101,7 +102,9 @@ async function profileWithClinic (config, format, { name, html, values, onProgre
   fs.renameSync(path.join(dest, generated), html)
   const dataDir = path.join(dest, generated.replace(/\.html$/, ''))
   const loadLine = /nodebench flame: (\d+) requests, (\d+) unexpected statuses, (\d+) errors/.exec(output)
-  const load = loadLine === null ? null : { requests: Number(loadLine[1]), unexpectedStatus: Number(loadLine[2]), errors: Number(loadLine[3]) }
+  const load = loadLine === null
+    ? null
+    : { requests: Number(loadLine[1]), unexpectedStatus: Number(loadLine[2]), errors: Number(loadLine[3]) }
   return { html, dataDir, load }
 }
 

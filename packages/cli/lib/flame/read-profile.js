@@ -21,7 +21,9 @@ const { nativeSymbolizer } = require('./native-symbols')
 
 // V8's StateTag (include/v8-unwinder.h). deps/v8/tools/tickprocessor.mjs still calls 7 IDLE, from before
 // ATOMICS_WAIT was added; the log carries the engine's numbers.
-const VM_STATES = Object.freeze({ JS: 0, GC: 1, PARSER: 2, BYTECODE_COMPILER: 3, COMPILER: 4, OTHER: 5, EXTERNAL: 6, ATOMICS_WAIT: 7, IDLE: 8 })
+const VM_STATES = Object.freeze({
+  JS: 0, GC: 1, PARSER: 2, BYTECODE_COMPILER: 3, COMPILER: 4, OTHER: 5, EXTERNAL: 6, ATOMICS_WAIT: 7, IDLE: 8
+})
 
 // `name path:line:column`; the name may be empty or hold a space (`get foo`), the path too, so the path is
 // found by how paths start, and failing that after the last space. Code made by eval has no path.

@@ -31,7 +31,8 @@ function categoryTable (comparison) {
   return {
     head: ['category', 'HTML', 'JSON', 'HTML - JSON'],
     numeric: [false, true, true, true],
-    rows: comparison.rows.map((row) => [row.category, formatShare(row.html.share), formatShare(row.json.share), formatPoints(row.difference)])
+    rows: comparison.rows.map((row) =>
+      [row.category, formatShare(row.html.share), formatShare(row.json.share), formatPoints(row.difference)])
   }
 }
 
