@@ -117,7 +117,7 @@ module.exports = {
     }
   },
   reference: {
-    source: 'Performance Modeling of NodeJS and NoSQL Databases with AngularJS (CSUN MSc thesis, 2017)',
+    source: '"Performance Modeling of NodeJS and NoSQL Databases with AngularJS", CSUN MSc thesis, 2017',
     processes: [1, 2, 3, 4, 8],
     repetitions: 5,
     findings: [
