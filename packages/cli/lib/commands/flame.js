@@ -19,7 +19,6 @@ async function runFlame (config, { env, onProgress }) {
   let database = null
   const workload = config.workload
   const scenario = workload.scenarios[config.scenario]
-  const log = (message) => onProgress(message)
   // The profiled app inherits this process's environment (the profilers spawn it).
   const savedUri = process.env.MONGODB_URI
   try {
@@ -30,19 +29,22 @@ async function runFlame (config, { env, onProgress }) {
     } else if (env.MONGODB_URI) {
       process.env.MONGODB_URI = env.MONGODB_URI
     }
-    const values = await runHook(workload.setup, 'setup', workload, { env: process.env, log })
+    const values = await runHook(workload.setup, 'setup', workload, { env: process.env, log: onProgress })
     const flamegraphs = []
     for (const format of config.formats) {
       let result
       try {
         result = await profile(config, format, { values, onProgress })
       } finally {
-        // After writes, put the data back as the next format's load expects it.
-        await runHook(scenario.teardown, `scenario '${scenario.name}' teardown`, workload, { env: process.env, log, values })
+        // After writes, put the data back as the next format's load expects it. A teardown that fails is said,
+        // not thrown: it must not hide why the profile failed (as bench's runner does).
+        await runHook(scenario.teardown, `scenario '${scenario.name}' teardown`, workload, { env: process.env, log: onProgress, values })
+          .catch((err) => onProgress(err.message))
       }
       flamegraphs.push({ format, ...result, analysis: analyzeProfile(result.dataDir) })
     }
-    await runHook(workload.teardown, 'teardown', workload, { env: process.env, log, values })
+    await runHook(workload.teardown, 'teardown', workload, { env: process.env, log: onProgress, values })
+      .catch((err) => onProgress(err.message))
     const files = {}
     let comparison = null
     const html = flamegraphs.find((f) => f.format === 'html')
