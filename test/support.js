@@ -37,11 +37,14 @@ function request (url, { method = 'GET', agent = false, headers, body } = {}) {
   })
 }
 
-/** Runs `nodebench <argv>` in a process of its own; resolves to `{ code, stdout, stderr }`, never rejects. */
-function runCli (argv, { env = process.env, timeout = 300_000 } = {}) {
+/**
+ * Runs `nodebench <argv>` in a process of its own (`bin`: another copy of the command, such as an installed
+ * one); resolves to `{ code, stdout, stderr }`, never rejects.
+ */
+function runCli (argv, { env = process.env, timeout = 300_000, cwd, bin = NODEBENCH_BIN } = {}) {
   return new Promise((resolve) => {
-    const options = { env, timeout, maxBuffer: 64 * 1024 * 1024 }
-    execFile(process.execPath, [NODEBENCH_BIN, ...argv], options, (error, stdout, stderr) => {
+    const options = { env, timeout, cwd, maxBuffer: 64 * 1024 * 1024 }
+    execFile(process.execPath, [bin, ...argv], options, (error, stdout, stderr) => {
       resolve({ code: error ? error.code : 0, stdout, stderr })
     })
   })

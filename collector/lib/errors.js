@@ -11,4 +11,14 @@ const codes = codesOf([
   'NB_ERR_SINCE', 'NB_ERR_NO_TRACES', 'NB_ERR_APP_URL', 'NB_ERR_APP_UNREACHABLE', 'NB_ERR_APP_RESPONSE'
 ])
 
-module.exports = { codes, NodebenchError }
+/** The image of examples/mongo-admin/docker-compose.yml, which a test keeps equal. */
+const JAEGER_IMAGE = 'jaegertracing/jaeger:2.15.0'
+
+/** What to do instead of building Jaeger, for NB_ERR_GO_MISSING. */
+const JAEGER_ALTERNATIVES = Object.freeze([
+  `run Jaeger with Docker: \`docker run -d --name nodebench-jaeger -p 127.0.0.1:16686:16686 -p 127.0.0.1:4318:4318 ${JAEGER_IMAGE}\` ` +
+    '(its image also serves the UI)',
+  'or point nodebench at a running Jaeger: OTEL_EXPORTER_OTLP_ENDPOINT for the app, --jaeger <query-url> for reports'
+])
+
+module.exports = { codes, NodebenchError, JAEGER_IMAGE, JAEGER_ALTERNATIVES }

@@ -2,6 +2,7 @@
 
 const os = require('node:os')
 const { ensureGoBinary } = require('@nodebench/services')
+const { JAEGER_ALTERNATIVES } = require('./errors')
 
 // How nodebench builds Jaeger v2 from the Go module proxy, once. `go install` refuses
 // github.com/jaegertracing/jaeger (its go.mod has replace directives), so the module is downloaded and
@@ -13,11 +14,6 @@ const { ensureGoBinary } = require('@nodebench/services')
 const JAEGER_MODULE = 'github.com/jaegertracing/jaeger'
 const JAEGER_VERSION = 'v1.76.0' // the Go module's version; the binary is Jaeger 2.x
 
-const ALTERNATIVES = [
-  'run Jaeger with Docker: `docker compose -f examples/mongo-admin/docker-compose.yml up -d jaeger` (its image also serves the UI)',
-  'or point nodebench at a running Jaeger: OTEL_EXPORTER_OTLP_ENDPOINT for the app, --jaeger <query-url> for reports'
-]
-
 /** The path of the jaeger binary, built the first time (several minutes; seconds with a warm Go cache). */
 function jaegerBinary ({ onProgress, env = process.env } = {}) {
   return ensureGoBinary({
@@ -26,7 +22,7 @@ function jaegerBinary ({ onProgress, env = process.env } = {}) {
     version: JAEGER_VERSION,
     buildTime: 'several minutes',
     sourceFiles: [__filename],
-    alternatives: ALTERNATIVES,
+    alternatives: JAEGER_ALTERNATIVES,
     onProgress,
     env,
     async build ({ output, go }) {

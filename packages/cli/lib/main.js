@@ -19,20 +19,17 @@ const COMMANDS = Object.freeze({
 
 /**
  * Runs the nodebench command line `argv` (without node and the script). Resolves to the exit code: 0,
- * 1 when the command failed, 2 when the command line was not understood.
+ * 1 when the command failed, 2 when the command line was not understood (one line on stderr says why).
  */
 async function main (argv, { stdout = process.stdout, stderr = process.stderr, env = process.env } = {}) {
   let parsed
   try {
     parsed = parseArguments(argv, env)
   } catch (err) {
-    if (isNodebenchError(err) && err.code === codes.NB_ERR_USAGE) {
-      stderr.write(`nodebench: ${err.message}\n\n${USAGE}`)
-      return 2
-    }
-    // Input read while parsing (a workload file) that is not right: what was wrong, in one line.
+    // What was wrong, in one line; for a command line not understood, where the usage is.
     if (!isNodebenchError(err)) throw err
-    stderr.write(`nodebench: ${err.message}\n`)
+    const hint = err.code === codes.NB_ERR_USAGE ? ' (usage: nodebench --help)' : ''
+    stderr.write(`nodebench: ${err.message}${hint}\n`)
     return 2
   }
   try {

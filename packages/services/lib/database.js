@@ -1,7 +1,7 @@
 'use strict'
 
-// The embedded database: FerretDB (MongoDB wire protocol, SQLite backend) run by tools/ferretdb, a launcher
-// built from the Go module proxy on first use. Apps get their database from resolveDatabase: MONGODB_URI
+// The embedded database: FerretDB (MongoDB wire protocol, SQLite backend) run by this package's ferretdb/, a
+// launcher built from the Go module proxy on first use. Apps get their database from resolveDatabase: MONGODB_URI
 // when set, else the registered `db` service, else an embedded FerretDB that lives as long as the app.
 
 const fs = require('node:fs')
@@ -10,14 +10,15 @@ const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { MongoClient } = require('mongodb')
-const { ROOT_DIR, stateDir: defaultStateDir, databaseDataDir } = require('./cache-dirs')
+const { stateDir: defaultStateDir, databaseDataDir } = require('./cache-dirs')
 const { ensureGoBinary } = require('./go-binary')
 const { freeLoopbackPort, terminate } = require('./processes')
 const { readState, writeState, removeState } = require('./service-state')
 const { acquireLock } = require('./file-lock')
 const errors = require('./errors')
 
-const LAUNCHER_DIR = path.join(ROOT_DIR, 'tools', 'ferretdb')
+// Shipped in this package (its `files`), so an installed nodebench builds it as a checkout does.
+const LAUNCHER_DIR = path.join(__dirname, '..', 'ferretdb')
 const SERVICE_NAME = 'db'
 const PING_TIMEOUT_MS = 2000
 const READY_POLL_MS = 25

@@ -1,9 +1,7 @@
 'use strict'
 
-const path = require('node:path')
 const { inspect } = require('node:util')
 const { codesOf, NodebenchError } = require('@nodebench/errors')
-const { ROOT_DIR } = require('./cache-dirs')
 
 // What @nodebench/services throws at a user: NodebenchErrors of @nodebench/errors, whose table holds every
 // code. Each message says what went wrong and what to do instead; test/errors.test.js pins each one.
@@ -97,16 +95,20 @@ function nodeUnavailable (spec, reason) {
     'version such as 24.21.0) and a reachable npm registry (`npm config get registry`); once fetched, a version is cached')
 }
 
+/** The image of examples/mongo-admin/docker-compose.yml, which a test keeps equal. */
+const MONGODB_IMAGE = 'mongo:7'
+
 /** The alternatives to building FerretDB, for NB_ERR_GO_MISSING. */
 const DATABASE_ALTERNATIVES = Object.freeze([
   'set MONGODB_URI to a running MongoDB (for example MONGODB_URI=mongodb://127.0.0.1:27017/), or',
-  `start MongoDB with Docker: \`docker compose -f ${path.join(ROOT_DIR, 'examples', 'mongo-admin', 'docker-compose.yml')} up -d\`, ` +
+  `start MongoDB with Docker: \`docker run -d --name nodebench-mongo -p 127.0.0.1:27017:27017 ${MONGODB_IMAGE}\`, ` +
     'then set MONGODB_URI=mongodb://127.0.0.1:27017/'
 ])
 
 module.exports = {
   codes,
   NodebenchError,
+  MONGODB_IMAGE,
   invalidOption,
   goMissing,
   goBuildFailed,

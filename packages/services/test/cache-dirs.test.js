@@ -4,12 +4,24 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const os = require('node:os')
 const path = require('node:path')
-const { ROOT_DIR, PROJECT_CACHE_DIR, BIN_DIR, userCacheDir, stateDir, databaseDataDir } = require('../lib/cache-dirs')
+const { PROJECT_CACHE_DIR, BIN_DIR, projectCacheDirOf, userCacheDir, stateDir, databaseDataDir } = require('../lib/cache-dirs')
 
-test('the project cache is <root>/.cache, the root being the repository (where the root package.json is)', () => {
+const ROOT_DIR = path.resolve(__dirname, '..', '..', '..')
+
+test('in this checkout the project cache is <root>/.cache, the root being the repository', () => {
   assert.equal(require(path.join(ROOT_DIR, 'package.json')).name, 'nodebench')
   assert.equal(PROJECT_CACHE_DIR, path.join(ROOT_DIR, '.cache'))
   assert.equal(BIN_DIR, path.join(ROOT_DIR, '.cache', 'bin'))
+})
+
+test('installed from the registry, the project cache is node_modules/.cache/nodebench (npm\'s and pnpm\'s layouts)', () => {
+  const at = (...parts) => path.join(path.sep, ...parts)
+  assert.equal(projectCacheDirOf(at('app', 'node_modules', '@nodebench', 'services')), at('app', 'node_modules', '.cache', 'nodebench'))
+  assert.equal(projectCacheDirOf(at('app', 'node_modules', 'nodebench', 'node_modules', '@nodebench', 'services')),
+    at('app', 'node_modules', '.cache', 'nodebench'))
+  assert.equal(projectCacheDirOf(at('app', 'node_modules', '.pnpm', '@nodebench+services@0.1.0', 'node_modules', '@nodebench', 'services')),
+    at('app', 'node_modules', '.cache', 'nodebench'))
+  assert.equal(projectCacheDirOf(at('src', 'nodebench', 'packages', 'services')), at('src', 'nodebench', '.cache'))
 })
 
 test('per-user cache: NODEBENCH_CACHE_DIR, else $XDG_CACHE_HOME/nodebench, else ~/.cache/nodebench', () => {

@@ -2,10 +2,10 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
+const fs = require('node:fs')
 const path = require('node:path')
 const { errorCodes, NodebenchError } = require('..')
 const errors = require('../lib/errors')
-const { ROOT_DIR } = require('../lib/cache-dirs')
 
 // Every coded error, how it is made, and what its message must say. The tests of each module throw them
 // for real; this file pins the wording and that no code goes untested.
@@ -13,7 +13,7 @@ const CASES = [
   [errors.invalidOption('port', -1, 'an integer from 1 to 65535'), 'NB_ERR_INVALID_OPTION',
     /^option "port" must be an integer from 1 to 65535; received -1$/],
   [errors.goMissing('FerretDB', errors.DATABASE_ALTERNATIVES), 'NB_ERR_GO_MISSING',
-    /^building FerretDB needs Go .*not on PATH.*\n {2}- set MONGODB_URI to a running MongoDB .*\n {2}- start MongoDB with Docker: `docker compose -f \S+ up -d`/s],
+    /^building FerretDB needs Go .*not on PATH.*\n {2}- set MONGODB_URI to a running MongoDB .*\n {2}- start MongoDB with Docker: `docker run -d --name nodebench-mongo -p 127\.0\.0\.1:27017:27017 mongo:7`/s],
   [errors.goBuildFailed('FerretDB', 'v1.24.0', 'exit code 1', 'go: downloading\n\nmain.go:3: undefined: x\n'), 'NB_ERR_GO_BUILD',
     /^building FerretDB v1\.24\.0 with Go failed \(exit code 1\); the last lines of go's output:\n {2}go: downloading\n {2}main\.go:3: undefined: x$/],
   [errors.databaseStart('did not answer a ping on mongodb://127.0.0.1:1/ within 10 ms', '/tmp/ferretdb.log', 'a\nb\n'), 'NB_ERR_DB_START',
@@ -49,6 +49,8 @@ test('NB_ERR_CHROMIUM_MISSING quotes the end of a failed apt-get', () => {
   assert.match(err.message, /failed \(exit code 100\); the last lines of apt-get's output:\n {2}Reading package lists\.\.\.\n {2}E: Unable to locate package chromium\nInstall Debian's package/)
 })
 
-test('the Docker alternative names the compose file by its absolute path', () => {
-  assert.ok(errors.DATABASE_ALTERNATIVES[1].includes(path.join(ROOT_DIR, 'examples', 'mongo-admin', 'docker-compose.yml')))
+test('the Docker alternative runs the image of the example\'s compose file', () => {
+  const compose = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'examples', 'mongo-admin', 'docker-compose.yml'), 'utf8')
+  assert.equal(/^ {2}mongo:\n {4}image: (\S+)$/m.exec(compose)[1], errors.MONGODB_IMAGE)
+  assert.ok(errors.DATABASE_ALTERNATIVES[1].includes(` ${errors.MONGODB_IMAGE}\``))
 })

@@ -1,0 +1,13 @@
+'use strict'
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { JAEGER_IMAGE, JAEGER_ALTERNATIVES } = require('../lib/errors')
+
+test('the Docker alternative to building Jaeger runs the image of the example\'s compose file', () => {
+  const compose = fs.readFileSync(path.join(__dirname, '..', '..', 'examples', 'mongo-admin', 'docker-compose.yml'), 'utf8')
+  assert.equal(/^ {2}jaeger:\n {4}image: (\S+)$/m.exec(compose)[1], JAEGER_IMAGE)
+  assert.match(JAEGER_ALTERNATIVES[0], new RegExp(`^run Jaeger with Docker: \`docker run .*-p 127\\.0\\.0\\.1:4318:4318 ${JAEGER_IMAGE}\``))
+})

@@ -1,0 +1,104 @@
+'use strict'
+
+// The packages as the registry would ship them: each workspace package is packed with `npm pack` (its
+// `files` decide what goes in), unpacked into the node_modules of an app outside this checkout, and used
+// there. Third-party dependencies are linked from this checkout's node_modules, so the test needs no
+// registry. Nothing of a package may resolve a path into the checkout (its examples, tools or .cache).
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { execFileSync } = require('node:child_process')
+const { temporaryDir, runCli } = require('./support')
+
+const ROOT = path.join(__dirname, '..')
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+const PUBLISHED = ['packages/errors', 'packages/breakdown', 'middleware', 'packages/services', 'collector', 'packages/cli']
+const SHOP = path.join(ROOT, 'packages', 'cli', 'test', 'fixtures', 'shop')
+
+/** Where `name` is installed for the workspace package in `dir`: its own node_modules, else the root's. */
+function installedDependency (dir, name) {
+  for (const base of [path.join(ROOT, dir), ROOT]) {
+    const candidate = path.join(base, 'node_modules', name)
+    if (fs.existsSync(candidate)) return fs.realpathSync(candidate)
+  }
+  throw new Error(`${name}, a dependency of ${dir}, is not installed in this checkout`)
+}
+
+/** Packs every published package and installs the tarballs into `<app>/node_modules`; returns their names. */
+function installPacked (app, tarballs) {
+  const packed = JSON.parse(execFileSync(NPM, ['pack', '--json', '--pack-destination', tarballs,
+    ...PUBLISHED.flatMap((dir) => ['--workspace', dir])], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }))
+  const names = new Set(packed.map((entry) => entry.name))
+  const links = new Map()
+  for (const [index, entry] of packed.entries()) {
+    const target = path.join(app, 'node_modules', entry.name)
+    fs.mkdirSync(target, { recursive: true })
+    execFileSync('tar', ['-xzf', path.join(tarballs, entry.filename), '-C', target, '--strip-components=1'])
+    const { dependencies = {} } = require(path.join(target, 'package.json'))
+    for (const dependency of Object.keys(dependencies)) {
+      if (!names.has(dependency)) links.set(dependency, installedDependency(PUBLISHED[index], dependency))
+    }
+  }
+  links.set('express', installedDependency('packages/cli', 'express'))
+  for (const [name, real] of links) {
+    fs.mkdirSync(path.dirname(path.join(app, 'node_modules', name)), { recursive: true })
+    fs.symlinkSync(real, path.join(app, 'node_modules', name), 'dir')
+  }
+  return [...names]
+}
+
+// Run in the app: loads every package and reports what it resolved.
+const PROBE = `
+const path = require('node:path')
+const names = JSON.parse(process.argv[1])
+const resolved = Object.fromEntries(names.map((name) => [name, require.resolve(name)]))
+for (const name of names) require(name)
+const services = require('@nodebench/services')
+console.log(JSON.stringify({
+  resolved,
+  loaded: Object.keys(require.cache),
+  projectCacheDir: services.PROJECT_CACHE_DIR,
+  ferretdbVersion: services.ferretdbVersion(),
+  launcherBuild: require('node:fs').existsSync(path.join(path.dirname(require.resolve('@nodebench/services')), 'ferretdb', 'main.go'))
+}))
+`
+
+test('installed from their tarballs, the packages load without the checkout, and bench measures an app there', { timeout: 300_000 }, async (t) => {
+  const dir = fs.realpathSync(temporaryDir(t, 'nodebench-packed-'))
+  const app = path.join(dir, 'app')
+  const tarballs = path.join(dir, 'tarballs')
+  fs.mkdirSync(tarballs, { recursive: true })
+  fs.mkdirSync(app)
+  const names = installPacked(app, tarballs)
+  assert.deepEqual(names.sort(), ['@nodebench/breakdown', '@nodebench/collector', '@nodebench/errors', '@nodebench/services',
+    '@nodebench/trace', 'nodebench'])
+
+  const report = JSON.parse(execFileSync(process.execPath, ['-e', PROBE, JSON.stringify(names)], { cwd: app, encoding: 'utf8' }))
+  for (const [name, file] of Object.entries(report.resolved)) {
+    assert.ok(file.startsWith(path.join(app, 'node_modules') + path.sep), `${name} resolves in the app: ${file}`)
+  }
+  // Third-party modules are the checkout's installed ones (linked above); nothing else of it may load.
+  const intoCheckout = report.loaded.filter((file) => file.startsWith(ROOT + path.sep) &&
+    !path.relative(ROOT, file).split(path.sep).includes('node_modules'))
+  assert.deepEqual(intoCheckout, [], 'no module of the checkout is loaded')
+  assert.equal(report.projectCacheDir, path.join(app, 'node_modules', '.cache', 'nodebench'))
+  assert.match(report.ferretdbVersion, /^v1\.\d+\.\d+$/, 'the FerretDB launcher ships with @nodebench/services')
+  assert.equal(report.launcherBuild, true)
+
+  // The installed command, on an app of the user's own, with its own workload.
+  for (const file of ['server.js', 'nodebench.workload.js']) fs.copyFileSync(path.join(SHOP, file), path.join(app, file))
+  const bin = path.join(app, 'node_modules', 'nodebench', 'bin', 'nodebench.js')
+  const noApp = await runCli(['bench', '--quick'], { cwd: dir, bin })
+  assert.equal(noApp.code, 2)
+  assert.match(noApp.stderr, /^nodebench: bench: no app to measure: give --app <dir>.*\n$/)
+  const run = await runCli(['bench', '--cmd', `"${process.execPath}" server.js --port {port}`, '--url', 'http://127.0.0.1',
+    '--reps', '1', '--warmup', '0', '--amount', '200', '--processes', '1', '--out', path.join(dir, 'run')], { cwd: app, bin })
+  assert.equal(run.code, 0, run.stderr)
+  const results = JSON.parse(fs.readFileSync(path.join(dir, 'run', 'results.json'), 'utf8'))
+  assert.equal(results.workload.name, 'shop')
+  assert.deepEqual(results.cells.map((cell) => [cell.scenario, cell.status]), [['item-read', 'ok'], ['item-create', 'ok']])
+  const operation = results.cells[0].breakdown.operations.find((o) => o.route === '/items/:id')
+  assert.deepEqual(operation.segments.map((s) => s.name), ['jsonParser', 'id', 'renderItem'])
+})
