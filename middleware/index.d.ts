@@ -44,6 +44,15 @@ export interface NodebenchTraceOptions {
    * for the whole process, which every request then pays. (With instrumentation-http, its span is active anyway.)
    */
   activeContext?: boolean
+  /**
+   * The breakdown as OpenTelemetry metrics (http.server.request.duration and nodebench.segment.duration): true
+   * pushes OTLP every OTEL_METRIC_EXPORT_INTERVAL ms (60 s); `prometheus` serves the text format on a path of
+   * the app (guarded by access.read) or on a server of its own. Default false.
+   */
+  metrics?: boolean | {
+    otlp?: boolean | { intervalMs?: number }
+    prometheus?: false | string | { port: number, host?: string }
+  }
 }
 
 export type AccessRule = 'local' | 'anyone' | ((req: any) => boolean)

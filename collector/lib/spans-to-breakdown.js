@@ -107,6 +107,7 @@ function toRequest (span, segments) {
     route: attributes['http.route'] || '*',
     format: attributes['nodebench.format'] || 'other',
     responseTimeMs: nanosToMs(span.endNs - span.startNs),
+    statusCode: typeof status === 'number' ? status : 0,
     errored: span.status.code === STATUS_ERROR || (typeof status === 'number' && status >= 500),
     aborted: attributes['nodebench.aborted'] === true,
     segmentCount: segments.length,

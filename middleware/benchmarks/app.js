@@ -13,9 +13,12 @@ const { parseArgs } = require('node:util')
 
 // The default run: the four variants, plus nodebench's breakdown alone (exporter 'none').
 const DEFAULT_VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebench-0.1', 'nodebench-1', 'otel-official'])
-// Opt-in (--variants): what merely having an OpenTelemetry SDK loaded and registered costs the bare app, and
-// nodebench with its span pipeline started but no request sampled (the cost of deciding).
-const VARIANTS = Object.freeze([...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider', 'nodebench-0'])
+// Opt-in (--variants): what merely having an OpenTelemetry SDK loaded and registered costs the bare app,
+// nodebench with its span pipeline started but no request sampled (the cost of deciding), and the breakdown
+// with its metrics pushed over OTLP every second (60 times the default rate; compare with
+// nodebench-breakdown).
+const VARIANTS = Object.freeze([...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider', 'nodebench-0', 'nodebench-metrics'])
+const METRICS_INTERVAL_MS = 1000
 const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1 })
 const FLUSH_TIMEOUT_MS = 3000
 
@@ -171,9 +174,13 @@ function main () {
   let tracing = null
   if (variant.startsWith('nodebench-')) {
     const { nodebenchTrace } = require('@nodebench/trace')
-    tracing = variant === 'nodebench-breakdown'
-      ? nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'none' })
-      : nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'otlp', sampleRatio: SAMPLE_RATIOS[variant] })
+    if (variant === 'nodebench-breakdown') {
+      tracing = nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'none' })
+    } else if (variant === 'nodebench-metrics') {
+      tracing = nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'none', metrics: { otlp: { intervalMs: METRICS_INTERVAL_MS } } })
+    } else {
+      tracing = nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'otlp', sampleRatio: SAMPLE_RATIOS[variant] })
+    }
   }
   const server = http.createServer(createApp(express, tracing))
 

@@ -67,7 +67,7 @@ function countSpans (body) {
 }
 
 function createSink () {
-  const stats = { requests: 0, bytes: 0, spans: 0, undecodable: 0 }
+  const stats = { requests: 0, bytes: 0, spans: 0, undecodable: 0, metricExports: 0, metricBytes: 0 }
 
   const server = http.createServer(function handleOtlp (req, res) {
     if (req.method === 'POST' && req.url === '/v1/traces') {
@@ -87,6 +87,16 @@ function createSink () {
           'Content-Type': 'application/x-protobuf',
           'Content-Length': EMPTY_EXPORT_RESPONSE.length
         })
+        res.end(EMPTY_EXPORT_RESPONSE)
+      })
+      return
+    }
+    // The nodebench-metrics variant's pushes: accepted and counted, not decoded.
+    if (req.method === 'POST' && req.url === '/v1/metrics') {
+      stats.metricExports++
+      req.on('data', (chunk) => { stats.metricBytes += chunk.length })
+      req.on('end', () => {
+        res.writeHead(200, { 'Content-Type': 'application/x-protobuf', 'Content-Length': EMPTY_EXPORT_RESPONSE.length })
         res.end(EMPTY_EXPORT_RESPONSE)
       })
       return

@@ -253,7 +253,9 @@ function mergeAnswers (answers, missing) {
       aggregator.mergeState(state.breakdown)
       droppedSpans += state.droppedSpans
       internalErrors += state.internalErrors
-      for (const operation of state.breakdown.operations) requests += operation.responseTime.count
+      for (const operation of state.breakdown.operations) {
+        for (const responseTime of operation.responseTimes) requests += responseTime.count
+      }
     }
     requestsByPid.set(answer.pid, (requestsByPid.get(answer.pid) || 0) + requests)
   }

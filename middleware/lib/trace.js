@@ -13,6 +13,7 @@ const { copyFunctionIdentity } = require('./wrap-layer')
 const { resolveNames } = require('./function-names')
 const { reportInternalError, internalErrorCount } = require('./internal-errors')
 const { joinCluster, clusterBreakdownAvailable, requestClusterBreakdown } = require('./cluster-breakdown')
+const { createMetrics } = require('./metrics')
 
 // Per-request reads of `req` and `res` go through computed keys: Express gives each request and response a
 // map of their own, so a named read misses V8's inline caches (see request-record.js).
@@ -40,6 +41,8 @@ const ON = 'on'
  * @param {boolean} [options.activeContext] make the request span the active OpenTelemetry context while the app
  *   handles a sampled request, so spans the app creates become its children (default false: it switches on
  *   AsyncLocalStorage propagation for the whole process)
+ * @param {boolean|object} [options.metrics] export the breakdown as OpenTelemetry metrics: true (OTLP push), or
+ *   { otlp: true | { intervalMs }, prometheus: '/metrics' | { port, host } } (default false)
  * @returns {Function} Express middleware with breakdown(), reset(), flush() and shutdown()
  */
 function nodebenchTrace (options) {
@@ -49,6 +52,20 @@ function nodebenchTrace (options) {
   const exposePath = config.expose
   // Features that are off cost nothing on the request path: chosen here, once.
   const decorateResponse = config.serverTiming === false ? null : addServerTiming(config.serverTiming)
+  // With metrics on, a reset's figures that reach nobody (cluster-breakdown.js) come back here rather than
+  // into `aggregator`: the metrics counted them already, before the reset.
+  let absorbed = null
+  const metrics = config.metrics === false ? null : startMetrics()
+  const metricsPath = metrics === null ? null : metrics.path
+
+  function startMetrics () {
+    try {
+      return createMetrics(config, { view: () => aggregator, beforeCollect: resolveNames })
+    } catch (err) {
+      reportInternalError('start metrics', err)
+      return null
+    }
+  }
 
   function onResponseFinish () {
     finishRecord(this, false)
@@ -111,6 +128,17 @@ function nodebenchTrace (options) {
         reportInternalError('begin request', err)
       }
     }
+    if (metricsPath !== null && pathnameOf(req) === metricsPath) {
+      const record = recordOf(res)
+      if (record !== undefined) record.skip = true
+      try {
+        metrics.serve(req, res, config.access)
+      } catch (err) {
+        reportInternalError('serve metrics', err)
+        next(err)
+      }
+      return
+    }
     if (exposePath !== false && pathnameOf(req) === exposePath) {
       const record = recordOf(res)
       if (record !== undefined) record.skip = true
@@ -129,14 +157,26 @@ function nodebenchTrace (options) {
   function breakdown () {
     // The layers' names are resolved here, when first asked for, not while the app serves its first request.
     resolveNames()
-    const snapshot = aggregator.snapshot({ droppedSpans: spans.droppedSpans() })
+    const snapshot = breakdownAggregator().snapshot({ droppedSpans: spans.droppedSpans() })
+    if (metrics !== null) snapshot.dropped.metricExports = metrics.failedExports()
     const internalErrors = internalErrorCount()
     if (internalErrors > 0) snapshot.internalErrors = internalErrors
     return snapshot
   }
 
+  /** What the breakdown covers: the aggregator, and any reset figures given back to it. */
+  function breakdownAggregator () {
+    if (absorbed === null) return aggregator
+    const all = new BreakdownAggregator({ service: config.serviceName, maxOperations: config.maxOperations })
+    all.add(aggregator)
+    all.add(absorbed)
+    return all
+  }
+
   function reset () {
+    if (metrics !== null) metrics.fold(aggregator)
     aggregator.reset()
+    absorbed = null
   }
 
   /** What the expose path serves: this process's breakdown, or the whole cluster's when the primary merges. */
@@ -155,7 +195,12 @@ function nodebenchTrace (options) {
   /** Adds a merged breakdown state (a cluster reset nobody received) back to this process's aggregates. */
   function absorb (state) {
     try {
-      aggregator.mergeState(state)
+      if (metrics === null) {
+        aggregator.mergeState(state)
+      } else {
+        absorbed ??= new BreakdownAggregator({ service: config.serviceName, maxOperations: config.maxOperations })
+        absorbed.mergeState(state)
+      }
     } catch (err) {
       reportInternalError('keep a reset breakdown', err)
     }
@@ -165,7 +210,7 @@ function nodebenchTrace (options) {
     exportState (resetAfter) {
       resolveNames()
       const state = {
-        breakdown: aggregator.exportState(),
+        breakdown: breakdownAggregator().exportState(),
         droppedSpans: spans.droppedSpans(),
         internalErrors: internalErrorCount()
       }
@@ -178,8 +223,8 @@ function nodebenchTrace (options) {
   const middleware = nodebenchTraceMiddleware
   middleware.breakdown = breakdown
   middleware.reset = reset
-  middleware.flush = () => spans.flush()
-  middleware.shutdown = () => spans.shutdown()
+  middleware.flush = () => Promise.all([spans.flush(), metrics?.flush()]).then(() => {})
+  middleware.shutdown = () => Promise.all([spans.shutdown(), metrics?.shutdown()]).then(() => {})
   middleware.options = config
   return middleware
 }

@@ -25,7 +25,16 @@ const INVALID = [
   [{ access: { reset: 'everyone' } }, 'NB_ERR_ACCESS', /option "access\.reset" must be 'local' \(this machine only\), 'anyone', or a function \(req\) => boolean; received 'everyone'/],
   [{ maxQueueSize: 0 }, 'NB_ERR_MAX_QUEUE_SIZE', /option "maxQueueSize" must be a positive integer \(spans\); received 0/],
   [{ maxOperations: 2.5 }, 'NB_ERR_MAX_OPERATIONS', /option "maxOperations" must be a positive integer; received 2\.5/],
-  [{ activeContext: 1 }, 'NB_ERR_ACTIVE_CONTEXT', /option "activeContext" must be true or false; received 1/]
+  [{ activeContext: 1 }, 'NB_ERR_ACTIVE_CONTEXT', /option "activeContext" must be true or false; received 1/],
+  [{ metrics: 'prometheus' }, 'NB_ERR_METRICS', /option "metrics" must be false, true \(OTLP push\), or \{ otlp, prometheus \}; received 'prometheus'/],
+  [{ metrics: { push: true } }, 'NB_ERR_METRICS', /unknown key "push" in option "metrics"; expected otlp and prometheus/],
+  [{ metrics: {} }, 'NB_ERR_METRICS', /option "metrics" must be .*, with otlp or prometheus on; received \{\}/],
+  [{ metrics: { otlp: { intervalMs: 10 } } }, 'NB_ERR_METRICS', /option "metrics\.otlp\.intervalMs" must be a whole number of milliseconds, at least 100; received 10/],
+  [{ metrics: { otlp: { every: 5 } } }, 'NB_ERR_METRICS', /option "metrics\.otlp" must be true, false or \{ intervalMs \}/],
+  [{ metrics: { prometheus: 'metrics' } }, 'NB_ERR_METRICS', /option "metrics\.prometheus" must be false, a path on the app \("\/metrics"\), or \{ port, host \}.*; received 'metrics'/],
+  [{ expose: '/m', metrics: { prometheus: '/m' } }, 'NB_ERR_METRICS', /option "metrics\.prometheus" must be a path other than expose's \("\/m"\); received '\/m'/],
+  [{ metrics: { prometheus: { port: 70000 } } }, 'NB_ERR_METRICS', /option "metrics\.prometheus\.port" must be an integer from 1 to 65535; received 70000/],
+  [{ metrics: { prometheus: { port: 9464, host: '' } } }, 'NB_ERR_METRICS', /option "metrics\.prometheus\.host" must be an address to listen on/]
 ]
 
 for (const [options, code, message] of INVALID) {
@@ -67,6 +76,17 @@ test('defaults: otlp exporter, ratio 1, features off, frozen', () => {
   assert.equal(options.activeContext, false)
   assert.ok(Object.isFrozen(options))
   assert.deepEqual(Object.keys(options).sort(), [...KNOWN_OPTIONS].sort())
+})
+
+test('metrics: off by default; true is OTLP push every OTEL_METRIC_EXPORT_INTERVAL ms, else every 60 s', () => {
+  assert.equal(normalizeOptions({}, {}).metrics, false)
+  assert.deepEqual(normalizeOptions({ metrics: true }, {}).metrics, { otlp: { intervalMs: 60000 }, prometheus: false })
+  assert.deepEqual(normalizeOptions({ metrics: true }, { OTEL_METRIC_EXPORT_INTERVAL: '5000' }).metrics.otlp, { intervalMs: 5000 })
+  assert.deepEqual(normalizeOptions({ metrics: { otlp: { intervalMs: 1000 } } }, { OTEL_METRIC_EXPORT_INTERVAL: '5000' }).metrics.otlp, { intervalMs: 1000 })
+  assert.throws(() => normalizeOptions({ metrics: true }, { OTEL_METRIC_EXPORT_INTERVAL: 'soon' }),
+    /option "metrics\.otlp\.intervalMs \(from OTEL_METRIC_EXPORT_INTERVAL\)" must be a whole number of milliseconds, at least 100; received NaN/)
+  assert.deepEqual(normalizeOptions({ metrics: { prometheus: '/metrics' } }, {}).metrics, { otlp: false, prometheus: { path: '/metrics' } })
+  assert.deepEqual(normalizeOptions({ metrics: { prometheus: { port: 9464 } } }, {}).metrics.prometheus, { port: 9464, host: '0.0.0.0' })
 })
 
 test('expose: true means /__nodebench', () => {

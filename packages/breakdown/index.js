@@ -3,6 +3,7 @@
 const { SCHEMA_VERSION, BreakdownAggregator } = require('./lib/aggregator')
 const { renderTable, renderMarkdown, renderHtml, renderJson } = require('./lib/render')
 const { escapeHtml, escapeMarkdown } = require('./lib/escape')
+const { breakdownMetrics, REQUEST_METRIC, SEGMENT_METRIC, ATTRIBUTES, UNATTRIBUTED, BOUNDARIES_SECONDS } = require('./lib/metrics')
 
 module.exports = {
   SCHEMA_VERSION,
@@ -12,5 +13,11 @@ module.exports = {
   renderHtml,
   renderJson,
   escapeHtml,
-  escapeMarkdown
+  escapeMarkdown,
+  breakdownMetrics,
+  REQUEST_METRIC,
+  SEGMENT_METRIC,
+  METRIC_ATTRIBUTES: ATTRIBUTES,
+  UNATTRIBUTED,
+  BOUNDARIES_SECONDS
 }

@@ -3,6 +3,9 @@
 const hdr = require('hdr-histogram-js')
 
 const SCHEMA_VERSION = 1
+// The version of exportState()'s object, which only processes of the same nodebench exchange. 2: response
+// times per status code.
+const STATE_VERSION = 2
 
 // Durations are recorded in whole microseconds: 1 µs .. 1 hour, 2 significant digits (percentiles within
 // 1%). Plain 32-bit buckets: recordValue runs on every request for every segment, and measured ~110 ns
@@ -75,6 +78,22 @@ class DurationStats {
     if (this.count === 0) return 0
     // The histogram answers with its bucket's upper edge, which can lie above the exact maximum.
     return Math.min(this.histogram.getValueAtPercentile(p) / 1000, this.maxMs)
+  }
+
+  /** Adds the counts of `values` with an upper bound of at most each of `boundsMicros` (ascending) to `counts`. */
+  addBucketCounts (boundsMicros, counts) {
+    if (this.count === 0) return
+    const histogram = this.histogram
+    const last = Math.min(histogram.countsArrayIndex(toMicros(this.maxMs)), histogram.countsArrayLength - 1)
+    let bucket = 0
+    for (let index = 0; index <= last; index++) {
+      const n = histogram.getCountAtIndex(index)
+      if (n === 0) continue
+      // A value is counted in the first bound at or above its hdr bucket's highest value (1% resolution).
+      const value = histogram.highestEquivalentValue(histogram.valueFromIndex(index))
+      while (bucket < boundsMicros.length && boundsMicros[bucket] < value) bucket++
+      counts[bucket] += n
+    }
   }
 
   add (other) {
@@ -154,7 +173,11 @@ class OperationStats {
     this.format = format
     this.errors = 0
     this.aborted = 0
-    this.responseTime = new DurationStats()
+    // Response times per status code (0: unknown), the last one used at hand: an operation mostly answers
+    // with one status, and exported metrics carry it (http.response.status_code).
+    this.statuses = new Map()
+    this.lastStatus = -1
+    this.lastStatusStats = null
     this.segments = new Map()
     this.segmentSeq = 0
     // The layers of the last request's path, by position, and their statistics: the requests of one
@@ -162,6 +185,33 @@ class OperationStats {
     // its position last time rather than by a look-up in `segments`.
     this.pathInfos = []
     this.pathStats = []
+  }
+
+  responseTimeFor (status) {
+    if (status === this.lastStatus) return this.lastStatusStats
+    let stats = this.statuses.get(status)
+    if (stats === undefined) {
+      stats = new DurationStats()
+      this.statuses.set(status, stats)
+    }
+    this.lastStatus = status
+    this.lastStatusStats = stats
+    return stats
+  }
+
+  /** The response times of every status together. */
+  get responseTime () {
+    if (this.statuses.size === 1) return this.lastStatusStats
+    const all = new DurationStats()
+    for (const stats of this.statuses.values()) all.add(stats)
+    return all
+  }
+
+  /** The number of responses. */
+  get count () {
+    let count = 0
+    for (const stats of this.statuses.values()) count += stats.count
+    return count
   }
 
   segmentFor (info, position) {
@@ -250,7 +300,7 @@ class BreakdownAggregator {
       this.droppedOperations++
       return
     }
-    operation.responseTime.record(request.responseTimeMs)
+    operation.responseTimeFor(request.statusCode | 0).record(request.responseTimeMs)
     if (request.errored) operation.errors++
     if (request.aborted) operation.aborted++
     let position = 0
@@ -268,7 +318,7 @@ class BreakdownAggregator {
    */
   exportState () {
     return {
-      schema: SCHEMA_VERSION,
+      schema: STATE_VERSION,
       service: this.service,
       since: this.since,
       droppedOperations: this.droppedOperations,
@@ -278,7 +328,7 @@ class BreakdownAggregator {
         format: operation.format,
         errors: operation.errors,
         aborted: operation.aborted,
-        responseTime: operation.responseTime.exportState(),
+        responseTimes: Array.from(operation.statuses, ([status, stats]) => ({ status, ...stats.exportState() })),
         segments: mergedSegments(operation).map((segment) => ({
           key: segment.info.key,
           name: segment.info.name,
@@ -294,20 +344,23 @@ class BreakdownAggregator {
 
   /** Adds a state from `exportState()` (of this or another process) to this aggregator. */
   mergeState (state) {
-    if (state === null || typeof state !== 'object' || state.schema !== SCHEMA_VERSION || !Array.isArray(state.operations)) {
-      throw new TypeError(`mergeState: expected a breakdown state of schema ${SCHEMA_VERSION} (from exportState()); received ${state === null ? 'null' : typeof state}`)
+    if (state === null || typeof state !== 'object' || state.schema !== STATE_VERSION || !Array.isArray(state.operations)) {
+      throw new TypeError(`mergeState: expected a breakdown state of schema ${STATE_VERSION} (from exportState() of the same ` +
+        `nodebench); received ${state === null ? 'null' : typeof state === 'object' ? `schema ${state.schema}` : typeof state}`)
     }
     if (state.since < this.since) this.since = state.since
     this.droppedOperations += state.droppedOperations
     for (const operationState of state.operations) {
       const operation = this.operationFor(operationState.method, operationState.route, operationState.format)
       if (operation === undefined) {
-        this.droppedOperations += operationState.responseTime.count
+        for (const responseTime of operationState.responseTimes) this.droppedOperations += responseTime.count
         continue
       }
       operation.errors += operationState.errors
       operation.aborted += operationState.aborted
-      operation.responseTime.addState(operationState.responseTime)
+      for (const responseTime of operationState.responseTimes) {
+        operation.responseTimeFor(responseTime.status).addState(responseTime)
+      }
       for (const segmentState of operationState.segments) {
         let segment = operation.segments.get(segmentState.key)
         if (segment === undefined) {
@@ -317,6 +370,35 @@ class BreakdownAggregator {
         }
         segment.positionSum += segmentState.positionSum
         segment.addState(segmentState)
+      }
+    }
+  }
+
+  /**
+   * Adds everything `other` (another aggregator, of this process) holds to this one, as mergeState() does
+   * with a state, without encoding it.
+   */
+  add (other) {
+    if (other.since < this.since) this.since = other.since
+    this.droppedOperations += other.droppedOperations
+    for (const from of other.operations) {
+      const operation = this.operationFor(from.method, from.route, from.format)
+      if (operation === undefined) {
+        this.droppedOperations += from.count
+        continue
+      }
+      operation.errors += from.errors
+      operation.aborted += from.aborted
+      for (const [status, stats] of from.statuses) operation.responseTimeFor(status).add(stats)
+      for (const segment of mergedSegments(from)) {
+        const key = segmentKey(segment.info)
+        let into = operation.segments.get(key)
+        if (into === undefined) {
+          into = new SegmentStats(segment.info, operation.segmentSeq++)
+          operation.segments.set(key, into)
+        }
+        into.positionSum += segment.positionSum
+        into.add(segment)
       }
     }
   }
@@ -340,8 +422,7 @@ class BreakdownAggregator {
 function operationSnapshot (operation) {
   const responseTime = operation.responseTime
   const totalMs = responseTime.totalMs
-  const segments = mergedSegments(operation)
-    .sort((a, b) => a.positionSum / a.count - b.positionSum / b.count || a.firstSeen - b.firstSeen)
+  const segments = orderedSegments(operation)
   let attributedMs = 0
   const segmentSnapshots = segments.map((segment, order) => {
     attributedMs += segment.totalMs
@@ -380,6 +461,12 @@ function operationSnapshot (operation) {
   }
 }
 
+/** An operation's segments in path order: by mean position, then by when each was first seen. */
+function orderedSegments (operation) {
+  return mergedSegments(operation)
+    .sort((a, b) => a.positionSum / a.count - b.positionSum / b.count || a.firstSeen - b.firstSeen)
+}
+
 function compareOperations (a, b) {
   return compareText(a.route, b.route) || compareText(a.method, b.method) || compareText(a.format, b.format)
 }
@@ -394,6 +481,8 @@ function round (ms) {
 
 module.exports = {
   SCHEMA_VERSION,
+  STATE_VERSION,
+  orderedSegments,
   BreakdownAggregator,
   DurationStats,
   newHistogram,

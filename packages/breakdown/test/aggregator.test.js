@@ -137,7 +137,7 @@ test('states exported by several aggregators merge into exactly the snapshot one
 
 test('mergeState rejects what is not a state, and counts operations past maxOperations as dropped', () => {
   const aggregator = new BreakdownAggregator({ maxOperations: 1 })
-  assert.throws(() => aggregator.mergeState({ schema: 99, operations: [] }), /expected a breakdown state of schema 1/)
+  assert.throws(() => aggregator.mergeState({ schema: 99, operations: [] }), /expected a breakdown state of schema 2 \(from exportState\(\) of the same nodebench\); received schema 99/)
   assert.throws(() => aggregator.mergeState(null), /received null/)
   const other = new BreakdownAggregator()
   other.recordRequest(request('/a', 1, [[VIEW, 1]]))
