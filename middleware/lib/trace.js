@@ -129,29 +129,27 @@ function nodebenchTrace (options) {
       }
     }
     if (metricsPath !== null && pathnameOf(req) === metricsPath) {
-      const record = recordOf(res)
-      if (record !== undefined) record.skip = true
-      try {
-        metrics.serve(req, res, config.access)
-      } catch (err) {
-        reportInternalError('serve metrics', err)
-        next(err)
-      }
+      serveOwnPath(req, res, next, 'serve metrics', () => metrics.serve(req, res, config.access))
       return
     }
     if (exposePath !== false && pathnameOf(req) === exposePath) {
-      const record = recordOf(res)
-      if (record !== undefined) record.skip = true
-      try {
-        serveBreakdown(req, res, { access: config.access, source: breakdownSource })
-      } catch (err) {
-        reportInternalError('expose', err)
-        next(err)
-      }
+      serveOwnPath(req, res, next, 'expose', () => serveBreakdown(req, res, { access: config.access, source: breakdownSource }))
       return
     }
     if (context !== null) api.context.with(context, next)
     else next()
+  }
+
+  /** Answers a request to one of nodebench's own paths, which is not an operation of the app. */
+  function serveOwnPath (req, res, next, what, serve) {
+    const record = recordOf(res)
+    if (record !== undefined) record.skip = true
+    try {
+      serve()
+    } catch (err) {
+      reportInternalError(what, err)
+      next(err)
+    }
   }
 
   function breakdown () {
