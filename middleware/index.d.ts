@@ -47,7 +47,9 @@ export interface NodebenchTraceOptions {
   /**
    * The breakdown as OpenTelemetry metrics (http.server.request.duration and nodebench.segment.duration): true
    * pushes OTLP every OTEL_METRIC_EXPORT_INTERVAL ms (60 s); `prometheus` serves the text format on a path of
-   * the app (guarded by access.read) or on a server of its own. Default false.
+   * the app (guarded by access.read) or on a server of its own. Default: from OTEL_METRICS_EXPORTER (otlp,
+   * prometheus on OTEL_EXPORTER_PROMETHEUS_HOST:PORT, none), else false. In a node:cluster worker, a scrape
+   * port from the environment is left to nodebenchPrimary().
    */
   metrics?: boolean | {
     otlp?: boolean | { intervalMs?: number }
@@ -76,13 +78,18 @@ export declare function nodebenchTrace (options?: NodebenchTraceOptions): Nodebe
 
 /**
  * In a node:cluster primary: merge the workers' breakdowns, so `GET <expose>` on any worker answers for
- * the whole app (with `processes`) and `DELETE <expose>` resets every worker.
+ * the whole app (with `processes`) and `DELETE <expose>` resets every worker. With `metrics` (default: from
+ * OTEL_METRICS_EXPORTER), it also exports the whole cluster's breakdown as metrics: one scrape target for
+ * every worker, named after the workers' service.
  */
-export declare function nodebenchPrimary (options?: { timeoutMs?: number }): {
+export declare function nodebenchPrimary (options?: {
+  timeoutMs?: number
+  metrics?: boolean | { otlp?: boolean | { intervalMs?: number }, prometheus?: false | { port: number, host?: string } }
+}): {
   /** The merged breakdown of every traced worker (resetting them after when asked). */
   breakdown (options?: { reset?: boolean }): Promise<BreakdownSnapshot>
-  /** Stops listening to the workers. */
-  close (): void
+  /** Stops listening to the workers, and the metrics. */
+  close (): Promise<void>
 }
 
 export declare const errorCodes: Readonly<{
@@ -97,6 +104,7 @@ export declare const errorCodes: Readonly<{
   NB_ERR_MAX_QUEUE_SIZE: 'NB_ERR_MAX_QUEUE_SIZE'
   NB_ERR_MAX_OPERATIONS: 'NB_ERR_MAX_OPERATIONS'
   NB_ERR_ACTIVE_CONTEXT: 'NB_ERR_ACTIVE_CONTEXT'
+  NB_ERR_METRICS: 'NB_ERR_METRICS'
   NB_ERR_CLUSTER: 'NB_ERR_CLUSTER'
 }>
 

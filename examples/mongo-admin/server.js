@@ -111,7 +111,7 @@ async function runCluster (options, uri) {
   return async () => {
     shuttingDown = true
     await stopWorkers()
-    if (nodebenchCluster !== null) nodebenchCluster.close()
+    if (nodebenchCluster !== null) await nodebenchCluster.close()
   }
 }
 

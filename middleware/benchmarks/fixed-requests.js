@@ -11,10 +11,13 @@
 // program runs. Without it, it serves up to the last checkpoint and exits.
 //
 // With a sink it prints `sink received <spans> spans (<bytes> bytes) in <exports> exports` at the end, once the
-// tracer has flushed: what the exporter delivered, read from the sink's /stats.
+// tracer has flushed: what the exporter delivered, read from the sink's /stats (for nodebench-metrics,
+// `sink received <exports> metric exports (<bytes> bytes)`).
 //
-// Variants: bare, nodebench-breakdown (exporter 'none'), and nodebench-0 / nodebench-0.1 / nodebench-1
-// (exporter 'otlp' at that sampleRatio, to otlp-sink.js, which reads and discards each export). The sink runs
+// Variants: bare, nodebench-breakdown (exporter 'none'), nodebench-0 / nodebench-0.1 / nodebench-1
+// (exporter 'otlp' at that sampleRatio, to otlp-sink.js, which reads and discards each export), and
+// nodebench-metrics (the breakdown, no spans, its metrics pushed over OTLP to the sink every 1,000 requests:
+// a count, not a time, so that the pushes per request do not depend on how fast valgrind runs the app). The sink runs
 // as its own process, as a collector does, so the instructions counted are the exporter's (encode, send, read
 // the answer) and not the collector's; under valgrind it is not traced (callgrind's --trace-children=no).
 
@@ -27,7 +30,10 @@ const { createApp } = require('./app')
 const { spawnServer, stopServer } = require('./child-server')
 
 const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1 })
-const VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', ...Object.keys(SAMPLE_RATIOS)])
+const METRICS_EVERY = 1000
+// The reader's own schedule, far off: the pushes are the forced ones, every METRICS_EVERY requests.
+const METRICS_INTERVAL_MS = 24 * 60 * 60 * 1000
+const VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', ...Object.keys(SAMPLE_RATIOS), 'nodebench-metrics'])
 const CONCURRENCY = 4
 
 const [variant, checkpointsText, pauseFlag] = process.argv.slice(2)
@@ -52,7 +58,7 @@ function checkpoint (lines, served) {
 }
 
 async function main () {
-  const sink = variant in SAMPLE_RATIOS
+  const sink = variant in SAMPLE_RATIOS || variant === 'nodebench-metrics'
     ? spawnServer(path.join(__dirname, 'otlp-sink.js'), ['--port', '0'], { env: process.env, name: 'otlp-sink', log })
     : null
   if (sink !== null) {
@@ -63,7 +69,9 @@ async function main () {
     ? null
     : variant === 'nodebench-breakdown'
       ? nodebenchTrace({ exporter: 'none' })
-      : nodebenchTrace({ exporter: 'otlp', sampleRatio: SAMPLE_RATIOS[variant] })
+      : variant === 'nodebench-metrics'
+        ? nodebenchTrace({ exporter: 'none', metrics: { otlp: { intervalMs: METRICS_INTERVAL_MS } } })
+        : nodebenchTrace({ exporter: 'otlp', sampleRatio: SAMPLE_RATIOS[variant] })
   const app = createApp(express, tracing)
   const lines = paused ? readline.createInterface({ input: process.stdin }) : null
   const server = app.listen(0, '127.0.0.1', async () => {
@@ -86,6 +94,7 @@ async function main () {
       for (const until of checkpoints) {
         for (; served < until; served += CONCURRENCY) {
           await Promise.all([get(served), get(served + 1), get(served + 2), get(served + 3)])
+          if (variant === 'nodebench-metrics' && (served + CONCURRENCY) % METRICS_EVERY === 0) await tracing.flush()
         }
         await checkpoint(lines, served)
       }
@@ -96,7 +105,11 @@ async function main () {
       if (tracing !== null) await tracing.shutdown()
       if (sink !== null) {
         const stats = await (await fetch(`${await sink.listening}/stats`)).json()
-        process.stdout.write(`sink received ${stats.spans} spans (${stats.bytes} bytes) in ${stats.requests} exports\n`)
+        if (variant === 'nodebench-metrics') {
+          process.stdout.write(`sink received ${stats.metricExports} metric exports (${stats.metricBytes} bytes)\n`)
+        } else {
+          process.stdout.write(`sink received ${stats.spans} spans (${stats.bytes} bytes) in ${stats.requests} exports\n`)
+        }
         await stopServer(sink, log)
       }
     }

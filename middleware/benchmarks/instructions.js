@@ -32,7 +32,7 @@ const { parseArgs } = require('node:util')
 const { spawn, execFile } = require('node:child_process')
 const { ensureValgrind, nodeBinary } = require('@nodebench/services')
 
-const VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1'])
+const VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1', 'nodebench-metrics'])
 const DEFAULT_CHECKPOINTS = '10000,30000,50000'
 // Generous: a checkpoint can take minutes to reach under valgrind.
 const RUN_TIMEOUT_MS = 3 * 60 * 60 * 1000

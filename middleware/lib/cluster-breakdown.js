@@ -4,18 +4,27 @@ const cluster = require('node:cluster')
 const { BreakdownAggregator } = require('@nodebench/breakdown')
 const { reportInternalError } = require('./internal-errors')
 const { codes, NodebenchError, NodebenchTypeError } = require('./errors')
+const { normalizeMetrics } = require('./metrics-options')
 
 // One breakdown for a whole node:cluster app. Each worker aggregates its own requests; a request to the
 // expose path lands on one worker, which asks the primary; the primary collects every traced worker's
 // aggregator state over the cluster's IPC channel, merges them exactly (histograms included) and answers.
 //
 // Messages, all marked `nodebench: <type>`:
-//   worker -> primary  hello                    a traced worker exists (sent when nodebenchTrace() is built)
-//   primary -> worker  primary-ready {timeoutMs} the primary merges; expose may ask it
+//   worker -> primary  hello {service}          a traced worker exists (sent when nodebenchTrace() is built)
+//   primary -> worker  primary-ready {timeoutMs, metrics} the primary merges; expose may ask it; with
+//                                               `metrics`, keep what resets clear (the lifetime figures)
 //   worker -> primary  breakdown {id, reset}    expose was requested on this worker
-//   primary -> worker  collect {id, reset}      send your state (and reset it when asked)
+//   primary -> worker  collect {id, reset, lifetime} send your state (and reset it when asked), or with
+//                                               `lifetime` everything you served (for the metrics)
 //   worker -> primary  state {id, states}       the states of this worker's traces
 //   primary -> worker  breakdown-result {id, snapshot, state? | error}
+//
+// With metrics (nodebenchPrimary({ metrics }), or OTEL_METRICS_EXPORTER=prometheus), the primary serves one
+// scrape target for the whole cluster, as prom-client's AggregatorRegistry does: each scrape merges every
+// worker's lifetime figures. The figures of a worker that exits, or does not answer a scrape in time, are its
+// last answer's, so the cluster's counters never go back (what a dead worker served after its last scrape is
+// lost).
 //
 // A reset never loses what it reset. A worker that answers a resetting collect after the primary stopped
 // waiting has reset itself already: the primary keeps its state for the next breakdown. A resetting result
@@ -52,7 +61,7 @@ function joinCluster (trace) {
     workerListening = true
     process.on('message', onWorkerMessage)
   }
-  send({ nodebench: 'hello' })
+  send({ nodebench: 'hello', service: trace.service })
   return true
 }
 
@@ -63,16 +72,20 @@ function onWorkerMessage (message) {
       case 'primary-ready':
         primaryReady = true
         if (Number.isInteger(message.timeoutMs) && message.timeoutMs > 0) primaryTimeoutMs = message.timeoutMs
+        if (message.metrics === true) for (const trace of workerTraces) trace.keepLifetime()
         break
-      case 'collect':
+      case 'collect': {
+        const lifetime = message.lifetime === true
+        const reset = message.reset === true && !lifetime
         send({
           nodebench: 'state',
           id: message.id,
           pid: process.pid,
-          reset: message.reset === true,
-          states: workerTraces.map((trace) => trace.exportState(message.reset === true))
+          reset,
+          states: workerTraces.map((trace) => trace.exportState(reset, { lifetime }))
         })
         break
+      }
       case 'breakdown-result': {
         const pending = pendingBreakdowns.get(message.id)
         if (pending === undefined) {
@@ -135,29 +148,41 @@ function requestClusterBreakdown ({ reset = false, timeoutMs = primaryTimeoutMs 
  * with one snapshot for the whole app (and `DELETE` resets every worker). Call it in the primary, before
  * or after forking.
  *
+ * With `metrics` (or OTEL_METRICS_EXPORTER=prometheus and OTEL_EXPORTER_PROMETHEUS_PORT), it also serves the
+ * whole cluster's breakdown as metrics: one Prometheus scrape target (and/or OTLP push) for all the workers,
+ * named after the workers' service, from when the first traced worker has started.
+ *
  * @param {object} [options]
  * @param {number} [options.timeoutMs] how long to wait for the workers' states (default 5000)
- * @returns {{ breakdown: (options?: { reset?: boolean }) => Promise<object>, close: () => void }}
+ * @param {boolean|object} [options.metrics] the cluster's breakdown as OpenTelemetry metrics: true (OTLP push)
+ *   or { otlp: true | { intervalMs }, prometheus: { port, host } } (default: from OTEL_METRICS_EXPORTER)
+ * @returns {{ breakdown: (options?: { reset?: boolean }) => Promise<object>, close: () => Promise<void> }}
  */
-function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
+function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS, metrics: metricsOption } = {}) {
   if (!cluster.isPrimary) {
     throw new NodebenchError(codes.NB_ERR_CLUSTER, 'nodebenchPrimary() runs in the node:cluster primary; in a worker use nodebenchTrace({ expose })')
   }
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) {
     throw new NodebenchTypeError(codes.NB_ERR_CLUSTER, `nodebenchPrimary: timeoutMs must be a positive integer (milliseconds); received ${timeoutMs}`)
   }
+  const metricsConfig = normalizeMetrics(metricsOption, process.env, { where: 'nodebenchPrimary', role: 'primary' })
   const tracedWorkers = new Set()
   const collections = new Map()
   let nextCollectId = 1
   // Answers to resetting collects that came after the primary stopped waiting: their workers reset already.
   let lateAnswers = []
+  // For the metrics: each worker's last lifetime states, and the merged ones of workers that exited.
+  const lastLifetime = new Map()
+  let departed = null
+  let metrics = null
 
   function onMessage (worker, message) {
     if (message === null || typeof message !== 'object' || typeof message.nodebench !== 'string') return
     switch (message.nodebench) {
       case 'hello':
         tracedWorkers.add(worker)
-        worker.send({ nodebench: 'primary-ready', timeoutMs })
+        worker.send({ nodebench: 'primary-ready', timeoutMs, metrics: metricsConfig !== false })
+        if (metricsConfig !== false && metrics === null) startMetrics(typeof message.service === 'string' ? message.service : 'unknown')
         break
       case 'breakdown': {
         const reset = message.reset === true
@@ -180,10 +205,43 @@ function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
   function onExit (worker) {
     tracedWorkers.delete(worker)
     for (const collection of collections.values()) collection.forget(worker)
+    const states = lastLifetime.get(worker)
+    if (states === undefined) return
+    lastLifetime.delete(worker)
+    try {
+      departed ??= new BreakdownAggregator({ service: states[0]?.breakdown.service })
+      for (const state of states) departed.mergeState(state.breakdown)
+    } catch (err) {
+      reportInternalError('keep an exited worker\'s metrics', err)
+    }
   }
 
-  /** Every traced worker's state (reset after when asked), merged: `{ snapshot, state }`. */
-  function collectAnswers (reset) {
+  /** Starts the cluster's metrics, named after the workers' service (the resource is made once). */
+  function startMetrics (serviceName) {
+    try {
+      const { createMetrics } = require('./metrics')
+      metrics = createMetrics({ serviceName, metrics: metricsConfig }, { view: lifetimeOfWorkers })
+    } catch (err) {
+      reportInternalError('start the cluster\'s metrics', err)
+    }
+  }
+
+  /** Everything the cluster served: every worker's lifetime figures (the last known for the silent), merged. */
+  async function lifetimeOfWorkers () {
+    await collectAnswers(false, { lifetime: true })
+    const aggregator = new BreakdownAggregator()
+    if (departed !== null) aggregator.add(departed)
+    for (const states of lastLifetime.values()) {
+      for (const state of states) aggregator.mergeState(state.breakdown)
+    }
+    return aggregator
+  }
+
+  /**
+   * Every traced worker's state (reset after when asked), merged: `{ snapshot, state }`. With `lifetime`,
+   * each worker's answer is kept in `lastLifetime` instead (and nothing is reset).
+   */
+  function collectAnswers (reset, { lifetime = false } = {}) {
     return new Promise((resolve) => {
       const id = nextCollectId++
       const waiting = new Set()
@@ -191,6 +249,7 @@ function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
       const finish = () => {
         clearTimeout(timer)
         collections.delete(id)
+        if (lifetime) return resolve(null)
         // Late answers of earlier resets belong to whichever breakdown comes next; a reset takes them.
         const carried = lateAnswers
         if (reset) lateAnswers = []
@@ -200,7 +259,8 @@ function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
       collections.set(id, {
         answer (worker, message) {
           if (!waiting.delete(worker)) return
-          answers.push(message)
+          if (lifetime) lastLifetime.set(worker, message.states)
+          else answers.push(message)
           if (waiting.size === 0) finish()
         },
         forget (worker) {
@@ -210,7 +270,7 @@ function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
       for (const worker of tracedWorkers) {
         if (worker.isConnected()) {
           waiting.add(worker)
-          sendTo(worker, { nodebench: 'collect', id, reset })
+          sendTo(worker, { nodebench: 'collect', id, reset, lifetime })
         }
       }
       if (waiting.size === 0) finish()
@@ -224,6 +284,7 @@ function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
     close () {
       cluster.off('message', onMessage)
       cluster.off('exit', onExit)
+      return metrics === null ? Promise.resolve() : metrics.shutdown()
     }
   }
 }

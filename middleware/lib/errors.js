@@ -18,9 +18,9 @@ function describe (value) {
 }
 
 /** `invalidOption(codes.NB_ERR_SAMPLE_RATIO, 'sampleRatio', 2, 'a number from 0 to 1')`. */
-function invalidOption (code, option, received, expected) {
+function invalidOption (code, option, received, expected, where = 'nodebenchTrace') {
   return new NodebenchTypeError(code,
-    `nodebenchTrace: option "${option}" must be ${expected}; received ${describe(received)}`)
+    `${where}: option "${option}" must be ${expected}; received ${describe(received)}`)
 }
 
 module.exports = { codes, NodebenchError, NodebenchTypeError, invalidOption, describe }

@@ -12,9 +12,10 @@ const { reportInternalError } = require('./internal-errors')
 // points when they collect (@nodebench/breakdown's metrics.js says which series). The MeterProvider is a
 // private one, not registered globally: the app's own metrics setup stays the app's.
 //
-// Cumulative figures never go back while the process lives: a reset of the breakdown (DELETE on the expose
-// path, between bench cells) adds what it clears to `base` first. An export that fails (an unreachable
-// endpoint) is counted and dropped; nothing queues, and the next export carries the totals.
+// Cumulative figures never go back while the process lives: `view` gives everything it served, resets of the
+// breakdown (DELETE on the expose path, between bench cells) included (trace.js keeps what they cleared). In a
+// cluster primary, `view` merges what the workers served (cluster-breakdown.js). An export that fails (an
+// unreachable endpoint) is counted and dropped; nothing queues, and the next export carries the totals.
 
 const SCOPE = Object.freeze({ name: '@nodebench/trace', version: require('../package.json').version })
 const DESCRIPTIONS = Object.freeze({
@@ -27,40 +28,28 @@ const DESCRIPTIONS = Object.freeze({
 const PROMETHEUS_RESOURCE_LABELS = /^service\.(name|instance\.id)$/
 
 /**
- * Starts the metrics `config.metrics` asks for. `view()` returns the aggregator whose cumulative figures are
- * exported; `beforeCollect()` runs first (names the layers). Returns { fold(aggregator), serve(req, res,
+ * Starts the metrics `config.metrics` asks for. `view()` returns (or resolves to) the aggregator whose
+ * cumulative figures are exported; `beforeCollect()` runs first (names the layers). Returns { serve(req, res,
  * access), path, failedExports(), flush(), shutdown() }.
  */
-function createMetrics (config, { view, beforeCollect }) {
+function createMetrics (config, { view, beforeCollect = () => {} }) {
   const sdk = require('@opentelemetry/sdk-metrics')
-  const { BreakdownAggregator } = require('@nodebench/breakdown')
   const { hrTime } = require('@opentelemetry/core')
   const resource = detectResource(config.serviceName)
   const startTime = hrTime()
-  let base = null
   let failed = 0
 
   const producer = {
     async collect () {
       try {
         beforeCollect()
-        const scope = scopeMetrics(cumulative(), startTime, hrTime(), sdk)
+        const scope = scopeMetrics(await view(), startTime, hrTime(), sdk)
         return { resourceMetrics: { resource, scopeMetrics: [scope] }, errors: [] }
       } catch (err) {
         reportInternalError('collect metrics', err)
         return { resourceMetrics: { resource, scopeMetrics: [] }, errors: [err] }
       }
     }
-  }
-
-  /** Everything recorded since the process started: what resets cleared, and the aggregator's own. */
-  function cumulative () {
-    const live = view()
-    if (base === null) return live
-    const all = new BreakdownAggregator({ service: config.serviceName, maxOperations: config.maxOperations })
-    all.add(base)
-    all.add(live)
-    return all
   }
 
   const readers = []
@@ -95,16 +84,6 @@ function createMetrics (config, { view, beforeCollect }) {
 
   return {
     path: prometheusConfig === false || prometheusConfig.path === undefined ? null : prometheusConfig.path,
-
-    /** Keeps `aggregator`'s figures before it is reset. */
-    fold (aggregator) {
-      try {
-        base ??= new BreakdownAggregator({ service: config.serviceName, maxOperations: config.maxOperations })
-        base.add(aggregator)
-      } catch (err) {
-        reportInternalError('keep metrics over a reset', err)
-      }
-    },
 
     /** GET <metrics path> on the app: the Prometheus text format, to whom access.read allows. */
     serve (req, res, access) {

@@ -1,13 +1,12 @@
 'use strict'
 
+const cluster = require('node:cluster')
 const { codes, NodebenchTypeError, invalidOption, describe } = require('./errors')
+const { normalizeMetrics } = require('./metrics-options')
 
 const KNOWN_OPTIONS = [
   'serviceName', 'exporter', 'sampleRatio', 'serverTiming', 'expose', 'access', 'maxQueueSize', 'maxOperations', 'activeContext', 'metrics'
 ]
-const METRICS_KEYS = ['otlp', 'prometheus']
-const METRICS_FORMS = 'false, true (OTLP push), or { otlp, prometheus }'
-const DEFAULT_EXPORT_INTERVAL_MS = 60000
 const ACCESS_KEYS = ['read', 'reset']
 const ACCESS_RULE = "'local' (this machine only), 'anyone', or a function (req) => boolean"
 const DEFAULT_ACCESS = Object.freeze({ read: 'local', reset: 'local' })
@@ -94,90 +93,12 @@ function normalizeOptions (options, env = process.env) {
     throw invalidOption(codes.NB_ERR_ACTIVE_CONTEXT, 'activeContext', activeContext, 'true or false')
   }
 
-  const metrics = normalizeMetrics(options.metrics, env, expose)
+  const metrics = normalizeMetrics(options.metrics, env, {
+    where: 'nodebenchTrace', expose, role: cluster.isWorker ? 'worker' : 'app'
+  })
 
   const normalized = { serviceName, exporter, sampleRatio, serverTiming, expose, access, maxQueueSize, maxOperations }
   return Object.freeze({ ...normalized, activeContext, metrics })
-}
-
-/**
- * `metrics`: the breakdown as OpenTelemetry metrics (metrics.js). false (default); true, OTLP push; or
- * { otlp: true | { intervalMs }, prometheus: '/path' (on the app) | { port, host } (a server of its own) }.
- * Returns false or a frozen { otlp: false | { intervalMs }, prometheus: false | { path } | { port, host } }.
- */
-function normalizeMetrics (metrics, env, expose) {
-  if (metrics === undefined || metrics === false) return false
-  if (metrics === true) metrics = { otlp: true }
-  if (metrics === null || typeof metrics !== 'object' || Array.isArray(metrics)) {
-    throw invalidOption(codes.NB_ERR_METRICS, 'metrics', metrics, METRICS_FORMS)
-  }
-  for (const key of Object.keys(metrics)) {
-    if (!METRICS_KEYS.includes(key)) {
-      throw new NodebenchTypeError(codes.NB_ERR_METRICS,
-        `nodebenchTrace: unknown key "${key}" in option "metrics"; expected otlp and prometheus`)
-    }
-  }
-  const otlp = normalizeOtlpMetrics(metrics.otlp ?? false, env)
-  const prometheus = normalizePrometheus(metrics.prometheus ?? false, expose)
-  if (otlp === false && prometheus === false) {
-    throw invalidOption(codes.NB_ERR_METRICS, 'metrics', metrics, `${METRICS_FORMS}, with otlp or prometheus on`)
-  }
-  return Object.freeze({ otlp, prometheus })
-}
-
-function normalizeOtlpMetrics (otlp, env) {
-  if (otlp === false) return false
-  const expected = 'true, false or { intervalMs } (milliseconds between exports, default OTEL_METRIC_EXPORT_INTERVAL, else 60000)'
-  if (otlp !== true && (otlp === null || typeof otlp !== 'object' || Array.isArray(otlp))) {
-    throw invalidOption(codes.NB_ERR_METRICS, 'metrics.otlp', otlp, expected)
-  }
-  let intervalMs = otlp === true ? undefined : otlp.intervalMs
-  let from = 'metrics.otlp.intervalMs'
-  const fromEnv = env.OTEL_METRIC_EXPORT_INTERVAL
-  if (intervalMs === undefined && fromEnv !== undefined && fromEnv !== '') {
-    intervalMs = Number(fromEnv)
-    from = 'metrics.otlp.intervalMs (from OTEL_METRIC_EXPORT_INTERVAL)'
-  }
-  if (otlp !== true) {
-    for (const key of Object.keys(otlp)) {
-      if (key !== 'intervalMs') throw invalidOption(codes.NB_ERR_METRICS, 'metrics.otlp', otlp, expected)
-    }
-  }
-  intervalMs ??= DEFAULT_EXPORT_INTERVAL_MS
-  if (!Number.isInteger(intervalMs) || intervalMs < 100) {
-    throw invalidOption(codes.NB_ERR_METRICS, from, intervalMs, 'a whole number of milliseconds, at least 100')
-  }
-  return Object.freeze({ intervalMs })
-}
-
-function normalizePrometheus (prometheus, expose) {
-  if (prometheus === false) return false
-  const expected = 'false, a path on the app ("/metrics"), or { port, host } for a server of its own (host default "0.0.0.0")'
-  if (typeof prometheus === 'string') {
-    if (!/^\/[^\s?#]*$/.test(prometheus)) throw invalidOption(codes.NB_ERR_METRICS, 'metrics.prometheus', prometheus, expected)
-    if (prometheus === expose) {
-      throw invalidOption(codes.NB_ERR_METRICS, 'metrics.prometheus', prometheus, `a path other than expose's ("${expose}")`)
-    }
-    if (require('node:cluster').isWorker) {
-      // Each scrape would reach one worker, and Prometheus would see a different process at every scrape.
-      throw invalidOption(codes.NB_ERR_METRICS, 'metrics.prometheus', prometheus,
-        'not a path on the app in a node:cluster worker (a scrape reaches one worker at a time): use { port } per ' +
-        'worker process with distinct ports, or otlp, which every worker pushes as an instance of its own')
-    }
-    return Object.freeze({ path: prometheus })
-  }
-  if (prometheus === null || typeof prometheus !== 'object' || Array.isArray(prometheus) ||
-    Object.keys(prometheus).some((key) => key !== 'port' && key !== 'host')) {
-    throw invalidOption(codes.NB_ERR_METRICS, 'metrics.prometheus', prometheus, expected)
-  }
-  const { port, host = '0.0.0.0' } = prometheus
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw invalidOption(codes.NB_ERR_METRICS, 'metrics.prometheus.port', port, 'an integer from 1 to 65535')
-  }
-  if (typeof host !== 'string' || host === '') {
-    throw invalidOption(codes.NB_ERR_METRICS, 'metrics.prometheus.host', host, 'an address to listen on, such as "127.0.0.1"')
-  }
-  return Object.freeze({ port, host })
 }
 
 /** `access`: who may read nodebench's endpoints and reset the breakdown (access.js). Default: this machine. */

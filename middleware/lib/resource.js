@@ -49,9 +49,11 @@ function detectResource (serviceName) {
     const hostDetector = process.platform === 'linux' ? linuxHostDetector : resources.hostDetector
     resource = resources.defaultResource()
       .merge(resources.detectResources({
+        // Later detectors win: OTEL_RESOURCE_ATTRIBUTES last, so what the user gives (a stable
+        // service.instance.id, say a pod's name) is never replaced by what is detected.
         detectors: [
-          resources.envDetector, resources.processDetector, hostDetector, resources.osDetector,
-          resources.serviceInstanceIdDetector
+          resources.processDetector, hostDetector, resources.osDetector, resources.serviceInstanceIdDetector,
+          resources.envDetector
         ]
       }))
       .merge(resources.resourceFromAttributes({ 'service.name': serviceName }))

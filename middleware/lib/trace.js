@@ -52,15 +52,19 @@ function nodebenchTrace (options) {
   const exposePath = config.expose
   // Features that are off cost nothing on the request path: chosen here, once.
   const decorateResponse = config.serverTiming === false ? null : addServerTiming(config.serverTiming)
-  // With metrics on, a reset's figures that reach nobody (cluster-breakdown.js) come back here rather than
-  // into `aggregator`: the metrics counted them already, before the reset.
+  // Figures a reset took out of `aggregator`, kept while something needs everything this process served:
+  // its metrics (cumulative), or a cluster primary that serves the metrics of its workers.
+  let lifetimeBase = null
+  let keepsLifetime = config.metrics !== false
+  // With the lifetime kept, a reset's figures that reach nobody (cluster-breakdown.js) come back here rather
+  // than into `aggregator`: the lifetime counted them already, before the reset.
   let absorbed = null
   const metrics = config.metrics === false ? null : startMetrics()
   const metricsPath = metrics === null ? null : metrics.path
 
   function startMetrics () {
     try {
-      return createMetrics(config, { view: () => aggregator, beforeCollect: resolveNames })
+      return createMetrics(config, { view: lifetime, beforeCollect: resolveNames })
     } catch (err) {
       reportInternalError('start metrics', err)
       return null
@@ -171,8 +175,24 @@ function nodebenchTrace (options) {
     return all
   }
 
+  /** Everything this process served: what resets took out, and the aggregator's own. */
+  function lifetime () {
+    if (lifetimeBase === null) return aggregator
+    const all = new BreakdownAggregator({ service: config.serviceName, maxOperations: config.maxOperations })
+    all.add(lifetimeBase)
+    all.add(aggregator)
+    return all
+  }
+
   function reset () {
-    if (metrics !== null) metrics.fold(aggregator)
+    if (keepsLifetime) {
+      try {
+        lifetimeBase ??= new BreakdownAggregator({ service: config.serviceName, maxOperations: config.maxOperations })
+        lifetimeBase.add(aggregator)
+      } catch (err) {
+        reportInternalError('keep the lifetime figures over a reset', err)
+      }
+    }
     aggregator.reset()
     absorbed = null
   }
@@ -193,7 +213,7 @@ function nodebenchTrace (options) {
   /** Adds a merged breakdown state (a cluster reset nobody received) back to this process's aggregates. */
   function absorb (state) {
     try {
-      if (metrics === null) {
+      if (!keepsLifetime) {
         aggregator.mergeState(state)
       } else {
         absorbed ??= new BreakdownAggregator({ service: config.serviceName, maxOperations: config.maxOperations })
@@ -205,17 +225,22 @@ function nodebenchTrace (options) {
   }
 
   const inCluster = joinCluster({
-    exportState (resetAfter) {
+    service: config.serviceName,
+    /** This process's state; `lifetime`: everything it served (for the primary's metrics), not the breakdown. */
+    exportState (resetAfter, { lifetime: whole = false } = {}) {
       resolveNames()
       const state = {
-        breakdown: breakdownAggregator().exportState(),
+        breakdown: (whole ? lifetime() : breakdownAggregator()).exportState(),
         droppedSpans: spans.droppedSpans(),
         internalErrors: internalErrorCount()
       }
       if (resetAfter) reset()
       return state
     },
-    absorb
+    absorb,
+    keepLifetime () {
+      keepsLifetime = true
+    }
   })
 
   const middleware = nodebenchTraceMiddleware

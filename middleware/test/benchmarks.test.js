@@ -153,6 +153,13 @@ test('fixed-requests.js: every span reaches otlp-sink.js, and it says how many a
   assert.match(stdout, /^sink received 480 spans \(\d+ bytes\) in \d+ exports$/m)
 })
 
+test('fixed-requests.js nodebench-metrics: a push every 1,000 requests, and one at shutdown', { timeout: 60_000 }, async () => {
+  const stdout = await runScript('fixed-requests.js', ['nodebench-metrics', '3000'])
+  const [, exports, bytes] = /^sink received (\d+) metric exports \((\d+) bytes\)$/m.exec(stdout)
+  assert.equal(Number(exports), 4, stdout)
+  assert.ok(Number(bytes) > 4 * 1000, stdout)
+})
+
 test('fixed-requests.js refuses checkpoints that do not increase', async () => {
   await assert.rejects(runScript('fixed-requests.js', ['bare', '16,8']), /usage: node benchmarks\/fixed-requests\.js/)
 })

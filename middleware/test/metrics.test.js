@@ -176,3 +176,78 @@ test('an unreachable OTLP endpoint: exports fail and are counted, the app serves
   const response = await fetch(`${base}/items/7`)
   assert.deepEqual(await response.json(), { id: '7' })
 })
+
+/** Scrapes `url` until it answers (a server of its own starts listening asynchronously); the samples. */
+async function scrape (url, { until = () => true, timeoutMs = 10_000 } = {}) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      const response = await fetch(url)
+      if (response.ok) {
+        const samples = parsePrometheus(await response.text())
+        if (until(samples)) return samples
+      }
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`${url} did not answer as expected within ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+function countOf (samples, route) {
+  return samples.filter((s) => s.name === 'http_server_request_duration_count' && s.labels.http_route === route)
+    .reduce((sum, s) => sum + s.value, 0)
+}
+
+test('OTEL_METRICS_EXPORTER=prometheus turns the metrics on without the option: a server on OTEL_EXPORTER_PROMETHEUS_HOST:PORT', async (t) => {
+  const port = await freeLoopbackPort()
+  const { withEnv } = require('./helpers')
+  const { app, trace } = await withEnv({
+    OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1', OTEL_EXPORTER_PROMETHEUS_PORT: String(port)
+  }, async () => shopApp({}))
+  const { base, close } = await listen(app)
+  t.after(() => Promise.all([close(), trace.shutdown()]))
+  await send(base, ['/items/1', '/items/2', '/items/3'])
+  const samples = await scrape(`http://127.0.0.1:${port}/metrics`)
+  assert.equal(countOf(samples, '/items/:id'), 3)
+  assert.equal(trace.options.metrics.prometheus.port, port)
+})
+
+test('a cluster primary serves one scrape target for every worker: resets and a worker\'s exit never take counts back', async (t) => {
+  const { request: sendRequest, startProcess } = require('../../test/support')
+  const path = require('node:path')
+  const port = await freeLoopbackPort()
+  const { match } = await startProcess(t, path.join(__dirname, 'fixtures', 'cluster-app.js'), [], {
+    env: { OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1', OTEL_EXPORTER_PROMETHEUS_PORT: String(port) },
+    ready: /port (\d+)/,
+    timeoutMs: 15_000
+  })
+  const base = `http://127.0.0.1:${match[1]}`
+  const metricsUrl = `http://127.0.0.1:${port}/metrics`
+  for (let i = 0; i < 40; i++) assert.equal((await sendRequest(`${base}/items/${i}`)).status, 200)
+  let samples = await scrape(metricsUrl)
+  assert.equal(countOf(samples, '/items/:id'), 40)
+  const instances = new Set(samples.filter((s) => s.labels.service_instance_id).map((s) => s.labels.service_instance_id))
+  assert.equal(instances.size, 1, 'the cluster is one instance')
+  assert.equal(samples.find((s) => s.name === 'http_server_request_duration_count').labels.service_name, 'cluster-app',
+    'named after the workers\' service')
+
+  // A reset of the breakdown (bench does one before every cell) leaves the counters alone.
+  assert.equal((await sendRequest(`${base}/__nodebench`, { method: 'DELETE' })).status, 200)
+  for (let i = 0; i < 10; i++) await sendRequest(`${base}/items/${i}`)
+  samples = await scrape(metricsUrl)
+  assert.equal(countOf(samples, '/items/:id'), 50)
+  assert.equal(JSON.parse((await sendRequest(`${base}/__nodebench`)).body).operations.find((o) => o.route === '/items/:id').count, 10)
+
+  // A worker that exits takes its figures with it from the breakdown, not from the counters.
+  const { pid } = JSON.parse((await sendRequest(`${base}/pid`)).body)
+  process.kill(pid, 'SIGKILL')
+  samples = await scrape(metricsUrl, { until: () => true })
+  for (let waited = 0; waited < 5000; waited += 100) {
+    const snapshot = JSON.parse((await sendRequest(`${base}/__nodebench`)).body)
+    if (snapshot.processes.length === 1) break
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  for (let i = 0; i < 5; i++) assert.equal((await sendRequest(`${base}/items/${i}`)).status, 200)
+  samples = await scrape(metricsUrl)
+  assert.equal(countOf(samples, '/items/:id'), 55)
+})

@@ -116,3 +116,23 @@ test('an exporter instance is accepted as it is', () => {
   const exporter = { export () {}, shutdown () { return Promise.resolve() } }
   assert.equal(normalizeOptions({ exporter }, {}).exporter, exporter)
 })
+
+test('metrics from OpenTelemetry\'s variables when the option is not given; the option wins when it is', () => {
+  const metricsOf = (env, options = {}) => normalizeOptions(options, env).metrics
+  assert.equal(metricsOf({ OTEL_METRICS_EXPORTER: 'none' }), false)
+  assert.deepEqual(metricsOf({ OTEL_METRICS_EXPORTER: 'prometheus' }), { otlp: false, prometheus: { port: 9464, host: 'localhost' } })
+  assert.deepEqual(metricsOf({ OTEL_METRICS_EXPORTER: 'otlp, prometheus', OTEL_EXPORTER_PROMETHEUS_PORT: '9500', OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1', OTEL_METRIC_EXPORT_INTERVAL: '1000' }),
+    { otlp: { intervalMs: 1000 }, prometheus: { port: 9500, host: '127.0.0.1' } })
+  assert.equal(metricsOf({ OTEL_METRICS_EXPORTER: 'prometheus' }, { metrics: false }), false)
+  assert.throws(() => metricsOf({ OTEL_METRICS_EXPORTER: 'console' }),
+    (err) => err.code === 'NB_ERR_METRICS' && /option "metrics \(from OTEL_METRICS_EXPORTER\)" must be a comma-separated list of otlp, prometheus and none; received 'console'/.test(err.message))
+  assert.throws(() => metricsOf({ OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_PORT: 'high' }),
+    (err) => err.code === 'NB_ERR_METRICS' && /option "metrics\.prometheus\.port \(from OTEL_EXPORTER_PROMETHEUS_PORT\)" must be an integer from 1 to 65535; received NaN/.test(err.message))
+})
+
+test('nodebenchPrimary: metrics of its own are a port, never a path; from the variables too', () => {
+  const { nodebenchPrimary } = require('..')
+  assert.throws(() => nodebenchPrimary({ metrics: { prometheus: '/metrics' } }),
+    (err) => err.code === 'NB_ERR_METRICS' && /^nodebenchPrimary: option "metrics\.prometheus" must be \{ port, host \}: the primary serves no app/.test(err.message))
+  assert.throws(() => nodebenchPrimary({ metrics: { scrape: true } }), /nodebenchPrimary: unknown key "scrape" in option "metrics"/)
+})

@@ -33,3 +33,17 @@ test('the resource: NodeSDK\'s detectors and the service name, detected once per
   assert.equal(resource.attributes['host.name'], os.hostname())
   if (process.platform === 'linux') assert.equal(resource.asyncAttributesPending, false)
 })
+
+test('what OTEL_RESOURCE_ATTRIBUTES gives wins over what is detected: a stable service.instance.id stays', () => {
+  const saved = process.env.OTEL_RESOURCE_ATTRIBUTES
+  process.env.OTEL_RESOURCE_ATTRIBUTES = 'service.instance.id=shop-7,host.name=given-host'
+  try {
+    const resource = detectResource('resource-test-given')
+    assert.equal(resource.attributes['service.instance.id'], 'shop-7')
+    assert.equal(resource.attributes['host.name'], 'given-host')
+    assert.equal(resource.attributes['service.name'], 'resource-test-given')
+  } finally {
+    if (saved === undefined) delete process.env.OTEL_RESOURCE_ATTRIBUTES
+    else process.env.OTEL_RESOURCE_ATTRIBUTES = saved
+  }
+})
