@@ -38,6 +38,69 @@ export declare function breakdownFromJaeger (options: { url: string, service: st
 export declare function breakdownFromApp (options: { url: string, headers?: Record<string, string>, timeoutMs?: number }): Promise<BreakdownSnapshot & { source: 'app' }>
 export declare function parseSince (text: string, now?: Date): Date
 
+export interface PrometheusInstance {
+  /** service.instance.id (else the scrape target's address) */
+  id: string
+  address: string | null
+  job: string | null
+  host: string | null
+  pid: number | null
+  /** Requests it served in the window. */
+  requests: number
+}
+
+export interface PrometheusSnapshot extends BreakdownSnapshot {
+  source: 'prometheus'
+  window: { since: string, until: string }
+  /** The label matchers that selected the series. */
+  selector: Record<string, string>
+  instances: PrometheusInstance[]
+}
+
+export declare class PrometheusClient {
+  constructor (options: { url: string, timeoutMs?: number })
+  readonly url: string
+  query (expression: string, time: Date): Promise<{ resultType: string, result: any[] }>
+  labelValues (name: string, options: { match: string, start?: Date, end?: Date }): Promise<string[]>
+}
+
+/**
+ * The breakdown of `service` (or of the series carrying `labels`) over every instance Prometheus holds
+ * metrics of, in (since, until]: exact counts (increase without extrapolation), percentiles from buckets.
+ */
+export declare function breakdownFromPrometheus (options: {
+  url: string, service?: string, labels?: Record<string, string>, since: Date, until?: Date, timeoutMs?: number
+}): Promise<PrometheusSnapshot>
+
+export interface ScrapeTarget { address: string, path: string }
+export interface RunningPrometheus {
+  pid: number
+  command: string
+  url: string
+  port: number
+  configFile: string
+  targetsDir: string
+  dataDir: string
+  logFile: string
+  scrapeIntervalMs: number
+  targetsFiles: string[]
+  stop (): Promise<void>
+}
+
+export declare function startPrometheus (options?: {
+  dir?: string, dataDir?: string, port?: number, detached?: boolean, scrapeIntervalMs?: number, targetsFiles?: string[],
+  onProgress?: (message: string) => void, env?: NodeJS.ProcessEnv, readyTimeoutMs?: number
+}): Promise<RunningPrometheus>
+/** The prometheus service when it runs (`state`), else a Prometheus of the caller's own (scraping every second). */
+export declare function prometheusForRun (options?: { state?: import('@nodebench/services').ServiceState | null, onProgress?: (message: string) => void, env?: NodeJS.ProcessEnv }): Promise<{ url: string, targetsDir: string, scrapeIntervalMs: number, owned: boolean, stop (): Promise<void> }>
+/** `host:port`, `host:port/path` or `http://host:port/path` -> { address, path } (default /metrics). */
+export declare function parseTarget (text: string): ScrapeTarget
+/** Sets the targets of group `name` in `targetsDir` (file_sd), each series scraped from them carrying `labels`. */
+export declare function writeTargets (targetsDir: string, name: string, targets: ScrapeTarget[], labels?: Record<string, string>): string
+/** Resolves once each of `count` targets carrying `labels` was scraped successfully at or after `after`. */
+export declare function waitForScrapes (options: { url: string, labels: Record<string, string>, count: number, after: Date, timeoutMs?: number }): Promise<Date>
+export declare const prometheusService: import('@nodebench/services').ServiceSpec
+
 export interface RunningJaeger {
   pid: number
   queryUrl: string
@@ -74,6 +137,14 @@ export declare const errorCodes: Readonly<{
   NB_ERR_APP_URL: 'NB_ERR_APP_URL'
   NB_ERR_APP_UNREACHABLE: 'NB_ERR_APP_UNREACHABLE'
   NB_ERR_APP_RESPONSE: 'NB_ERR_APP_RESPONSE'
+  NB_ERR_PROMETHEUS_START: 'NB_ERR_PROMETHEUS_START'
+  NB_ERR_PROMETHEUS_TARGET: 'NB_ERR_PROMETHEUS_TARGET'
+  NB_ERR_PROMETHEUS_SCRAPE: 'NB_ERR_PROMETHEUS_SCRAPE'
+  NB_ERR_PROMETHEUS_URL: 'NB_ERR_PROMETHEUS_URL'
+  NB_ERR_PROMETHEUS_UNREACHABLE: 'NB_ERR_PROMETHEUS_UNREACHABLE'
+  NB_ERR_PROMETHEUS_RESPONSE: 'NB_ERR_PROMETHEUS_RESPONSE'
+  NB_ERR_NO_METRICS: 'NB_ERR_NO_METRICS'
+  NB_ERR_USAGE: 'NB_ERR_USAGE'
 }>
 
 /** The errors the collector throws: `code` is one of errorCodes. */

@@ -6,6 +6,10 @@ const { breakdownFromJaeger, breakdownFromApp, parseSince } = require('./lib/rea
 const { startJaeger } = require('./lib/jaeger')
 const { jaegerBinary, JAEGER_VERSION } = require('./lib/jaeger-binary')
 const { jaegerService } = require('./lib/jaeger-service')
+const { startPrometheus, prometheusForRun, writeTargets, parseTarget, waitForScrapes } = require('./lib/prometheus')
+const { prometheusService } = require('./lib/prometheus-service')
+const { PrometheusClient } = require('./lib/prometheus-client')
+const { breakdownFromPrometheus } = require('./lib/prometheus-breakdown')
 const { codes, NodebenchError } = require('./lib/errors')
 
 module.exports = {
@@ -19,6 +23,14 @@ module.exports = {
   jaegerBinary,
   jaegerService,
   JAEGER_VERSION,
+  PrometheusClient,
+  breakdownFromPrometheus,
+  startPrometheus,
+  prometheusForRun,
+  prometheusService,
+  writeTargets,
+  parseTarget,
+  waitForScrapes,
   errorCodes: codes,
   NodebenchError
 }

@@ -8,7 +8,9 @@ const { codesOf, NodebenchError } = require('@nodebench/errors')
 /** The codes @nodebench/collector throws (its `errorCodes`). */
 const codes = codesOf([
   'NB_ERR_JAEGER_START', 'NB_ERR_JAEGER_URL', 'NB_ERR_JAEGER_UNREACHABLE', 'NB_ERR_JAEGER_RESPONSE', 'NB_ERR_UNKNOWN_SERVICE',
-  'NB_ERR_SINCE', 'NB_ERR_NO_TRACES', 'NB_ERR_APP_URL', 'NB_ERR_APP_UNREACHABLE', 'NB_ERR_APP_RESPONSE'
+  'NB_ERR_SINCE', 'NB_ERR_NO_TRACES', 'NB_ERR_APP_URL', 'NB_ERR_APP_UNREACHABLE', 'NB_ERR_APP_RESPONSE',
+  'NB_ERR_PROMETHEUS_START', 'NB_ERR_PROMETHEUS_TARGET', 'NB_ERR_PROMETHEUS_SCRAPE', 'NB_ERR_PROMETHEUS_URL', 'NB_ERR_PROMETHEUS_UNREACHABLE',
+  'NB_ERR_PROMETHEUS_RESPONSE', 'NB_ERR_NO_METRICS', 'NB_ERR_USAGE'
 ])
 
 /** The image of examples/mongo-admin/docker-compose.yml, which a test keeps equal. */

@@ -3,7 +3,7 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { startJaeger } = require('..')
+const { startJaeger, startPrometheus } = require('..')
 const { setEnv } = require('../../test/support')
 
 /** A real Jaeger on free loopback ports, logging to a temporary file; stopped when test `t` ends. */
@@ -15,6 +15,17 @@ async function startTestJaeger (t, options = {}) {
     fs.rmSync(dir, { recursive: true, force: true })
   })
   return jaeger
+}
+
+/** A real Prometheus on a free loopback port, scraping every second, in a temporary folder; stopped when `t` ends. */
+async function startTestPrometheus (t, options = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-prometheus-'))
+  const prometheus = await startPrometheus({ dir, scrapeIntervalMs: 1000, onProgress: (m) => t.diagnostic(m), ...options })
+  t.after(async () => {
+    await prometheus.stop()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+  return prometheus
 }
 
 /** Polls `check` (async, returns a value or undefined) until it gives a value or `timeoutMs` passes. */
@@ -29,4 +40,4 @@ async function eventually (check, { timeoutMs = 20_000, intervalMs = 250 } = {})
   }
 }
 
-module.exports = { startTestJaeger, setEnv, eventually }
+module.exports = { startTestJaeger, startTestPrometheus, setEnv, eventually }

@@ -88,7 +88,7 @@ export interface EnsureGoBinaryOptions {
 /** The path of `<binDir>/<name>-<version>-<hash>`, copied from the per-user cache or built when missing. */
 export declare function ensureGoBinary (options: EnsureGoBinaryOptions): Promise<string>
 
-export type ServiceName = 'db' | 'jaeger' | string
+export type ServiceName = 'db' | 'jaeger' | 'prometheus' | string
 /** The built-in database, then the services registered with registerService. */
 export declare function serviceNames (): ServiceName[]
 
@@ -105,9 +105,13 @@ export interface ServiceState {
 
 export interface ServiceSpec {
   description?: string
-  start (options: { stateDir: string, onProgress?: OnProgress, env: NodeJS.ProcessEnv, readyTimeoutMs?: number }): Promise<{ state: ServiceState, alreadyRunning: boolean }>
+  start (options: { stateDir: string, onProgress?: OnProgress, env: NodeJS.ProcessEnv, readyTimeoutMs?: number, settings: Record<string, unknown> }): Promise<{ state: ServiceState, alreadyRunning: boolean }>
   answers (state: ServiceState): Promise<boolean>
   env (state: ServiceState): Record<string, string>
+  /** Command-line options of `services start <name>` (node:util parseArgs' form), if the service takes any. */
+  options?: Record<string, { type: 'string' | 'boolean', multiple?: boolean }>
+  /** The parsed options -> the `settings` start receives; throws a coded error for bad ones. */
+  parseOptions? (values: Record<string, unknown>): Record<string, unknown>
 }
 
 /** Adds a service `nodebench services` can start, stop and report on. */
@@ -122,6 +126,8 @@ export declare function ferretdbVersion (): string
 
 export interface ServiceOptions {
   onProgress?: OnProgress
+  /** What the service's parseOptions made of its command-line options (Prometheus: its targets). */
+  settings?: Record<string, unknown>
   /** Read for NODEBENCH_STATE_DIR, NODEBENCH_DATA_DIR, NODEBENCH_CACHE_DIR; default process.env. */
   env?: NodeJS.ProcessEnv
   stateDir?: string
@@ -156,6 +162,10 @@ export interface ServiceStatus {
 export declare function startService (name: ServiceName, options?: ServiceOptions): Promise<StartedService>
 export declare function stopService (name: ServiceName, options?: ServiceOptions): Promise<{ name: ServiceName, wasRunning: boolean, pid: number | null }>
 export declare function serviceStatus (name: ServiceName, options?: ServiceOptions): Promise<ServiceStatus>
+/** The registration of a running service (its addresses and files), or null. */
+export declare function serviceState (name: ServiceName, options?: ServiceOptions): ServiceState | null
+/** The command-line options `services start <name>` takes, and how to read them. */
+export declare function serviceOptions (name: ServiceName): { options: NonNullable<ServiceSpec['options']>, parseOptions: NonNullable<ServiceSpec['parseOptions']> }
 
 export interface EnsureChromiumOptions {
   onProgress?: OnProgress
@@ -182,6 +192,12 @@ export declare function ensureChromium (options?: EnsureChromiumOptions): Promis
  * NB_ERR_VALGRIND_MISSING otherwise. Options as ensureChromium's (`candidates` default ['/usr/bin/valgrind']).
  */
 export declare function ensureValgrind (options?: EnsureChromiumOptions): Promise<string>
+
+/**
+ * The path of a prometheus executable (fleet breakdowns): PROMETHEUS_PATH, else /usr/bin/prometheus, else
+ * Debian's prometheus package installed with apt-get (as root); NB_ERR_PROMETHEUS_MISSING otherwise.
+ */
+export declare function ensurePrometheus (options?: EnsureChromiumOptions): Promise<string>
 
 export interface NodeBinaryOptions {
   onProgress?: OnProgress
@@ -217,6 +233,7 @@ export type ErrorCode =
   | 'NB_ERR_NODE_UNAVAILABLE'
   | 'NB_ERR_CHROMIUM_MISSING'
   | 'NB_ERR_VALGRIND_MISSING'
+  | 'NB_ERR_PROMETHEUS_MISSING'
 
 export declare const errorCodes: Readonly<{ [code in ErrorCode]: code }>
 

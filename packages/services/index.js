@@ -2,12 +2,13 @@
 
 const { ensureGoBinary } = require('./lib/go-binary')
 const { ferretdbBinary, ferretdbVersion, startDatabase, resolveDatabase } = require('./lib/database')
-const { registerService, serviceNames, startService, stopService, serviceStatus } = require('./lib/services')
+const { registerService, serviceNames, serviceOptions, serviceState, startService, stopService, serviceStatus } = require('./lib/services')
 const { readState: readServiceState, writeState: writeServiceState } = require('./lib/service-state')
 const { userCacheDir, PROJECT_CACHE_DIR } = require('./lib/cache-dirs')
 const { freeLoopbackPort, terminate } = require('./lib/processes')
 const { ensureChromium } = require('./lib/chromium')
 const { ensureValgrind } = require('./lib/valgrind')
+const { ensurePrometheus } = require('./lib/prometheus')
 const { nodeBinary } = require('./lib/node-binary')
 const { codes, NodebenchError } = require('./lib/errors')
 
@@ -19,6 +20,8 @@ module.exports = {
   ensureGoBinary,
   registerService,
   serviceNames,
+  serviceOptions,
+  serviceState,
   readServiceState,
   writeServiceState,
   startService,
@@ -30,6 +33,7 @@ module.exports = {
   terminate,
   ensureChromium,
   ensureValgrind,
+  ensurePrometheus,
   nodeBinary,
   errorCodes: codes,
   NodebenchError

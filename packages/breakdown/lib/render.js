@@ -10,7 +10,8 @@ function percent (share) {
 }
 
 function ms (value) {
-  return value.toFixed(3)
+  // null: a figure the source cannot give (Prometheus's text format has no maximum).
+  return value === null ? 'n/a' : value.toFixed(3)
 }
 
 function operationTitle (operation) {

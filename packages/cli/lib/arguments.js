@@ -25,20 +25,40 @@ function parseOptions (argv) {
   }
 }
 
-function parseServices ([action, ...names]) {
+/**
+ * `services <start|stop|status> [name] [options]`: options are those of the named service's `start`
+ * (Prometheus: --target, --targets-file, --scrape-interval).
+ */
+function parseServices ([action, ...rest]) {
   if (action === undefined) throw usageError(`services: missing action; expected one of ${SERVICE_ACTIONS.join(', ')}`)
   if (!SERVICE_ACTIONS.includes(action)) {
     throw usageError(`services: unknown action ${quote(action)}; expected one of ${SERVICE_ACTIONS.join(', ')}`)
   }
-  if (names.length > 1) {
-    throw usageError(`services ${action}: unexpected ${names.slice(1).map(quote).join(' ')}; expected at most one service name`)
-  }
-  const [name] = names
+  const name = rest[0] !== undefined && !rest[0].startsWith('-') ? rest[0] : undefined
   const known = commandServices().serviceNames()
   if (name !== undefined && !known.includes(name)) {
     throw usageError(`unknown service ${quote(name)}; expected one of ${known.join(', ')}`)
   }
-  return { command: 'services', action, services: name === undefined ? known : [name] }
+  const { options, parseOptions } = action === 'start' && name !== undefined
+    ? commandServices().serviceOptions(name)
+    : { options: {}, parseOptions: () => ({}) }
+  let values
+  try {
+    const args = rest.slice(name === undefined ? 0 : 1)
+    const withHelp = { ...options, help: { type: 'boolean', short: 'h' } }
+    ;({ values } = parseArgs({ args, options: withHelp, allowPositionals: false, strict: true }))
+  } catch (err) {
+    if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+      throw usageError(`services ${action}: unexpected ${quote(/'([^']+)'/.exec(err.message)?.[1] ?? err.message)}; expected at most one service name`)
+    }
+    const accepted = [...Object.keys(options).map((option) => `--${option}`), '--help']
+    const option = /'([^']+)'/.exec(err.message)?.[1]
+    const problem = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option ? `unknown option ${quote(option)}` : err.message
+    throw usageError(`services ${action}${name === undefined ? '' : ` ${name}`}: ${problem}; expected ${accepted.join(', ')}`)
+  }
+  if (values.help) return { command: 'help' }
+  const { help, ...given } = values
+  return { command: 'services', action, services: name === undefined ? known : [name], settings: parseOptions(given) }
 }
 
 /** `nodebench demo [--out <dir>]`: `nodebench bench --quick` on the example app. */
@@ -55,6 +75,7 @@ function parseDemo (argv) {
 
 /**
  * `nodebench report --source jaeger [--jaeger <query-url>] --service <name> [--since 10m] [--json|--md]`
+ * `nodebench report --source prometheus [--url <prometheus>] --service <name> [--since 10m] [--json|--md]`
  * `nodebench report --source app --url <expose-url> [--header 'name: value']... [--json|--md]`
  */
 function parseReport (argv, env) {
@@ -87,15 +108,24 @@ function parseReport (argv, env) {
     return { command: 'report', source: 'app', url: values.url, headers: parseHeaders(values.header || []), format }
   }
   if (values.header !== undefined) throw usageError('report: --header goes with --source app (the request to the app)')
-  if (values.source !== 'jaeger') throw usageError(`report: --source must be jaeger or app; received ${quote(values.source)}`)
+  if (values.source !== 'jaeger' && values.source !== 'prometheus') {
+    throw usageError(`report: --source must be jaeger, prometheus or app; received ${quote(values.source)}`)
+  }
   const service = values.service ?? env.OTEL_SERVICE_NAME
-  if (!service) throw usageError('report --source jaeger: --service is required (or OTEL_SERVICE_NAME), e.g. --service mongo-admin')
-  const jaeger = values.jaeger ?? env.JAEGER_QUERY_URL ?? 'http://localhost:16686'
+  if (!service) throw usageError(`report --source ${values.source}: --service is required (or OTEL_SERVICE_NAME), e.g. --service mongo-admin`)
   try {
     parseSince(values.since)
   } catch (err) {
     throw usageError(`report: ${err.message}`)
   }
+  if (values.source === 'prometheus') {
+    if (values.jaeger !== undefined) throw usageError('report: --jaeger goes with --source jaeger; Prometheus\'s address is --url')
+    // null: the `prometheus` service's, when it runs (read when the command runs), else localhost:9090.
+    const url = values.url ?? env.PROMETHEUS_URL ?? null
+    return { command: 'report', source: 'prometheus', url, service, since: values.since, format }
+  }
+  if (values.url !== undefined) throw usageError('report --source jaeger: --url goes with --source app or prometheus; Jaeger\'s address is --jaeger')
+  const jaeger = values.jaeger ?? env.JAEGER_QUERY_URL ?? 'http://localhost:16686'
   return { command: 'report', source: 'jaeger', jaeger, service, since: values.since, format }
 }
 
@@ -123,10 +153,10 @@ function parseArguments (argv, env = process.env) {
   if (argv[0] === 'report') return parseReport(argv.slice(1), env)
   if (argv[0] === 'bench') return parseBenchArguments(argv.slice(1))
   if (argv[0] === 'flame') return parseFlameArguments(argv.slice(1))
+  if (argv[0] === 'services') return parseServices(argv.slice(1))
   const { values, positionals } = parseOptions(argv)
-  const [command, ...rest] = positionals
+  const [command] = positionals
   if (values.help || command === undefined || command === 'help') return { command: 'help' }
-  if (command === 'services') return parseServices(rest)
   throw usageError(`unknown command ${quote(command)}; expected bench, demo, flame, report, services or help`)
 }
 

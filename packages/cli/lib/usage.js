@@ -16,6 +16,10 @@ Commands:
                          and html,json)   --processes 1,2,3,4,8   --reps 5
     --connections <n>    --amount <requests> | --duration <seconds> (defaults: the workload's)
     --warmup <requests> (default 200)
+    --breakdown-source app|prometheus
+                         where each cell's breakdown comes from: the app's /__nodebench (default; a
+                         cluster's primary merges its workers), or the metrics every process exports,
+                         scraped by Prometheus (the prometheus service if it runs, else one of the run's)
     --quick              processes 1,2, one repetition, fewer requests: about a minute
     --out <dir>          --json: the results on stdout
   demo [--out <dir>]     bench --quick on examples/mongo-admin (what npm run demo runs)
@@ -28,16 +32,24 @@ Commands:
   report --source jaeger --service <name> [--jaeger <query-url>] [--since 10m] [--json|--md]
                          the breakdown computed from the traces Jaeger holds (default query URL:
                          JAEGER_QUERY_URL, else http://localhost:16686), with links to exemplar traces
+  report --source prometheus --service <name> [--url <prometheus>] [--since 10m] [--json|--md]
+                         the breakdown of every instance of a service, from the metrics Prometheus holds
+                         (nodebenchTrace({ metrics })); default URL: PROMETHEUS_URL, else the prometheus
+                         service's, else http://localhost:9090. Names the instances it covered
   report --source app --url <url> [--header 'name: value'] [--json|--md]
                          the breakdown an app serves (nodebenchTrace({ expose }), e.g. /__nodebench);
                          --header (repeatable) for an app whose access.read rule asks for one
-  services start [db|jaeger]
-                         start the embedded database (FerretDB) or Jaeger in the background; the last
-                         lines of stdout are the variables that reach it (MONGODB_URI=...;
-                         OTEL_EXPORTER_OTLP_ENDPOINT=... and JAEGER_QUERY_URL=...). No name: every service.
-  services stop [db|jaeger]
+  services start [db|jaeger|prometheus]
+                         start the embedded database (FerretDB), Jaeger or Prometheus in the background;
+                         the last lines of stdout are the variables that reach it (MONGODB_URI=...;
+                         OTEL_EXPORTER_OTLP_ENDPOINT=... and JAEGER_QUERY_URL=...; PROMETHEUS_URL=...).
+                         No name: every service.
+    prometheus [--target <host:port[/path]>]... [--targets-file <file>]... [--scrape-interval 5s]
+                         the instances it scrapes (default path /metrics); given again while it runs,
+                         they replace the earlier ones
+  services stop [db|jaeger|prometheus]
                          stop it
-  services status [db|jaeger]
+  services status [db|jaeger|prometheus]
                          one line per service: running or not, pid, address, since when
   help, --help, -h       this text
 

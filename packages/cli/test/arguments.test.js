@@ -9,10 +9,17 @@ const VALID = [
   [['help'], { command: 'help' }],
   [['--help'], { command: 'help' }],
   [['services', 'start', '-h'], { command: 'help' }],
-  [['services', 'start', 'db'], { command: 'services', action: 'start', services: ['db'] }],
-  [['services', 'start'], { command: 'services', action: 'start', services: ['db', 'jaeger'] }],
-  [['services', 'stop', 'db'], { command: 'services', action: 'stop', services: ['db'] }],
-  [['services', 'status'], { command: 'services', action: 'status', services: ['db', 'jaeger'] }]
+  [['services', 'start', 'prometheus', '--help'], { command: 'help' }],
+  [['services', 'start', 'db'], { command: 'services', action: 'start', services: ['db'], settings: {} }],
+  [['services', 'start'], { command: 'services', action: 'start', services: ['db', 'jaeger', 'prometheus'], settings: {} }],
+  [['services', 'start', 'prometheus', '--target', '127.0.0.1:9464', '--target', 'h:3000/m', '--scrape-interval', '2s'], {
+    command: 'services',
+    action: 'start',
+    services: ['prometheus'],
+    settings: { targets: [{ address: '127.0.0.1:9464', path: '/metrics' }, { address: 'h:3000', path: '/m' }], scrapeIntervalMs: 2000 }
+  }],
+  [['services', 'stop', 'db'], { command: 'services', action: 'stop', services: ['db'], settings: {} }],
+  [['services', 'status'], { command: 'services', action: 'status', services: ['db', 'jaeger', 'prometheus'], settings: {} }]
 ]
 
 for (const [argv, expected] of VALID) {
@@ -25,9 +32,12 @@ const INVALID = [
   [['frobnicate'], /^unknown command 'frobnicate'; expected bench, demo, flame, report, services or help$/],
   [['services'], /^services: missing action; expected one of start, stop, status$/],
   [['services', 'restart'], /^services: unknown action 'restart'; expected one of start, stop, status$/],
-  [['services', 'start', 'foo'], /^unknown service 'foo'; expected one of db, jaeger$/],
+  [['services', 'start', 'foo'], /^unknown service 'foo'; expected one of db, jaeger, prometheus$/],
   [['services', 'start', 'db', 'extra'], /^services start: unexpected 'extra'; expected at most one service name$/],
-  [['services', 'status', '--verbose'], /^unknown option '--verbose'; expected --help$/],
+  [['services', 'status', '--verbose'], /^services status: unknown option '--verbose'; expected --help$/],
+  [['services', 'start', 'db', '--target', 'a:1'], /^services start db: unknown option '--target'; expected --help$/],
+  [['services', 'start', 'prometheus', '--targets', 'a:1'], /^services start prometheus: unknown option '--targets'; expected --target, --targets-file, --scrape-interval, --help$/],
+  [['services', 'start', 'prometheus', '--scrape-interval', 'often'], /^--scrape-interval "often" is not a duration from 100ms to 5m/],
   [['--help=yes'], /--help/]
 ]
 

@@ -63,7 +63,7 @@ test('help: the usage on stdout, exit 0', async () => {
     const { code, stdout, stderr } = await runMain(argv)
     assert.equal(code, 0)
     assert.match(stdout, /^Usage: nodebench <command>\n/)
-    assert.match(stdout, /services start \[db\|jaeger\]/)
+    assert.match(stdout, /services start \[db\|jaeger\|prometheus\]/)
     assert.equal(stderr, '')
   }
 })
@@ -71,7 +71,7 @@ test('help: the usage on stdout, exit 0', async () => {
 test('a command line not understood: the reason in one line on stderr, exit 2', async () => {
   for (const [argv, reason] of [
     [['frobnicate'], /^nodebench: unknown command 'frobnicate'/],
-    [['services', 'start', 'foo'], /^nodebench: unknown service 'foo'; expected one of db, jaeger /],
+    [['services', 'start', 'foo'], /^nodebench: unknown service 'foo'; expected one of db, jaeger, prometheus /],
     [['services', 'stop', 'db', 'now'], /^nodebench: services stop: unexpected 'now'/]
   ]) {
     const { code, stdout, stderr } = await runMain(argv)
@@ -123,6 +123,6 @@ test('services start db: MONGODB_URI last on stdout, running after the CLI exits
   assert.equal(stopped.stdout, `db: stopped (pid ${pid})\n`)
   await assert.rejects(connect(uri), { code: 'ECONNREFUSED' }, 'nothing listens on its port any more')
 
-  assert.equal((await runCli(['services', 'status'], { env, timeout: 60_000 })).stdout, 'db: not running\njaeger: not running\n')
+  assert.equal((await runCli(['services', 'status'], { env, timeout: 60_000 })).stdout, 'db: not running\njaeger: not running\nprometheus: not running\n')
   assert.equal((await runCli(['services', 'stop', 'db'], { env, timeout: 60_000 })).stdout, 'db: not running\n')
 })

@@ -20,10 +20,17 @@ test('parseArguments: report', () => {
     { command: 'report', source: 'app', url: 'http://a/__nodebench', headers: {}, format: 'md' })
   assert.deepEqual(parseArguments(['report', '--source', 'app', '--url', 'http://a/x', '--header', 'X-Nodebench-Token: a:b', '--header', 'authorization:Bearer t'], {}).headers,
     { 'x-nodebench-token': 'a:b', authorization: 'Bearer t' })
+  assert.deepEqual(parseArguments(['report', '--source', 'prometheus', '--service', 'shop', '--since', '1h'], {}),
+    { command: 'report', source: 'prometheus', url: null, service: 'shop', since: '1h', format: 'table' })
+  assert.deepEqual(parseArguments(['report', '--source', 'prometheus', '--md'], { OTEL_SERVICE_NAME: 'shop', PROMETHEUS_URL: 'http://p:9090' }),
+    { command: 'report', source: 'prometheus', url: 'http://p:9090', service: 'shop', since: '10m', format: 'md' })
   for (const [argv, message] of [
     [['report'], /--service is required/],
     [['report', '--source', 'app'], /--url is required/],
-    [['report', '--source', 'zipkin'], /--source must be jaeger or app; received 'zipkin'/],
+    [['report', '--source', 'zipkin'], /--source must be jaeger, prometheus or app; received 'zipkin'/],
+    [['report', '--source', 'prometheus'], /report --source prometheus: --service is required/],
+    [['report', '--source', 'prometheus', '--service', 's', '--jaeger', 'http://j'], /--jaeger goes with --source jaeger; Prometheus's address is --url/],
+    [['report', '--service', 's', '--url', 'http://j'], /report --source jaeger: --url goes with --source app or prometheus/],
     [['report', '--service', 's', '--since', 'soon'], /--since "soon" is neither a duration nor a time/],
     [['report', '--service', 's', '--json', '--md'], /--json and --md exclude each other/],
     [['report', '--bogus'], /report: Unknown option '--bogus'/],

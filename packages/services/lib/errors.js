@@ -10,7 +10,7 @@ const { codesOf, NodebenchError } = require('@nodebench/errors')
 const codes = codesOf([
   'NB_ERR_INVALID_OPTION', 'NB_ERR_GO_MISSING', 'NB_ERR_GO_BUILD', 'NB_ERR_DB_START', 'NB_ERR_LOCK_TIMEOUT',
   'NB_ERR_SERVICE_UNKNOWN', 'NB_ERR_SERVICE_NOT_ANSWERING', 'NB_ERR_CHROMIUM_MISSING', 'NB_ERR_VALGRIND_MISSING',
-  'NB_ERR_NODE_UNAVAILABLE'
+  'NB_ERR_PROMETHEUS_MISSING', 'NB_ERR_NODE_UNAVAILABLE'
 ])
 
 function describe (value) {
@@ -88,6 +88,11 @@ function valgrindMissing (reason, output) {
     'VALGRIND_PATH', 'a valgrind executable', reason, output)
 }
 
+function prometheusMissing (reason, output) {
+  return debianExecutableMissing(codes.NB_ERR_PROMETHEUS_MISSING, 'fleet breakdowns need Prometheus', 'prometheus',
+    'PROMETHEUS_PATH', 'a prometheus executable (2.x or later)', reason, output)
+}
+
 /** A Node.js binary for the version matrix could not be had from the npm registry (nor from the cache). */
 function nodeUnavailable (spec, reason) {
   return new NodebenchError(codes.NB_ERR_NODE_UNAVAILABLE,
@@ -118,6 +123,7 @@ module.exports = {
   serviceNotAnswering,
   chromiumMissing,
   valgrindMissing,
+  prometheusMissing,
   nodeUnavailable,
   DATABASE_ALTERNATIVES
 }

@@ -31,6 +31,9 @@ const services = new Map([
 /**
  * Adds service `name`: `{ description, start(options) -> { state, alreadyRunning }, answers(state) -> boolean,
  * env(state) -> variables }`. `start` registers what it started with writeState (from ./service-state).
+ * A service that takes settings of its own (Prometheus: its scrape targets) also has `options` (the
+ * command line's, in node:util parseArgs' form) and `parseOptions(values) -> settings`, which `start`
+ * receives as `options.settings`.
  */
 function registerService (name, spec) {
   if (typeof name !== 'string' || !/^[a-z][a-z0-9-]*$/.test(name)) {
@@ -40,6 +43,9 @@ function registerService (name, spec) {
     if (spec === null || typeof spec !== 'object' || typeof spec[method] !== 'function') {
       throw errors.invalidOption(`spec.${method}`, spec && spec[method], 'a function')
     }
+  }
+  if (spec.options !== undefined && typeof spec.parseOptions !== 'function') {
+    throw errors.invalidOption('spec.parseOptions', spec.parseOptions, 'a function, since the service has options')
   }
   services.set(name, Object.freeze({ ...spec }))
 }
@@ -59,15 +65,22 @@ function stateDirOf ({ env = process.env, stateDir }) {
   return stateDir ?? defaultStateDir(env)
 }
 
+/** The command-line options service `name` takes besides its name (parseArgs' form), and how to read them. */
+function serviceOptions (name) {
+  const service = serviceNamed(name)
+  return { options: service.options ?? {}, parseOptions: service.parseOptions ?? (() => ({})) }
+}
+
 /**
- * Starts service `name` detached, unless it already runs and answers. Resolves to
+ * Starts service `name` detached, unless it already runs and answers (then `settings` change what they
+ * name, where the service allows it). Resolves to
  * `{ name, pid, uri, port, dataDir, logFile, startedAt, owner, env, alreadyRunning }`.
  */
 async function startService (name, options = {}) {
   const service = serviceNamed(name)
-  const { onProgress, env = process.env, readyTimeoutMs } = options
+  const { onProgress, env = process.env, readyTimeoutMs, settings = {} } = options
   const stateDir = stateDirOf(options)
-  const { state, alreadyRunning } = await service.start({ stateDir, onProgress, env, readyTimeoutMs })
+  const { state, alreadyRunning } = await service.start({ stateDir, onProgress, env, readyTimeoutMs, settings })
   return { ...state, env: service.env(state), alreadyRunning }
 }
 
@@ -82,6 +95,12 @@ async function stopService (name, options = {}) {
   return { name, wasRunning: true, pid: state.pid }
 }
 
+/** The registration of service `name` when it runs (what its `start` wrote: its addresses, files), else null. */
+function serviceState (name, options = {}) {
+  serviceNamed(name)
+  return readState(name, { stateDir: stateDirOf(options) })
+}
+
 /** Resolves to `{ name, running, pid, uri, startedAt, owner, answering }`. */
 async function serviceStatus (name, options = {}) {
   const service = serviceNamed(name)
@@ -93,4 +112,6 @@ async function serviceStatus (name, options = {}) {
   return { name, running: true, pid, uri, startedAt, owner, answering: await service.answers(state) }
 }
 
-module.exports = { registerService, serviceNames, startService, stopService, serviceStatus }
+module.exports = {
+  registerService, serviceNames, serviceOptions, serviceState, startService, stopService, serviceStatus
+}

@@ -35,6 +35,7 @@ const OPTIONS = {
   amount: { type: 'string' },
   duration: { type: 'string' },
   warmup: { type: 'string' },
+  'breakdown-source': { type: 'string', default: 'app' },
   quick: { type: 'boolean', default: false },
   flame: { type: 'boolean', default: false },
   'flame-duration': { type: 'string' },
@@ -98,6 +99,13 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
       throw usageError(`--url '${values.url}' is not a URL; expected e.g. http://127.0.0.1:3000`)
     }
   }
+  const breakdownSource = values['breakdown-source']
+  if (breakdownSource !== 'app' && breakdownSource !== 'prometheus') {
+    throw usageError(`--breakdown-source must be app (the app's /__nodebench) or prometheus (every instance's metrics); received '${breakdownSource}'`)
+  }
+  if (breakdownSource === 'prometheus' && values.cmd === undefined && url !== null) {
+    throw usageError('--breakdown-source prometheus needs an app nodebench starts (--app, or --cmd), whose metrics it has Prometheus scrape')
+  }
   const startsApp = values.cmd === undefined && url === null
   const app = startsApp ? appDir(values.app) : null
   const workload = loadWorkload(workloadFileOf(values.workload, app))
@@ -147,6 +155,7 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
       duration,
       warmup,
       quick,
+      breakdownSource,
       flame: values.flame ? Object.freeze({ duration: flameDuration }) : null,
       outDir: path.resolve(values.out ?? path.join('runs', stamp)),
       json: values.json

@@ -127,9 +127,15 @@ function segmentTable (operation) {
 function operationLine (cell) {
   const operation = cell.operation
   const rt = operation.responseTimeMs || {}
-  const served = Array.isArray(cell.breakdown.processes)
-    ? `; served by ${cell.breakdown.processes.map((p) => `pid ${p.pid} (${formatCount(p.requests)} requests)`).join(', ')}`
-    : ''
+  const breakdown = cell.breakdown
+  let served = ''
+  if (Array.isArray(breakdown.processes)) {
+    served = `; served by ${breakdown.processes.map((p) => `pid ${p.pid} (${formatCount(p.requests)} requests)`).join(', ')}`
+  } else if (Array.isArray(breakdown.instances)) {
+    // Read from Prometheus: every instance whose metrics held requests of the cell's window.
+    const instances = breakdown.instances.map((i) => `${i.pid === null ? i.id : `pid ${i.pid}`} at ${i.address} (${formatCount(i.requests)} requests)`)
+    served = `; from Prometheus, served by ${instances.join(', ')}`
+  }
   return `${operation.method} ${operation.route} [${operation.format}]: ${formatCount(operation.count)} requests, ${formatCount(operation.errors)} errors; ` +
     `response time in the app mean ${formatMs(rt.mean)} ms, p50 ${formatMs(rt.p50)}, p95 ${formatMs(rt.p95)}, p99 ${formatMs(rt.p99)}, max ${formatMs(rt.max)}${served}`
 }

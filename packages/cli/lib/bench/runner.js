@@ -7,6 +7,7 @@ const { codes, NodebenchError } = require('@nodebench/errors')
 const { requestsOf, describeWorkload, runHook } = require('../workload')
 const { startApp } = require('./app-process')
 const { describeMachine } = require('./machine')
+const { openBreakdownSource } = require('./breakdown-source')
 
 // One bench run: for every cell (scenario x format x processes), start the app with that many processes,
 // warm it up, reset its breakdown, run autocannon `reps` times, record the figures and the breakdown, stop
@@ -146,19 +147,6 @@ function measuredOperation (breakdown, method) {
   return { method: busiest.method, route: busiest.route, format: busiest.format }
 }
 
-async function fetchBreakdown (base, method) {
-  const response = await fetch(`${base}/__nodebench`, { method, headers: { accept: 'application/json' } })
-  const text = await response.text()
-  if (response.status === 403) {
-    // nodebench's access rule refused: its answer says why (e.g. a proxy in front of the app).
-    let reason = text.slice(0, 300)
-    try { reason = JSON.parse(text).error } catch {}
-    throw new NodebenchError(codes.NB_ERR_BREAKDOWN_READ, `${method} /__nodebench was refused (403): ${reason}. bench reads it from this machine; allow it with nodebenchTrace({ access })`)
-  }
-  if (!response.ok) throw new NodebenchError(codes.NB_ERR_BREAKDOWN_READ, `${method} /__nodebench answered ${response.status}: is the app traced with nodebenchTrace({ expose: '/__nodebench' })?`)
-  return JSON.parse(text)
-}
-
 /**
  * Runs the matrix. `env` carries MONGODB_URI for the app and its seeding; `databaseSource` is where it came
  * from (resolveDatabase's source: 'embedded', 'service' or 'MONGODB_URI'). `onCell(event)` hears
@@ -186,7 +174,8 @@ async function runBench (config, { env, databaseSource = null, onCell = () => {}
       duration: config.duration,
       connections: config.connections,
       warmup: config.warmup,
-      quick: config.quick
+      quick: config.quick,
+      breakdownSource: config.breakdownSource
     },
     cells: []
   }
@@ -203,26 +192,31 @@ async function runBench (config, { env, databaseSource = null, onCell = () => {}
   const values = await runHook(workload.setup, 'setup', workload, { env, log })
 
   let abort = null
-  for (const [index, cell] of cells.entries()) {
-    onCell({ type: 'start', index, total: cells.length, cell })
-    const record = await runCell(config, cell, { env, values, log })
-    results.cells.push(record)
-    save()
-    onCell({ type: 'end', index, total: cells.length, cell, record })
-    if (record.abort) {
-      // The app did not start: the next cells would fail the same way.
-      abort = record.failure
-      delete record.abort
+  const source = await openBreakdownSource(config, { env, log })
+  try {
+    for (const [index, cell] of cells.entries()) {
+      onCell({ type: 'start', index, total: cells.length, cell })
+      const record = await runCell(config, cell, { env, values, log, source: source.forCell(`${started}-${index}`) })
+      results.cells.push(record)
       save()
-      break
+      onCell({ type: 'end', index, total: cells.length, cell, record })
+      if (record.abort) {
+        // The app did not start: the next cells would fail the same way.
+        abort = record.failure
+        delete record.abort
+        save()
+        break
+      }
     }
+  } finally {
+    await source.close()
   }
   await runHook(workload.teardown, 'teardown', workload, { env, log, values })
     .catch((err) => log(err.message))
   return { results, resultsFile, aborted: abort }
 }
 
-async function runCell (config, { scenario, format, processes }, { env, values, log }) {
+async function runCell (config, { scenario, format, processes }, { env, values, log, source }) {
   const workload = config.workload
   const definition = workload.scenarios[scenario]
   const record = {
@@ -240,10 +234,11 @@ async function runCell (config, { scenario, format, processes }, { env, values, 
   let cellValues = values
   try {
     try {
-      app = await startApp(config, { processes, env })
+      app = await startApp(config, { processes, env: { ...env, ...await source.instanceEnv() } })
     } catch (err) {
       return { ...record, status: 'failed', failure: err.message, abort: true }
     }
+    source.attached()
     cellValues = { ...values, ...await runHook(definition.setup, `scenario '${scenario}' setup`, workload, { base: app.base, env, log, values }) }
     const sent = requestsOf(definition, format, cellValues)
     record.operation = { method: sent.method, route: null, format: null }
@@ -253,13 +248,13 @@ async function runCell (config, { scenario, format, processes }, { env, values, 
       await runAutocannon(app.base, sent, warmup)
     }
     const sample = await probeCell(app.base, sent, { scenario, format })
-    await fetchBreakdown(app.base, 'DELETE')
+    await source.begin(app.base)
     const reps = []
     for (let rep = 0; rep < config.reps; rep++) {
       reps.push(repetitionFigures(await runAutocannon(app.base, sent, load), sent, sample.bytes))
     }
     Object.assign(record, cellFigures(reps), { expectedStatus: sent.status, reps })
-    record.breakdown = await fetchBreakdown(app.base, 'GET')
+    record.breakdown = await source.read(app.base)
     record.operation = measuredOperation(record.breakdown, sent.method) ?? record.operation
     if (record.requests === 0) {
       record.status = 'failed'
@@ -270,6 +265,7 @@ async function runCell (config, { scenario, format, processes }, { env, values, 
     record.failure = err.message
   } finally {
     if (app !== null) await app.stop()
+    source.end()
     if (definition.teardown !== null) {
       await runHook(definition.teardown, `scenario '${scenario}' teardown`, workload, { env, log, values: cellValues })
         .catch((err) => log(err.message))

@@ -1,10 +1,13 @@
 'use strict'
 
-const { breakdownFromJaeger, breakdownFromApp, parseSince } = require('@nodebench/collector')
+const { breakdownFromJaeger, breakdownFromApp, breakdownFromPrometheus, parseSince } = require('@nodebench/collector')
 const { renderTable, renderMarkdown } = require('@nodebench/breakdown')
+const { commandServices } = require('../service-table')
 
-// `nodebench report --source jaeger|app`: the same breakdown tables from the traces Jaeger holds (any
-// number of processes and machines) or from one app's expose path.
+// `nodebench report --source jaeger|prometheus|app`: the same breakdown tables from the traces Jaeger holds
+// or the metrics Prometheus holds (any number of processes and machines), or from one app's expose path.
+
+const DEFAULT_PROMETHEUS_URL = 'http://localhost:9090'
 
 async function runReportCommand (parsed, { stdout, stderr, env }) {
   const progress = (message) => stderr.write(`nodebench report: ${message}\n`)
@@ -12,6 +15,11 @@ async function runReportCommand (parsed, { stdout, stderr, env }) {
   if (parsed.source === 'app') {
     progress(`reading ${parsed.url}`)
     snapshot = await breakdownFromApp({ url: parsed.url, headers: parsed.headers })
+  } else if (parsed.source === 'prometheus') {
+    const url = parsed.url ?? (await commandServices().serviceStatus('prometheus', { env })).uri ?? DEFAULT_PROMETHEUS_URL
+    const since = parseSince(parsed.since)
+    progress(`reading the metrics of "${parsed.service}" since ${since.toISOString()} from Prometheus at ${url}`)
+    snapshot = await breakdownFromPrometheus({ url, service: parsed.service, since })
   } else {
     const since = parseSince(parsed.since)
     progress(`reading traces of "${parsed.service}" since ${since.toISOString()} from Jaeger at ${parsed.jaeger}`)
@@ -29,7 +37,21 @@ async function runReportCommand (parsed, { stdout, stderr, env }) {
   const render = parsed.format === 'md' ? renderMarkdown : (s) => renderTable(s, { color: false })
   stdout.write(render(snapshot) + '\n')
   if (snapshot.source === 'jaeger') stdout.write(renderExemplars(snapshot, parsed.jaeger, parsed.format === 'md'))
+  if (snapshot.source === 'prometheus') stdout.write(renderInstances(snapshot, parsed.format === 'md'))
   return 0
+}
+
+/** The instances a breakdown from Prometheus covered, and how many requests each served in the window. */
+function renderInstances (snapshot, markdown) {
+  const lines = [markdown
+    ? `\n## Instances (${snapshot.window.since} to ${snapshot.window.until})\n`
+    : `Instances (${snapshot.window.since} to ${snapshot.window.until}):`]
+  for (const instance of snapshot.instances) {
+    const where = [instance.address, instance.host, instance.pid === null ? null : `pid ${instance.pid}`].filter(Boolean).join(', ')
+    const text = `${instance.id}${where ? ` (${where})` : ''}: ${instance.requests} requests`
+    lines.push(markdown ? `- ${text}` : `  ${text}`)
+  }
+  return lines.join('\n') + '\n'
 }
 
 /** Per operation, links to a median request's trace and the slowest one in Jaeger's UI. */
@@ -48,4 +70,4 @@ function renderExemplars (snapshot, jaegerUrl, markdown) {
   return lines.join('\n') + '\n'
 }
 
-module.exports = { runReportCommand, renderExemplars }
+module.exports = { runReportCommand, renderExemplars, renderInstances }

@@ -27,10 +27,10 @@ function describeStop (stopped) {
 }
 
 const ACTIONS = Object.freeze({
-  async start (names, { stdout, stderr, env }) {
+  async start (names, { stdout, stderr, env }, settings) {
     const variables = []
     for (const name of names) {
-      const started = await commandServices().startService(name, { env, onProgress: (message) => stderr.write(`${message}\n`) })
+      const started = await commandServices().startService(name, { env, settings, onProgress: (message) => stderr.write(`${message}\n`) })
       stderr.write(`${describeStart(started)}\n`)
       variables.push(...Object.entries(started.env).map(([key, value]) => `${key}=${value}`))
     }
@@ -44,9 +44,9 @@ const ACTIONS = Object.freeze({
   }
 })
 
-/** Runs `{ action, services }` from parseArguments; resolves to the exit code. */
-async function runServicesCommand ({ action, services }, streams) {
-  await ACTIONS[action](services, streams)
+/** Runs `{ action, services, settings }` from parseArguments; resolves to the exit code. */
+async function runServicesCommand ({ action, services, settings = {} }, streams) {
+  await ACTIONS[action](services, streams, settings)
   return 0
 }
 
