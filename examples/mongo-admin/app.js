@@ -11,6 +11,7 @@ const { createParamMiddleware } = require('./lib/param-middleware')
 const { createHtmlControllers } = require('./lib/controllers/html')
 const { createApiControllers } = require('./lib/controllers/api')
 const { createRouter } = require('./lib/routes')
+const { createReviewsRouter } = require('./lib/reviews')
 const { BSON } = require('mongodb')
 
 const VIEWS = path.join(__dirname, 'views')
@@ -22,7 +23,8 @@ const MAX_PAGE_SIZE = 10000
 
 /**
  * The Mongo-Express-like app: HTML pages at `/db/...`, the same data as JSON at `/api/db/...`, the
- * single-page client at `/spa/`. Middleware in Mongo-Express's order: logger, static files, body parsing,
+ * single-page client at `/spa/`, and the TU Berlin study's REST service at `/api/reviews`.
+ * Middleware in Mongo-Express's order: logger, static files, body parsing,
  * cookies, method override, a handler for every path setting template locals, then the routers with the
  * param middleware `database`, `collection`, `document` and the controllers.
  *
@@ -67,6 +69,7 @@ function createApp ({
   const api = createApiControllers(pages)
   const html = createHtmlControllers(pages)
 
+  app.use('/api/reviews', createReviewsRouter({ client }))
   app.use('/api', createRouter(params, api))
   app.use('/', createRouter(params, html))
   app.use('/api', api.notFound)

@@ -5,15 +5,37 @@
 // (HTML) against its AngularJS port's API (JSON), Apache Bench 2.3, Node.js 5.6, MongoDB, 1-8 processes
 // (PM2), 5 runs per configuration. The figures under `reference` are the study's
 // (shared/thesis-reference.md), which the bench report sets beside the run's.
+//
+// Beside them, the companion study's REST service, `review-list` and `review-create` (JSON only, on the
+// `reviews` collection): Nawaz, Rucaj, Kamran, "Evaluate scalable and high-performance Node.js Application
+// Designs" (TU Berlin), which scaled 1 to 7 independent instances behind nginx (`bench --topology nginx`).
+// A run without --scenarios measures the 2017 study's three.
 
 const { MongoClient } = require('mongodb')
-const { seed, DATABASE, COLLECTION } = require('./seed')
+const { seed, seedReviews, DATABASE, COLLECTION, REVIEWS } = require('./seed')
 
 // What a write sends: one small document, as the study's `{ username }`.
 const WRITE_DOCUMENT = Object.freeze({ username: 'nodebench-bench' })
 // As a browser asks for pages (a form's redirect then answers in HTML) and the single-page client for JSON.
 const HTML = Object.freeze({ accept: 'text/html' })
 const JSON_API = Object.freeze({ accept: 'application/json' })
+// What the REST service's POST creates: one review.
+const REVIEW = Object.freeze({ reviewer: 'nodebench-bench', product: 'product-7', rating: 4, text: 'Sent by nodebench bench.' })
+
+// The TU Berlin study's figures and what limits their comparison here (the report sets them beside the run).
+const SCALE_OUT_REFERENCE = Object.freeze({
+  scaleOut: {
+    source: 'Nawaz, Rucaj, Kamran, "Evaluate scalable and high-performance Node.js Application Designs", TU Berlin',
+    setup: '1 to 7 independent instances of a REST service (GET 10 records, POST one; JSON on MongoDB) behind nginx ' +
+      '(least_conn and round robin; max_fails=3, fail_timeout=30s), on one machine and then on several',
+    criterion: 'throughput at 0% error rate: a single failed request fails the scenario',
+    oneMachine: { throughputGain: { 1: 1, 3: 1.21 }, finding: 'On one machine, 1 to 3 instances raised throughput by 21%; more instances added nothing.' },
+    severalMachines: {
+      finding: 'On several machines throughput grew up to 6 instances; at 7 the error rate rose while throughput stayed flat.',
+      repeatable: false
+    }
+  }
+})
 
 /**
  * Makes nodebench.users hold exactly the study's 1000 documents, removing what write runs added. An app
@@ -28,6 +50,21 @@ async function seedUsers ({ env, log }) {
   try {
     const result = await seed(client)
     log(`${DATABASE}.${COLLECTION} holds ${result.count} documents (inserted ${result.inserted}, removed ${result.removed})`)
+  } finally {
+    await client.close()
+  }
+}
+
+/** Makes nodebench.reviews hold exactly its 1000 records, removing what review-create runs added. */
+async function seedReviewRecords ({ env, log }) {
+  if (!env.MONGODB_URI) {
+    log(`MONGODB_URI is not set: ${DATABASE}.${REVIEWS} is not seeded (node examples/mongo-admin/seed.js does it)`)
+    return
+  }
+  const client = new MongoClient(env.MONGODB_URI, { serverSelectionTimeoutMS: 10000 })
+  try {
+    const result = await seedReviews(client)
+    log(`${DATABASE}.${REVIEWS} holds ${result.count} documents (inserted ${result.inserted}, removed ${result.removed})`)
   } finally {
     await client.close()
   }
@@ -50,6 +87,7 @@ module.exports = {
   services: ['mongodb'],
   formats: ['html', 'json'],
   setup: seedUsers,
+  defaultScenarios: ['doc-read', 'write', 'collection-read'],
   scenarios: {
     'doc-read': {
       label: 'document read',
@@ -114,6 +152,29 @@ module.exports = {
         },
         bytes: { html: 783799, json: 157434 }
       }
+    },
+    'review-list': {
+      label: 'review list',
+      formats: ['json'],
+      connections: 50,
+      amount: 5000,
+      quickAmount: 500,
+      dominant: 'listReviews',
+      setup: seedReviewRecords,
+      request: { method: 'GET', path: '/api/reviews', headers: JSON_API, status: 200 },
+      reference: SCALE_OUT_REFERENCE
+    },
+    'review-create': {
+      label: 'review create',
+      formats: ['json'],
+      connections: 25,
+      amount: 5000,
+      quickAmount: 500,
+      dominant: 'createReview',
+      setup: seedReviewRecords,
+      request: { method: 'POST', path: '/api/reviews', headers: JSON_API, body: REVIEW, status: 201 },
+      teardown: seedReviewRecords,
+      reference: SCALE_OUT_REFERENCE
     }
   },
   reference: {

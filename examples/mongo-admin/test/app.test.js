@@ -4,7 +4,7 @@ const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const { MongoClient } = require('mongodb')
 const { startServer } = require('../lib/serve')
-const { seed } = require('../seed')
+const { seed, seedReviews } = require('../seed')
 const { startTestDatabase } = require('./helpers')
 
 // The app in this process, on a real embedded database seeded as the study's workload.
@@ -230,4 +230,39 @@ test('the single-page client is served, and its script parses', async () => {
   assert.doesNotThrow(() => new vm.Script(script.body, { filename: 'app.js' }))
   assert.match(script.body, /fetch\('\/api' \+ path/)
   assert.equal((await get('/public/css/style.css')).status, 200)
+})
+
+test('the TU Berlin study\'s REST service: GET lists 10 reviews, POST creates one, a bad review is a 400', async () => {
+  await seedReviews(client, { count: 1000 })
+  const list = await get('/api/reviews', { accept: 'application/json' })
+  assert.equal(list.status, 200)
+  const { reviews } = JSON.parse(list.body)
+  assert.equal(reviews.length, 10)
+  for (const review of reviews) assert.match(review.reviewer, /^reviewer-\d+$/)
+
+  const review = { reviewer: 'tester', product: 'product-3', rating: 5, text: 'Good.' }
+  const created = await send('POST', '/api/reviews', { json: review })
+  assert.equal(created.status, 201)
+  const { _id: id } = JSON.parse(created.body)
+  assert.equal(created.headers.get('location'), `/api/reviews/${id}`)
+  const stored = await client.db('nodebench').collection('reviews').findOne({ reviewer: 'tester' })
+  assert.deepEqual({ ...stored, _id: String(stored._id) }, { _id: id, ...review })
+  await client.db('nodebench').collection('reviews').deleteOne({ _id: stored._id })
+
+  for (const [body, message] of [
+    [{ ...review, rating: 6 }, /rating must be a whole number from 1 to 5/],
+    [{ ...review, stars: 1 }, /Unknown field stars/],
+    [{ reviewer: 'x', product: 'y', rating: 2 }, /text must be a non-empty string/],
+    ['[1]', /A review is a JSON object/]
+  ]) {
+    const refused = await send('POST', '/api/reviews', { json: body })
+    assert.equal(refused.status, 400, refused.body)
+    assert.match(JSON.parse(refused.body).error, message)
+  }
+
+  const snapshot = JSON.parse((await get('/__nodebench', { accept: 'application/json' })).body)
+  const names = (route, method) => snapshot.operations.find((o) => o.route === route && o.method === method)?.segments.map((s) => s.name)
+  // The router's own '/' under its mount path, as nodebench joins route templates.
+  assert.ok(names('/api/reviews/', 'GET').includes('listReviews'))
+  assert.ok(names('/api/reviews/', 'POST').includes('createReview'))
 })

@@ -14,11 +14,13 @@ const { codes, NodebenchError } = require('@nodebench/errors')
 //     formats: ['json'],                                // optional, default ['default']
 //     services: ['mongodb'],                            // optional: a database nodebench provides (MONGODB_URI)
 //     async setup ({ env, log }) { return { id: ... } },  // optional, once before the first cell: values
+//     defaultScenarios: ['item-read'],                  // optional: what a run without --scenarios measures
 //     scenarios: {
 //       'item-read': {
 //         label: 'item read', connections: 50, amount: 2000, quickAmount: 200, dominant: 'loadItem',
 //         request: { method: 'GET', path: ['/items/{id}', '/items/2'], headers: {}, status: 200 },
-//         // or requests: { json: {...}, html: {...} }, one per format
+//         // or requests: { json: {...}, html: {...} }, one per format of the scenario's
+//         formats: ['json'],                            // optional: the workload's formats it has (default all)
 //         async teardown ({ env, log, values }) {}      // optional, after each cell of this scenario
 //       }
 //     }
@@ -28,8 +30,12 @@ const { codes, NodebenchError } = require('@nodebench/errors')
 // A path may be a list: each connection sends them in turn (autocannon's `requests`).
 
 const WORKLOAD_FILES = Object.freeze(['nodebench.workload.js', 'nodebench.workload.json'])
-const WORKLOAD_KEYS = Object.freeze(['name', 'description', 'formats', 'services', 'setup', 'teardown', 'scenarios', 'reference'])
-const SCENARIO_KEYS = Object.freeze(['label', 'request', 'requests', 'connections', 'amount', 'quickAmount', 'dominant', 'setup', 'teardown', 'reference'])
+const WORKLOAD_KEYS = Object.freeze([
+  'name', 'description', 'formats', 'services', 'setup', 'teardown', 'scenarios', 'defaultScenarios', 'reference'
+])
+const SCENARIO_KEYS = Object.freeze([
+  'label', 'request', 'requests', 'formats', 'connections', 'amount', 'quickAmount', 'dominant', 'setup', 'teardown', 'reference'
+])
 const REQUEST_KEYS = Object.freeze(['method', 'path', 'headers', 'body', 'status'])
 const SERVICES = Object.freeze(['mongodb'])
 const METHODS = Object.freeze(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
@@ -127,6 +133,12 @@ function checkWorkload (source, { file, shown }) {
     if (!NAME_PATTERN.test(name)) fail(`scenario name '${name}' must be lower-case letters, digits and dashes`)
     scenarios[name] = checkScenario(name, scenario, { formats, fail, hook })
   }
+  const names = Object.keys(scenarios)
+  const defaultScenarios = source.defaultScenarios === undefined ? names : source.defaultScenarios
+  const listsScenarios = Array.isArray(defaultScenarios) && defaultScenarios.length > 0
+  if (!listsScenarios || defaultScenarios.some((s) => !names.includes(s))) {
+    fail(`defaultScenarios must be a list of the workload's scenarios (${names.join(', ')}); received ${describe(source.defaultScenarios)}`)
+  }
   if (source.reference !== undefined && !isPlainObject(source.reference)) fail(`reference must be an object; received ${describe(source.reference)}`)
   return Object.freeze({
     file,
@@ -137,7 +149,8 @@ function checkWorkload (source, { file, shown }) {
     setup: hook('setup', source.setup),
     teardown: hook('teardown', source.teardown),
     scenarios: Object.freeze(scenarios),
-    scenarioNames: Object.freeze(Object.keys(scenarios)),
+    scenarioNames: Object.freeze(names),
+    defaultScenarios: Object.freeze([...new Set(defaultScenarios)]),
     reference: source.reference === undefined ? null : source.reference
   })
 }
@@ -150,17 +163,22 @@ function checkScenario (name, scenario, { formats, fail, hook }) {
   if ((scenario.request === undefined) === (scenario.requests === undefined)) {
     failHere('give request (the same for every format) or requests (one per format), not both nor neither')
   }
+  const own = scenario.formats === undefined ? formats : scenario.formats
+  const listsFormats = Array.isArray(own) && own.length > 0 && new Set(own).size === own.length
+  if (!listsFormats || own.some((f) => !formats.includes(f))) {
+    failHere(`formats must be a list of the workload's formats (${formats.join(', ')}); received ${describe(scenario.formats)}`)
+  }
   const requests = {}
   if (scenario.request !== undefined) {
     const request = checkRequest(scenario.request, 'request', failHere)
-    for (const format of formats) requests[format] = request
+    for (const format of own) requests[format] = request
   } else {
     if (!isPlainObject(scenario.requests)) failHere(`requests must be an object with a request per format; received ${describe(scenario.requests)}`)
     for (const key of Object.keys(scenario.requests)) {
-      if (!formats.includes(key)) failHere(`requests.${key}: unknown format; the workload's formats are ${formats.join(', ')}`)
+      if (!own.includes(key)) failHere(`requests.${key}: unknown format; the scenario's formats are ${own.join(', ')}`)
     }
-    for (const format of formats) {
-      if (scenario.requests[format] === undefined) failHere(`requests.${format} is missing; every format (${formats.join(', ')}) needs a request`)
+    for (const format of own) {
+      if (scenario.requests[format] === undefined) failHere(`requests.${format} is missing; every format (${own.join(', ')}) needs a request`)
       requests[format] = checkRequest(scenario.requests[format], `requests.${format}`, failHere)
     }
   }
@@ -179,6 +197,7 @@ function checkScenario (name, scenario, { formats, fail, hook }) {
   return Object.freeze({
     name,
     label: text('label') ?? name,
+    formats: Object.freeze([...own]),
     requests: Object.freeze(requests),
     connections: count('connections', DEFAULT_CONNECTIONS, 10_000),
     amount: count('amount', DEFAULT_AMOUNT, 10_000_000),
@@ -250,6 +269,7 @@ function describeWorkload (workload) {
   for (const scenario of Object.values(workload.scenarios)) {
     scenarios[scenario.name] = {
       label: scenario.label,
+      formats: [...scenario.formats],
       dominant: scenario.dominant,
       connections: scenario.connections,
       amount: scenario.amount,

@@ -44,7 +44,7 @@ test('options: the study\'s matrix by default, --quick, overrides, and usage err
   assert.equal(external.workload.file, STUDY_WORKLOAD)
 
   for (const [argv, message] of [
-    [['--scenarios', 'doc-read,browse'], /unknown scenario 'browse'; expected one of doc-read, write, collection-read/],
+    [['--scenarios', 'doc-read,browse'], /unknown scenario 'browse'; expected one of doc-read, write, collection-read, review-list, review-create/],
     [['--formats', 'xml'], /unknown format 'xml'; expected one of html, json/],
     [['--processes', 'two'], /--processes must be a whole number from 1 to 64; received 'two'/],
     [['--amount', '1e3x'], /--amount must be a whole number/],

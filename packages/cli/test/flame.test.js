@@ -26,7 +26,8 @@ test('options: defaults, choices, and usage errors', () => {
   assert.deepEqual([custom.formats, custom.profiler, custom.duration, custom.app, custom.argv], [['json'], 'clinic', 3, null, ['my-app.js', '--port', '3000']])
   for (const [argv, message] of [
     [['--scenario', 'browse'], /unknown scenario 'browse'/],
-    [['--format', 'xml'], /--format must be html, json or both; received 'xml'/],
+    [['--format', 'xml'], /--format must be html, json or both \(scenario 'doc-read'\); received 'xml'/],
+    [['--scenario', 'review-list', '--format', 'html'], /--format must be json or both \(scenario 'review-list'\); received 'html'/],
     [['--cmd', 'node my-app.js'], /no workload: \. has no nodebench\.workload\.js or nodebench\.workload\.json/],
     [['--profiler', 'perf'], /--profiler must be 0x or clinic; received 'perf'/],
     [['--duration', 'long'], /--duration must be a whole number from 1 to 600; received 'long'/],

@@ -22,6 +22,13 @@ test('a workload gets its defaults, and a bad one a coded error naming the scena
   const home = workload.scenarios.home
   assert.deepEqual([home.label, home.connections, home.amount, home.quickAmount, home.dominant], ['home', 10, 1000, 100, null])
   assert.deepEqual(home.requests.default, { where: 'request', method: 'GET', paths: ['/'], headers: {}, body: null, status: 200 })
+  assert.deepEqual([home.formats, workload.defaultScenarios], [['default'], ['home']])
+  const partial = check({
+    formats: ['html', 'json'],
+    defaultScenarios: ['page'],
+    scenarios: { page: { request: { path: '/' } }, api: { formats: ['json'], requests: { json: { path: '/api' } } } }
+  })
+  assert.deepEqual([partial.scenarios.api.formats, Object.keys(partial.scenarios.api.requests), partial.defaultScenarios], [['json'], ['json'], ['page']])
 
   for (const [source, message] of [
     [[], /^workload nodebench\.workload\.js: expected an object of scenarios and options; received \[\]$/],
@@ -37,7 +44,10 @@ test('a workload gets its defaults, and a bad one a coded error naming the scena
     [{ scenarios: { home: { request: { path: '/', headers: { accept: 1 } } } } }, /scenario 'home': request\.headers must be an object of header names to string values/],
     [{ scenarios: { home: { request: { path: '/', query: 'a' } } } }, /scenario 'home': request: unknown key 'query'; expected one of method, path, headers, body, status/],
     [{ formats: ['html', 'json'], scenarios: { home: { requests: { html: { path: '/' } } } } }, /scenario 'home': requests\.json is missing; every format \(html, json\) needs a request/],
-    [{ formats: ['json'], scenarios: { home: { requests: { json: { path: '/' }, xml: { path: '/' } } } } }, /scenario 'home': requests\.xml: unknown format; the workload's formats are json/],
+    [{ formats: ['json'], scenarios: { home: { requests: { json: { path: '/' }, xml: { path: '/' } } } } }, /scenario 'home': requests\.xml: unknown format; the scenario's formats are json/],
+    [{ formats: ['html', 'json'], scenarios: { home: { formats: ['json'], requests: { html: { path: '/' }, json: { path: '/' } } } } }, /scenario 'home': requests\.html: unknown format; the scenario's formats are json/],
+    [{ formats: ['json'], scenarios: { home: { formats: ['xml'], request: { path: '/' } } } }, /scenario 'home': formats must be a list of the workload's formats \(json\); received \["xml"\]/],
+    [{ scenarios: { home: { request: { path: '/' } } }, defaultScenarios: ['away'] }, /defaultScenarios must be a list of the workload's scenarios \(home\); received \["away"\]/],
     [{ scenarios: { home: { request: { path: '/' }, amount: 0 } } }, /scenario 'home': amount must be a whole number from 1 to 10000000; received 0/],
     [{ scenarios: { home: { request: { path: '/' }, teardown: 'reseed' } } }, /scenario 'home': teardown must be a function \(hooks need a \.js workload\)/],
     [{ formats: ['HTML'], scenarios: { home: { request: { path: '/' } } } }, /formats must be a list of distinct names/],

@@ -83,15 +83,16 @@ function parseFlameArguments (argv) {
   if (!workload.scenarioNames.includes(scenario)) {
     throw usageError(`unknown scenario '${scenario}'; expected one of ${workload.scenarioNames.join(', ')}`)
   }
-  if (values.format !== 'both' && !workload.formats.includes(values.format)) {
-    throw usageError(`--format must be ${workload.formats.join(', ')} or both; received '${values.format}'`)
+  const formats = workload.scenarios[scenario].formats
+  if (values.format !== 'both' && !formats.includes(values.format)) {
+    throw usageError(`--format must be ${formats.join(', ')} or both (scenario '${scenario}'); received '${values.format}'`)
   }
   return {
     command: 'flame',
     config: Object.freeze({
       scenario,
       workload,
-      formats: values.format === 'both' ? [...workload.formats] : [values.format],
+      formats: values.format === 'both' ? [...formats] : [values.format],
       profiler: values.profiler,
       duration,
       connections,
