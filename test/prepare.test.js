@@ -4,9 +4,11 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { prepareTestDependencies, STEPS } = require('./prepare')
 
-test('the database, Jaeger, Chromium and Prometheus are made ready, in that order', () => {
-  assert.deepEqual(STEPS.map((step) => step.what),
-    ['the embedded database (FerretDB)', 'Jaeger', 'Chromium (the report\'s browser check)', 'Prometheus (the fleet tests)'])
+test('the database, Jaeger, Chromium, Prometheus and nginx are made ready, in that order', () => {
+  assert.deepEqual(STEPS.map((step) => step.what), [
+    'the embedded database (FerretDB)', 'Jaeger', 'Chromium (the report\'s browser check)', 'Prometheus (the fleet tests)',
+    'nginx (the scale-out tests)'
+  ])
 })
 
 test('a step that fails stops the preparation, and its error names the step', async () => {

@@ -9,6 +9,7 @@ const { freeLoopbackPort, terminate } = require('./lib/processes')
 const { ensureChromium } = require('./lib/chromium')
 const { ensureValgrind } = require('./lib/valgrind')
 const { ensurePrometheus } = require('./lib/prometheus')
+const { ensureNginx, startNginx, parseAccessLog, PROXY_ERROR_MARK } = require('./lib/nginx')
 const { nodeBinary } = require('./lib/node-binary')
 const { codes, NodebenchError } = require('./lib/errors')
 
@@ -34,6 +35,10 @@ module.exports = {
   ensureChromium,
   ensureValgrind,
   ensurePrometheus,
+  ensureNginx,
+  startNginx,
+  parseAccessLog,
+  PROXY_ERROR_MARK,
   nodeBinary,
   errorCodes: codes,
   NodebenchError

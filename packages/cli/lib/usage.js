@@ -16,10 +16,22 @@ Commands:
                          and html,json)   --processes 1,2,3,4,8   --reps 5
     --connections <n>    --amount <requests> | --duration <seconds> (defaults: the workload's)
     --warmup <requests> (default 200)
+    --topology cluster|nginx
+                         how N processes serve (comma list to compare): one node:cluster app (default),
+                         or N independent instances behind nginx (Debian's, installed when missing)
+    --balancer least_conn|round_robin
+                         nginx's balancing (default least_conn; max_fails=3 fail_timeout=30s per instance)
+    --find-max           per cell, connections doubling from --connections up to --max-connections (1024),
+                         --duration seconds each (5), until the first failure: the highest error-free
+                         throughput; --timeout <s> is a request's limit (default 10 here, else 60)
+    --add-instance-at <s>[,<s>...]  --kill-instance-at <s>[,<s>...]
+                         behind nginx, during a --duration run: start one more instance and reload nginx,
+                         or kill one abruptly; the report shows each second around them
     --breakdown-source app|prometheus
                          where each cell's breakdown comes from: the app's /__nodebench (default; a
                          cluster's primary merges its workers), or the metrics every process exports,
-                         scraped by Prometheus (the prometheus service if it runs, else one of the run's)
+                         scraped by Prometheus (the prometheus service if it runs, else one of the run's);
+                         prometheus for --topology nginx
     --quick              processes 1,2, one repetition, fewer requests: about a minute
     --out <dir>          --json: the results on stdout
   demo [--out <dir>]     bench --quick on examples/mongo-admin (what npm run demo runs)

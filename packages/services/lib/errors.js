@@ -10,7 +10,7 @@ const { codesOf, NodebenchError } = require('@nodebench/errors')
 const codes = codesOf([
   'NB_ERR_INVALID_OPTION', 'NB_ERR_GO_MISSING', 'NB_ERR_GO_BUILD', 'NB_ERR_DB_START', 'NB_ERR_LOCK_TIMEOUT',
   'NB_ERR_SERVICE_UNKNOWN', 'NB_ERR_SERVICE_NOT_ANSWERING', 'NB_ERR_CHROMIUM_MISSING', 'NB_ERR_VALGRIND_MISSING',
-  'NB_ERR_PROMETHEUS_MISSING', 'NB_ERR_NODE_UNAVAILABLE'
+  'NB_ERR_PROMETHEUS_MISSING', 'NB_ERR_NGINX_MISSING', 'NB_ERR_NGINX_START', 'NB_ERR_NODE_UNAVAILABLE'
 ])
 
 function describe (value) {
@@ -93,6 +93,17 @@ function prometheusMissing (reason, output) {
     'PROMETHEUS_PATH', 'a prometheus executable (2.x or later)', reason, output)
 }
 
+function nginxMissing (reason, output) {
+  return debianExecutableMissing(codes.NB_ERR_NGINX_MISSING, 'balancing load over instances needs nginx', 'nginx',
+    'NGINX_PATH', 'an nginx executable', reason, output)
+}
+
+/** nginx did not start, or would not take its configuration; `output` is what it printed. */
+function nginxStart (reason, output) {
+  const tail = output ? lastLines(output) : ''
+  return new NodebenchError(codes.NB_ERR_NGINX_START, `nginx: ${reason}` + (tail ? `; it printed:\n${tail}` : ''))
+}
+
 /** A Node.js binary for the version matrix could not be had from the npm registry (nor from the cache). */
 function nodeUnavailable (spec, reason) {
   return new NodebenchError(codes.NB_ERR_NODE_UNAVAILABLE,
@@ -124,6 +135,8 @@ module.exports = {
   chromiumMissing,
   valgrindMissing,
   prometheusMissing,
+  nginxMissing,
+  nginxStart,
   nodeUnavailable,
   DATABASE_ALTERNATIVES
 }

@@ -1,6 +1,6 @@
 'use strict'
 
-// ensureValgrind and ensurePrometheus share ensureChromium's way of finding and installing a Debian package
+// ensureValgrind, ensurePrometheus and ensureNginx share ensureChromium's way of finding and installing a Debian package
 // (chromium.test.js covers that path by path); here, what is each one's own: its variable, its package,
 // its purpose and its error.
 
@@ -8,12 +8,13 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { ensureValgrind, ensurePrometheus } = require('..')
+const { ensureValgrind, ensurePrometheus, ensureNginx } = require('..')
 const { temporaryDir, coded } = require('./helpers')
 
 const EXECUTABLES = [
   { ensure: ensureValgrind, name: 'valgrind', envVar: 'VALGRIND_PATH', code: 'NB_ERR_VALGRIND_MISSING', purpose: 'for the instruction-count benchmark' },
-  { ensure: ensurePrometheus, name: 'prometheus', envVar: 'PROMETHEUS_PATH', code: 'NB_ERR_PROMETHEUS_MISSING', purpose: 'for fleet breakdowns (metrics scraped from every instance)' }
+  { ensure: ensurePrometheus, name: 'prometheus', envVar: 'PROMETHEUS_PATH', code: 'NB_ERR_PROMETHEUS_MISSING', purpose: 'for fleet breakdowns (metrics scraped from every instance)' },
+  { ensure: ensureNginx, name: 'nginx', envVar: 'NGINX_PATH', code: 'NB_ERR_NGINX_MISSING', purpose: 'to balance load over independent instances (bench --topology nginx)' }
 ]
 
 function executable (file, script = '#!/bin/sh\nexit 0\n') {

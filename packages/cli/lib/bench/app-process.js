@@ -18,12 +18,15 @@ function appError (message) {
   return new NodebenchError(codes.NB_ERR_APP_START, message)
 }
 
-/** Resolves to `{ base, stop() }` once the app answers. */
+/**
+ * Resolves to `{ base, pid, stop(), kill() }` once the app answers: `stop` ends it gracefully, `kill` at once
+ * (SIGKILL, an instance dying abruptly); an app at --url alone has neither (pid null).
+ */
 async function startApp (config, { processes, env }) {
   if (config.app !== null) return startAppDirectory(config.app, { processes, env })
   if (config.cmd !== null) return startCommand(config, { processes, env })
   await waitUntilAnswering(config.url, { deadline: Date.now() + 5000, exited: () => null })
-  return { base: config.url, stop: async () => {} }
+  return { base: config.url, pid: null, stop: async () => {}, kill () {} }
 }
 
 function startAppDirectory (appDir, { processes, env }) {
@@ -42,7 +45,7 @@ function startAppDirectory (appDir, { processes, env }) {
       const match = /^listening on (http:\/\/\S+)$/m.exec(output.stdout())
       if (match) {
         clearTimeout(timer)
-        resolve({ base: match[1], stop })
+        resolve({ base: match[1], pid: child.pid, stop, kill: () => signal(child, 'SIGKILL') })
       }
     })
     child.once('error', (err) => {
@@ -79,7 +82,7 @@ async function startCommand (config, { processes, env }) {
     await stop()
     throw err
   }
-  return { base, stop }
+  return { base, pid: child.pid, stop, kill: () => signal(child, 'SIGKILL', { group: true }) }
 }
 
 /** Polls `base` until it answers HTTP at all (any status). */
@@ -114,23 +117,25 @@ function captureOutput (child) {
   }
 }
 
+/** Sends `name` to the process, or to its process group (a shell command and what it started). */
+function signal (child, name, { group = false } = {}) {
+  try {
+    if (group) process.kill(-child.pid, name)
+    else child.kill(name)
+  } catch {}
+}
+
 /** Stops the process (SIGTERM: the app flushes and stops its database), SIGKILL after a grace period. */
 function stopper (child, { group = false } = {}) {
   let stopping = null
-  const signal = (name) => {
-    try {
-      if (group) process.kill(-child.pid, name)
-      else child.kill(name)
-    } catch {}
-  }
   return () => (stopping ??= new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return resolve()
-    const timer = setTimeout(() => signal('SIGKILL'), STOP_TIMEOUT_MS)
+    const timer = setTimeout(() => signal(child, 'SIGKILL', { group }), STOP_TIMEOUT_MS)
     child.once('exit', () => {
       clearTimeout(timer)
       resolve()
     })
-    signal('SIGTERM')
+    signal(child, 'SIGTERM', { group })
   }))
 }
 

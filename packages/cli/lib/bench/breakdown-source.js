@@ -12,8 +12,9 @@ const { codes, NodebenchError } = require('@nodebench/errors')
 //   that served them, named. This is what independent instances need: no process holds all their figures.
 //
 // Per cell: `const cell = source.forCell(id)`; `cell.instanceEnv()` for each process nodebench starts (the
-// variables that make it export its breakdown); `cell.attached()` once they run; `cell.begin(base)` after the
-// warm-up; `cell.read(base)` after the load; `cell.end()` after the app stopped.
+// variables that make it export its breakdown); `cell.attached()` once they run (again when one is added);
+// `cell.gone(env)` when the one given `env` was killed; `cell.begin(base)` after the warm-up; `cell.read(base)`
+// after the load; `cell.end()` after the app stopped.
 
 /** Reads (or resets) an app's breakdown at its expose path. */
 async function fetchBreakdown (base, method) {
@@ -35,6 +36,7 @@ const appSource = Object.freeze({
     return {
       instanceEnv: async () => ({}),
       attached () {},
+      gone () {},
       begin: (base) => fetchBreakdown(base, 'DELETE'),
       read: (base) => fetchBreakdown(base, 'GET'),
       end () {}
@@ -71,6 +73,13 @@ function prometheusSource (prometheus, { freeLoopbackPort, collector }) {
           }
         },
         attached () {
+          collector.writeTargets(prometheus.targetsDir, group, targets, labels)
+        },
+        /** A killed instance: no more scrapes to wait for (what Prometheus took from it stays in the window). */
+        gone (env) {
+          const address = `127.0.0.1:${env.OTEL_EXPORTER_PROMETHEUS_PORT}`
+          const index = targets.findIndex((target) => target.address === address)
+          if (index !== -1) targets.splice(index, 1)
           collector.writeTargets(prometheus.targetsDir, group, targets, labels)
         },
         async begin () {

@@ -21,6 +21,14 @@ const QUICK = Object.freeze({
 const PROCESSES = Object.freeze([1, 2, 3, 4, 8])
 const REPETITIONS = 5
 const DEFAULT_WARMUP = 200
+const TOPOLOGIES = Object.freeze(['cluster', 'nginx'])
+const BALANCERS = Object.freeze(['least_conn', 'round_robin'])
+// --find-max: connections double from the scenario's up to this, each step this many seconds.
+const FIND_MAX_CONNECTIONS = 1024
+const FIND_MAX_STEP_SEC = 5
+// Seconds autocannon waits for an answer: under --find-max a timeout is an error, so it must come sooner.
+const REQUEST_TIMEOUT_SEC = 60
+const FIND_MAX_TIMEOUT_SEC = 10
 
 const OPTIONS = {
   app: { type: 'string' },
@@ -35,7 +43,14 @@ const OPTIONS = {
   amount: { type: 'string' },
   duration: { type: 'string' },
   warmup: { type: 'string' },
-  'breakdown-source': { type: 'string', default: 'app' },
+  'breakdown-source': { type: 'string' },
+  topology: { type: 'string', default: 'cluster' },
+  balancer: { type: 'string', default: 'least_conn' },
+  'find-max': { type: 'boolean', default: false },
+  'max-connections': { type: 'string' },
+  timeout: { type: 'string' },
+  'add-instance-at': { type: 'string' },
+  'kill-instance-at': { type: 'string' },
   quick: { type: 'boolean', default: false },
   flame: { type: 'boolean', default: false },
   'flame-duration': { type: 'string' },
@@ -63,6 +78,12 @@ function wholeNumber (text, name, min, max) {
     throw usageError(`--${name} must be a whole number from ${min} to ${max}; received '${text}'`)
   }
   return value
+}
+
+/** `--add-instance-at 10,20`: seconds into a run, each a whole number. */
+function secondsList (text, name) {
+  if (text === undefined) return []
+  return String(text).split(',').map((item) => wholeNumber(item.trim(), name, 1, 3600))
 }
 
 function numberList (text, name, min, max) {
@@ -99,22 +120,45 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
       throw usageError(`--url '${values.url}' is not a URL; expected e.g. http://127.0.0.1:3000`)
     }
   }
-  const breakdownSource = values['breakdown-source']
+  const topologies = listOf(values.topology, 'topology', TOPOLOGIES)
+  const balanced = topologies.includes('nginx')
+  if (!BALANCERS.includes(values.balancer)) throw usageError(`--balancer must be least_conn or round_robin; received '${values.balancer}'`)
+  if (balanced && values.cmd === undefined && url !== null) {
+    throw usageError('--topology nginx needs an app nodebench starts (--app, or --cmd with a {port} placeholder): it starts every instance')
+  }
+  if (balanced && values.cmd !== undefined && !values.cmd.includes('{port}')) {
+    throw usageError('--topology nginx starts the command once per instance: it needs a {port} placeholder for each one\'s port')
+  }
+  // Independent instances: no process holds all their figures, Prometheus does.
+  const breakdownSource = values['breakdown-source'] ?? (balanced ? 'prometheus' : 'app')
   if (breakdownSource !== 'app' && breakdownSource !== 'prometheus') {
     throw usageError(`--breakdown-source must be app (the app's /__nodebench) or prometheus (every instance's metrics); received '${breakdownSource}'`)
+  }
+  if (breakdownSource === 'app' && balanced) {
+    throw usageError('--topology nginx reads its breakdowns from Prometheus (independent instances have no primary to merge them): leave out --breakdown-source app')
   }
   if (breakdownSource === 'prometheus' && values.cmd === undefined && url !== null) {
     throw usageError('--breakdown-source prometheus needs an app nodebench starts (--app, or --cmd), whose metrics it has Prometheus scrape')
   }
+  const events = [
+    ...secondsList(values['add-instance-at'], 'add-instance-at').map((atSec) => ({ type: 'add', atSec })),
+    ...secondsList(values['kill-instance-at'], 'kill-instance-at').map((atSec) => ({ type: 'kill', atSec }))
+  ].sort((a, b) => a.atSec - b.atSec)
   const startsApp = values.cmd === undefined && url === null
   const app = startsApp ? appDir(values.app) : null
   const workload = loadWorkload(workloadFileOf(values.workload, app))
   const quick = values.quick
-  const scenarios = values.scenarios ? listOf(values.scenarios, 'scenarios', workload.scenarioNames) : [...workload.scenarioNames]
+  const scenarios = values.scenarios ? listOf(values.scenarios, 'scenarios', workload.scenarioNames) : [...workload.defaultScenarios]
   const formats = values.formats ? listOf(values.formats, 'formats', workload.formats) : [...workload.formats]
+  const withoutCells = scenarios.filter((s) => !formats.some((f) => workload.scenarios[s].formats.includes(f)))
+  if (withoutCells.length > 0) {
+    const scenario = workload.scenarios[withoutCells[0]]
+    throw usageError(`scenario '${scenario.name}' has format ${scenario.formats.join(', ')} only; --formats ${formats.join(',')} leaves it nothing to measure`)
+  }
   let processes = values.processes ? numberList(values.processes, 'processes', 1, 64) : quick ? [...QUICK.processes] : [...PROCESSES]
-  if (url !== null && (values.cmd === undefined || !values.cmd.includes('{processes}'))) {
-    // nodebench cannot change how many processes an app it does not start runs.
+  if (url !== null && topologies.includes('cluster') && (values.cmd === undefined || !values.cmd.includes('{processes}'))) {
+    // nodebench cannot change how many processes an app it does not start runs (behind nginx, each
+    // instance is one process of the command).
     if (values.processes !== undefined && processes.length > 1) {
       throw usageError('several --processes need an app nodebench starts: --app, or --cmd with a {processes} placeholder')
     }
@@ -123,7 +167,24 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
   const reps = values.reps ? wholeNumber(values.reps, 'reps', 1, 100) : quick ? QUICK.reps : REPETITIONS
   const connectionsOverride = values.connections ? wholeNumber(values.connections, 'connections', 1, 10000) : null
   const amountOverride = values.amount ? wholeNumber(values.amount, 'amount', 1, 10_000_000) : null
-  const duration = values.duration ? wholeNumber(values.duration, 'duration', 1, 3600) : null
+  let duration = values.duration ? wholeNumber(values.duration, 'duration', 1, 3600) : null
+  const findMax = values['find-max']
+  if (findMax && values.amount !== undefined) throw usageError('--find-max runs steps of --duration seconds (default 5), not --amount requests')
+  if (!findMax && values['max-connections'] !== undefined) throw usageError('--max-connections goes with --find-max')
+  if (findMax && events.length > 0) throw usageError('--find-max and instances added or killed mid-run exclude each other: run them apart')
+  if (findMax) duration ??= FIND_MAX_STEP_SEC
+  if (events.length > 0) {
+    if (!balanced) throw usageError('--add-instance-at and --kill-instance-at change the instances behind nginx: they need --topology nginx')
+    if (duration === null) throw usageError('--add-instance-at and --kill-instance-at are seconds into a run of --duration seconds: give --duration')
+    const late = events.find((event) => event.atSec >= duration)
+    if (late) throw usageError(`--${late.type}-instance-at ${late.atSec} is not within the run's ${duration} s (--duration)`)
+  }
+  const maxConnections = values['max-connections'] === undefined
+    ? FIND_MAX_CONNECTIONS
+    : wholeNumber(values['max-connections'], 'max-connections', 1, 100_000)
+  const requestTimeoutSec = values.timeout !== undefined
+    ? wholeNumber(values.timeout, 'timeout', 1, 600)
+    : findMax ? FIND_MAX_TIMEOUT_SEC : REQUEST_TIMEOUT_SEC
   const warmup = values.warmup !== undefined ? wholeNumber(values.warmup, 'warmup', 0, 1_000_000) : quick ? QUICK.warmup : DEFAULT_WARMUP
 
   const connections = {}
@@ -156,6 +217,11 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
       warmup,
       quick,
       breakdownSource,
+      topologies,
+      balancer: values.balancer,
+      findMax: findMax ? Object.freeze({ maxConnections }) : null,
+      events: Object.freeze(events.map(Object.freeze)),
+      requestTimeoutSec,
       flame: values.flame ? Object.freeze({ duration: flameDuration }) : null,
       outDir: path.resolve(values.out ?? path.join('runs', stamp)),
       json: values.json
@@ -171,4 +237,4 @@ function appDir (given) {
   return found
 }
 
-module.exports = { parseBenchArguments, QUICK }
+module.exports = { parseBenchArguments, QUICK, TOPOLOGIES, BALANCERS }

@@ -189,7 +189,9 @@ function timeShareChart (summary, scenario, label, format) {
 
 /** Every chart of the report, in the order the page shows them (each group in the study's figure order). */
 function chartsOf (summary) {
-  const charts = []
+  const { scaleOutOf, topologyCharts, elasticityCharts } = require('./report-scaleout')
+  const scaleOut = scaleOutOf(summary)
+  const charts = [...topologyCharts(scaleOut), ...elasticityCharts(scaleOut)]
   const add = (chart) => chart && charts.push(chart)
   for (const { name, label } of summary.scenarios) {
     for (const format of summary.formats) add(latencyChart(summary, name, label, format))

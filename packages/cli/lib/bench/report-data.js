@@ -120,10 +120,30 @@ function responsesOf (cell, method, format) {
   return { unexpected, redirects, unexpectedCodes, codesKnown: true }
 }
 
+/** The failures of a cell's repetitions by class (load-observer.js), summed. */
+function failuresOf (raw) {
+  const failures = {}
+  for (const rep of Array.isArray(raw.reps) ? raw.reps : []) {
+    for (const [kind, count] of Object.entries((rep && rep.failures) || {})) {
+      if (isNumber(count)) failures[kind] = (failures[kind] || 0) + count
+    }
+  }
+  return failures
+}
+
+/** How a cell's processes served: `N processes` (node:cluster) or `N instances behind nginx (balancer)`. */
+function topologyText (topology, processes, balancer) {
+  if (topology !== 'nginx') return processesText(processes)
+  return `${processes} instance${processes === 1 ? '' : 's'} behind nginx${balancer ? ` (${balancer})` : ''}`
+}
+
 function normalizeCell (raw, workload) {
   const scenario = String(raw.scenario)
   const format = String(raw.format)
   const processes = Number(raw.processes)
+  // Results written before topologies existed are node:cluster cells.
+  const topology = raw.topology === 'nginx' ? 'nginx' : 'cluster'
+  const balancer = typeof raw.balancer === 'string' ? raw.balancer : null
   const label = scenarioLabel(workload, scenario)
   const requestsPerSec = rateOf(raw.requestsPerSec)
   const failed = raw.status !== 'ok'
@@ -138,7 +158,9 @@ function normalizeCell (raw, workload) {
     label,
     format,
     processes,
-    title: `${label} (${format}), ${processesText(processes)}`,
+    topology,
+    balancer,
+    title: `${label} (${format}), ${topologyText(topology, processes, balancer)}`,
     status: failed ? 'failed' : 'ok',
     failed,
     failure: failed ? String(raw.failure || `the runner recorded status ${JSON.stringify(raw.status ?? null)}`) : null,
@@ -162,7 +184,12 @@ function normalizeCell (raw, workload) {
     operation,
     top: top ? { name: top.name, kind: top.kind, share: top.share } : null,
     studyFunction,
-    studyFunctionShare: studyFunction ? shareOf(operation, studyFunction) : null
+    studyFunctionShare: studyFunction ? shareOf(operation, studyFunction) : null,
+    failures: failuresOf(raw),
+    findMax: raw.findMax && typeof raw.findMax === 'object' ? raw.findMax : null,
+    elasticity: (Array.isArray(raw.reps) ? raw.reps : []).map((rep, index) => ({ rep: index + 1, ...rep }))
+      .filter((rep) => rep.elasticity && Array.isArray(rep.timeline)),
+    instances: Array.isArray(raw.instances) ? raw.instances : []
   }
 }
 
@@ -336,7 +363,12 @@ function summarize (results) {
   const machine = (results && results.machine) || {}
   const workload = workloadOf(results)
   const rawCells = Array.isArray(results && results.cells) ? results.cells : []
-  const cells = rawCells.map((raw) => normalizeCell(raw, workload))
+  const allCells = rawCells.map((raw) => normalizeCell(raw, workload))
+  // The study's comparisons (throughput by processes, HTML against JSON, Table 1) are drawn from one
+  // topology, the run's first; the scale-out section sets the topologies beside each other.
+  const topologies = ordered(Array.isArray(config.topologies) ? config.topologies : ['cluster'], allCells.map((c) => c.topology))
+  const primaryTopology = topologies[0]
+  const cells = allCells.filter((c) => c.topology === primaryTopology)
   const scenarios = ordered(Object.keys(workload.scenarios), config.scenarios || [], cells.map((c) => c.scenario))
   const formats = ordered(workload.formats, config.formats || [], cells.map((c) => c.format))
   const processCounts = [...(config.processes || []), ...cells.map((c) => c.processes)]
@@ -368,6 +400,9 @@ function summarize (results) {
       ? reference.processes.map(Number).filter(Number.isFinite)
       : [],
     cells,
+    allCells,
+    topologies,
+    primaryTopology,
     throughput,
     scaling: scalingSteps(throughput),
     htmlVsJson: htmlVsJson(cells, scenarios, processes, workload),
@@ -381,4 +416,4 @@ function summarize (results) {
   return summary
 }
 
-module.exports = { summarize, PERCENTILES }
+module.exports = { summarize, topologyText, PERCENTILES }

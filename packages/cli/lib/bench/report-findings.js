@@ -143,8 +143,8 @@ function sizes (summary) {
 }
 
 function problems (summary) {
-  const failed = summary.cells.filter((c) => c.failed)
-  const unexpected = summary.cells.filter((c) =>
+  const failed = summary.allCells.filter((c) => c.failed)
+  const unexpected = summary.allCells.filter((c) =>
     c.measured && (c.responses.unexpected > 0 || c.errors > 0 || c.timeouts > 0))
   const parts = []
   if (failed.length) {

@@ -5,6 +5,7 @@ const { renderComparisonHtml } = require('../flame/render-comparison')
 const { summarize } = require('./report-data')
 const { renderCharts } = require('./report-charts')
 const tables = require('./report-tables')
+const scaleOutTables = require('./report-scaleout')
 
 // report.html: one self-contained page (inline CSS and SVG; no script, font or request leaves the file).
 // Every string from the results is escaped here; the charts' SVG comes from Vega, which escapes its text.
@@ -22,6 +23,7 @@ const SECTIONS = Object.freeze([
   ...CHART_GROUPS.map((group) => [group.id, group.title]),
   ['cells', 'Cells'],
   ['study', 'Comparison with the study'],
+  ['scale-out', 'Scale-out'],
   ['breakdowns', 'Breakdowns'],
   ['flame', 'Flamegraphs'],
   ['machine', 'Machine and configuration']
@@ -108,7 +110,7 @@ function chartSection (group, charts) {
 }
 
 function breakdownSection (summary) {
-  return summary.cells.map((cell) => {
+  return summary.allCells.map((cell) => {
     const title = `<h3>${escapeHtml(cell.title)}</h3>`
     if (cell.failed) return `${title}<p class="left-out"><strong>failed</strong>: ${escapeHtml(cell.failure)}</p>`
     if (!cell.operation) return `${title}<p>No breakdown of this operation was recorded.</p>`
@@ -125,10 +127,37 @@ function notesList (notes) {
     : `<li class="${escapeHtml(note.kind)}">${escapeHtml(note.text)}</li>`)).join('\n') + '\n</ul>'
 }
 
+/** Topologies, the TU Berlin study's figures, --find-max and the elasticity runs, with their charts. */
+function scaleOutSection (scaleOut, charts) {
+  const figures = (kind) => {
+    const mine = charts.filter((chart) => chart.kind === kind)
+    if (mine.length === 0) return ''
+    return '<div class="charts">\n' + mine.map((chart) => `<figure class="chart" data-kind="${escapeHtml(chart.kind)}" ` +
+      `data-scenario="${escapeHtml(chart.scenario)}" aria-label="${escapeHtml(chart.title)}">\n${chart.svg}\n</figure>`).join('\n') + '\n</div>'
+  }
+  const parts = [
+    '<ul class="findings">\n' + scaleOut.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('\n') + '\n</ul>',
+    scaleOut.notes.length ? '<ul class="notes">\n' + scaleOut.notes.map((n) => `<li class="warn">${escapeHtml(n)}</li>`).join('\n') + '\n</ul>' : '',
+    '<h3>Requests per second by topology</h3>', htmlTable(scaleOutTables.topologyTable(scaleOut)), figures('topology')
+  ]
+  if (scaleOut.study.length) parts.push('<h3>Instances behind nginx, here and in the TU Berlin study</h3>', htmlTable(scaleOutTables.studyTable(scaleOut)))
+  if (scaleOut.findMax.length) {
+    parts.push('<h3>Throughput at 0% errors (--find-max)</h3>', '<p>Connections doubled step by step until the first failure; ' +
+      'the best step is the highest requests/s without one. The breakdown of such a cell covers every step.</p>',
+    htmlTable(scaleOutTables.findMaxTable(scaleOut)))
+  }
+  if (scaleOut.elasticity.length) {
+    parts.push('<h3>Instances added and killed mid-run</h3>', htmlTable(scaleOutTables.elasticityTable(scaleOut)), figures('elasticity'),
+      '<h4>Requests per instance (nginx\'s log)</h4>', htmlTable(scaleOutTables.instanceTable(scaleOut)))
+  }
+  return parts.filter(Boolean).join('\n')
+}
+
 /** The bench report as one self-contained HTML page, charts rendered to inline SVG. */
 async function renderHtml (results) {
   const summary = summarize(results)
   const charts = await renderCharts(summary)
+  const scaleOut = scaleOutTables.scaleOutOf(summary)
   const app = summary.config.app || summary.config.cmd || summary.config.url || 'the app'
   const body = [
     section('findings', 'What this shows', '<ul class="findings">\n' + summary.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('\n') + '\n</ul>\n' +
@@ -144,13 +173,14 @@ async function renderHtml (results) {
       '<h3>Which function owns the time</h3>', htmlTable(tables.dominanceTable(summary)),
       '<h3>Response sizes</h3>', htmlTable(tables.responseSizeTable(summary))
     ].join('\n')),
+    ...(scaleOut.present ? [section('scale-out', 'Scale-out: topologies, throughput at 0% errors, elasticity', scaleOutSection(scaleOut, charts))] : []),
     section('breakdowns', 'Breakdowns', '<p>Share = the segment\'s time / the operation\'s response time in the app; <em>unattributed</em> is ' +
       'Express\'s own routing, the gaps between layers and the socket flush.</p>\n' + breakdownSection(summary)),
     ...(Array.isArray(results.flame) ? [section('flame', 'Flamegraphs: where the CPU went, HTML against JSON', flameSection(results.flame))] : []),
     section('machine', 'Machine and configuration', htmlTable(tables.machineTable(summary)) + '\n' +
       htmlTable(tables.configTable(summary)))
   ]
-  const nav = SECTIONS.filter(([id]) => id !== 'flame' || Array.isArray(results.flame)).map(([id, title]) => `<a href="#${id}">${escapeHtml(title)}</a>`).join('')
+  const nav = SECTIONS.filter(([id]) => (id !== 'flame' || Array.isArray(results.flame)) && (id !== 'scale-out' || scaleOut.present)).map(([id, title]) => `<a href="#${id}">${escapeHtml(title)}</a>`).join('')
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>nodebench bench report: ${escapeHtml(app)}</title>

@@ -4,6 +4,7 @@ const { escapeMarkdown } = require('@nodebench/breakdown')
 const { renderComparisonMarkdown } = require('../flame/render-comparison')
 const { summarize } = require('./report-data')
 const tables = require('./report-tables')
+const scaleOutTables = require('./report-scaleout')
 
 // report.md: the bench report as Markdown, the same sections as report.html without the charts.
 
@@ -19,13 +20,26 @@ function markdownTable (table) {
   })].join('\n') + '\n'
 }
 
+/** Topologies, the TU Berlin study's figures, --find-max and the elasticity runs (charts in report.html). */
+function scaleOutMarkdown (scaleOut) {
+  const parts = [list(scaleOut.findings), ...(scaleOut.notes.length ? [list(scaleOut.notes)] : []),
+    '### Requests per second by topology\n', markdownTable(scaleOutTables.topologyTable(scaleOut))]
+  if (scaleOut.study.length) parts.push('### Instances behind nginx, here and in the TU Berlin study\n', markdownTable(scaleOutTables.studyTable(scaleOut)))
+  if (scaleOut.findMax.length) parts.push('### Throughput at 0% errors (--find-max)\n', markdownTable(scaleOutTables.findMaxTable(scaleOut)))
+  if (scaleOut.elasticity.length) {
+    parts.push('### Instances added and killed mid-run\n', markdownTable(scaleOutTables.elasticityTable(scaleOut)),
+      '#### Requests per instance (nginx\'s log)\n', markdownTable(scaleOutTables.instanceTable(scaleOut)))
+  }
+  return parts
+}
+
 function list (items) {
   return items.map((item) => `- ${escapeMarkdown(item)}`).join('\n') + '\n'
 }
 
 function breakdowns (summary) {
   let out = ''
-  for (const cell of summary.cells) {
+  for (const cell of summary.allCells) {
     out += `### ${escapeMarkdown(cell.title)}\n\n`
     if (cell.failed) {
       out += `**failed**: ${escapeMarkdown(cell.failure)}\n\n`
@@ -56,6 +70,7 @@ function flameMarkdown (flame) {
 /** The bench report as Markdown. */
 function renderMarkdown (results) {
   const summary = summarize(results)
+  const scaleOut = scaleOutTables.scaleOutOf(summary)
   const notes = summary.notes.map((note) => (note.kind === 'failed' ? `**failed**: ${escapeMarkdown(note.text)}` : escapeMarkdown(note.text)))
   return [
     '# nodebench bench report\n',
@@ -79,6 +94,7 @@ function renderMarkdown (results) {
     markdownTable(tables.dominanceTable(summary)),
     '### Response sizes\n',
     markdownTable(tables.responseSizeTable(summary)),
+    ...(scaleOut.present ? ['## Scale-out: topologies, throughput at 0% errors, elasticity\n', ...scaleOutMarkdown(scaleOut)] : []),
     '## Where the time goes, cell by cell\n',
     'Share = the segment\'s time / the operation\'s response time in the app; *unattributed* is Express\'s own routing, ' +
       'the gaps between layers and the socket flush.\n',

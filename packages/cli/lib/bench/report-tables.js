@@ -29,8 +29,8 @@ function numericColumns ({ head, rows }) {
 function cellTable (summary) {
   const head = ['operation', 'format', 'processes', 'status', 'req/s mean', 'req/s min', 'req/s max', 'latency p50 ms', 'latency p99 ms',
     'latency max ms', 'requests', 'errors', 'timeouts', 'non-2xx', 'bytes/response']
-  const rows = summary.cells.map((c) => {
-    const start = [c.label, c.format, String(c.processes)]
+  const rows = summary.allCells.map((c) => {
+    const start = [c.label, c.format, c.topology === 'nginx' ? `${c.processes} behind nginx` : String(c.processes)]
     if (c.failed) return { cells: [...start, 'failed'], failed: true, message: c.failure }
     const rate = c.requestsPerSec || {}
     return {
@@ -173,6 +173,11 @@ function configTable (summary) {
     ['scenarios', list(config.scenarios)],
     ['formats', list(config.formats)],
     ['processes', list(config.processes)],
+    ...(Array.isArray(config.topologies) ? [['topologies', list(config.topologies)]] : []),
+    ...(config.balancer ? [['nginx balancer', config.balancer]] : []),
+    ...(config.breakdownSource ? [['breakdowns from', config.breakdownSource === 'prometheus' ? 'Prometheus (every instance\'s metrics)' : 'the app (/__nodebench)']] : []),
+    ...(config.findMax ? [['--find-max', `connections doubling up to ${formatCount(config.findMax.maxConnections)}`]] : []),
+    ...(Array.isArray(config.events) && config.events.length ? [['events', config.events.map((e) => `${e.type === 'add' ? 'add' : 'kill'} an instance at ${e.atSec} s`).join(', ')]] : []),
     ['repetitions', isNumber(config.reps) ? String(config.reps) : '-'],
     ['requests per repetition', isNumber(config.amount) ? formatCount(config.amount) : perScenario(config.amount) || '-'],
     ['seconds per repetition', isNumber(config.duration) ? String(config.duration) : '-'],
@@ -194,7 +199,7 @@ function headline (summary) {
     database ? `database ${database}` : null,
     isNumber(machine.cores) ? `${machine.cores} cores` : null,
     machine.node ? `Node.js ${machine.node}` : null,
-    `${summary.cells.length} cells (${summary.cells.filter((c) => c.failed).length} failed)`,
+    `${summary.allCells.length} cells (${summary.allCells.filter((c) => c.failed).length} failed)`,
     summary.processes.length ? `processes ${summary.processes.join(', ')}` : null,
     summary.createdAt ? `run ${summary.createdAt}` : null
   ]

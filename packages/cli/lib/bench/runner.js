@@ -5,13 +5,19 @@ const path = require('node:path')
 const autocannon = require('autocannon')
 const { codes, NodebenchError } = require('@nodebench/errors')
 const { requestsOf, describeWorkload, runHook } = require('../workload')
-const { startApp } = require('./app-process')
+const { startTopology } = require('./topology')
 const { describeMachine } = require('./machine')
 const { openBreakdownSource } = require('./breakdown-source')
+const { LoadObserver } = require('./load-observer')
+const { analyzeEvents } = require('./elasticity')
 
-// One bench run: for every cell (scenario x format x processes), start the app with that many processes,
-// warm it up, reset its breakdown, run autocannon `reps` times, record the figures and the breakdown, stop
-// the app. results.json is rewritten after every cell, so whatever finished is on disk if the run stops.
+// One bench run: for every cell (processes x topology x scenario x format), start the app with that many
+// processes (topology.js: a node:cluster app, or independent instances behind nginx), warm it up, start its
+// breakdown's window (breakdown-source.js), run autocannon `reps` times (or, with --find-max, steps of more
+// and more connections until the first failure), record the figures, the failures by class and the
+// breakdown, stop the app. Instances added or killed mid-run (--add-instance-at, --kill-instance-at) are
+// recorded with what happened around them (elasticity.js). results.json is rewritten after every cell, so
+// whatever finished is on disk if the run stops.
 
 const RESULTS_SCHEMA = 1
 // Distinct paths of a scenario probed before its load (a list of paths rotates; the first ones are checked).
@@ -21,20 +27,29 @@ const PROBED_PATHS = 10
 function cellsOf (config) {
   const cells = []
   for (const processes of config.processes) {
-    for (const scenario of config.scenarios) {
-      for (const format of config.formats) cells.push({ scenario, format, processes })
+    for (const topology of config.topologies ?? ['cluster']) {
+      for (const scenario of config.scenarios) {
+        const formats = config.workload.scenarios[scenario].formats
+        for (const format of config.formats) {
+          if (formats.includes(format)) cells.push({ scenario, format, processes, topology })
+        }
+      }
     }
   }
   return cells
 }
 
-/** Runs autocannon with a cell's requests (lib/workload.js requestsOf): each connection sends them in turn. */
-function runAutocannon (base, sent, { connections, amount, duration }) {
+/**
+ * Runs autocannon with a cell's requests (lib/workload.js requestsOf): each connection sends them in turn.
+ * `observer` (load-observer.js) hears every answer and failure; `onStart(startedAt)` is called as it starts.
+ */
+function runAutocannon (base, sent, load) {
+  const { connections, amount, duration, timeoutSec = 60, observer = null, onStart = () => {} } = load
   const options = {
     url: base,
-    requests: sent.requests,
+    requests: observer === null ? sent.requests : observer.requests(sent.requests),
     connections,
-    timeout: 60
+    timeout: timeoutSec
   }
   if (amount !== null && amount !== undefined) options.amount = amount
   else options.duration = duration
@@ -43,12 +58,15 @@ function runAutocannon (base, sent, { connections, amount, duration }) {
     // run of a few seconds that lowers requests/s by up to a second's worth. The run's own time is from
     // here to the last response.
     const startedAt = performance.now()
+    const startedAtMs = Date.now()
     let lastResponseAt = startedAt
     const instance = autocannon(options, (err, result) => {
       if (err) return reject(err)
-      resolve({ ...result, elapsedSec: (lastResponseAt - startedAt) / 1000 })
+      resolve({ ...result, startedAtMs, elapsedSec: (lastResponseAt - startedAt) / 1000 })
     })
     instance.on('response', () => { lastResponseAt = performance.now() })
+    if (observer !== null) observer.attach(instance, startedAt)
+    onStart(startedAt)
   })
 }
 
@@ -175,7 +193,12 @@ async function runBench (config, { env, databaseSource = null, onCell = () => {}
       connections: config.connections,
       warmup: config.warmup,
       quick: config.quick,
-      breakdownSource: config.breakdownSource
+      breakdownSource: config.breakdownSource,
+      topologies: config.topologies,
+      balancer: config.topologies.includes('nginx') ? config.balancer : null,
+      findMax: config.findMax,
+      events: config.events,
+      requestTimeoutSec: config.requestTimeoutSec
     },
     cells: []
   }
@@ -216,13 +239,15 @@ async function runBench (config, { env, databaseSource = null, onCell = () => {}
   return { results, resultsFile, aborted: abort }
 }
 
-async function runCell (config, { scenario, format, processes }, { env, values, log, source }) {
+async function runCell (config, { scenario, format, processes, topology }, { env, values, log, source }) {
   const workload = config.workload
   const definition = workload.scenarios[scenario]
   const record = {
     scenario,
     format,
     processes,
+    topology,
+    balancer: topology === 'nginx' ? config.balancer : null,
     status: 'ok',
     operation: null,
     connections: config.connections[scenario],
@@ -230,31 +255,59 @@ async function runCell (config, { scenario, format, processes }, { env, values, 
     duration: config.duration,
     breakdown: null
   }
-  let app = null
+  let running = null
   let cellValues = values
+  const withEvents = []
   try {
     try {
-      app = await startApp(config, { processes, env: { ...env, ...await source.instanceEnv() } })
+      running = await startTopology(config, { topology, processes, env, source, log })
     } catch (err) {
       return { ...record, status: 'failed', failure: err.message, abort: true }
     }
-    source.attached()
-    cellValues = { ...values, ...await runHook(definition.setup, `scenario '${scenario}' setup`, workload, { base: app.base, env, log, values }) }
+    const base = running.base
+    cellValues = { ...values, ...await runHook(definition.setup, `scenario '${scenario}' setup`, workload, { base, env, log, values }) }
     const sent = requestsOf(definition, format, cellValues)
     record.operation = { method: sent.method, route: null, format: null }
-    const load = { connections: record.connections, amount: record.amount, duration: record.duration }
     if (config.warmup > 0) {
       const warmup = { connections: Math.min(record.connections, config.warmup), amount: config.warmup }
-      await runAutocannon(app.base, sent, warmup)
+      await runAutocannon(base, sent, warmup)
     }
-    const sample = await probeCell(app.base, sent, { scenario, format })
-    await source.begin(app.base)
-    const reps = []
-    for (let rep = 0; rep < config.reps; rep++) {
-      reps.push(repetitionFigures(await runAutocannon(app.base, sent, load), sent, sample.bytes))
+    const sample = await probeCell(base, sent, { scenario, format })
+    await source.begin(base)
+    const proxied = topology === 'nginx'
+    if (config.findMax !== null) {
+      record.findMax = await findMaxThroughput(base, sent, { record, config, proxied, bytes: sample.bytes, log })
+      const { steps, best } = record.findMax
+      const shown = steps.find((step) => step.connections === best?.connections) ?? steps[0]
+      Object.assign(record, cellFigures([shown]), { expectedStatus: sent.status, reps: steps })
+    } else {
+      const reps = []
+      for (let rep = 0; rep < config.reps; rep++) {
+        const events = proxied ? config.events : []
+        const observer = new LoadObserver({ expectedStatus: sent.status, proxied, timeline: events.length > 0 })
+        let happenings = null
+        const result = await runAutocannon(base, sent, {
+          connections: record.connections,
+          amount: record.amount,
+          duration: record.duration,
+          timeoutSec: config.requestTimeoutSec,
+          observer,
+          onStart: (startedAt) => { happenings = scheduleEvents(events, running, { startedAt, source, log }) }
+        })
+        const happened = await happenings.settled()
+        const figures = repetitionFigures(result, sent, sample.bytes)
+        const { failures, timeline, resetsAtSec } = observer.summary()
+        figures.failures = failures
+        if (events.length > 0) {
+          figures.timeline = timeline
+          const { startedAtMs, elapsedSec } = result
+          withEvents.push({ figures, happened, timeline, resetsAtSec, startedAtMs, elapsedSec })
+        }
+        reps.push(figures)
+      }
+      Object.assign(record, cellFigures(reps), { expectedStatus: sent.status, reps })
     }
-    Object.assign(record, cellFigures(reps), { expectedStatus: sent.status, reps })
-    record.breakdown = await source.read(app.base)
+    record.breakdown = await source.read(base)
     record.operation = measuredOperation(record.breakdown, sent.method) ?? record.operation
     if (record.requests === 0) {
       record.status = 'failed'
@@ -264,7 +317,14 @@ async function runCell (config, { scenario, format, processes }, { env, values, 
     record.status = 'failed'
     record.failure = err.message
   } finally {
-    if (app !== null) await app.stop()
+    if (running !== null) {
+      await running.stop()
+      record.instances = running.instances.map(({ env: sourceEnv, ...instance }) => instance)
+      // nginx's access log is whole once it stopped: which instance served what around each event.
+      for (const rep of withEvents) {
+        rep.figures.elasticity = analyzeEvents({ ...rep, events: rep.happened, traffic: running.traffic })
+      }
+    }
     source.end()
     if (definition.teardown !== null) {
       await runHook(definition.teardown, `scenario '${scenario}' teardown`, workload, { env, log, values: cellValues })
@@ -272,6 +332,71 @@ async function runCell (config, { scenario, format, processes }, { env, values, 
     }
   }
   return record
+}
+
+/**
+ * Runs a repetition's events (instances added or killed behind nginx) at their seconds from `startedAt`.
+ * `settled()` resolves, once every event has run, to what happened: `{ type, atSec, atMs, address, pid,
+ * reloadedAtMs? }` or `{ type, atSec, atMs, failure }`.
+ */
+function scheduleEvents (events, running, { startedAt, source, log }) {
+  const happened = []
+  const runs = events.map((event) => new Promise((resolve) => {
+    setTimeout(async () => {
+      const atMs = Date.now()
+      const atSec = Math.round((performance.now() - startedAt) / 10) / 100
+      try {
+        if (event.type === 'kill') {
+          const victim = running.killInstance()
+          if (victim === null) throw new Error('no live instance to kill')
+          source.gone(victim.env)
+          log(`${atSec} s: killed the instance at ${victim.address} (pid ${victim.pid})`)
+          happened.push({ type: 'kill', atSec, atMs, address: victim.address, pid: victim.pid })
+        } else {
+          const instance = await running.addInstance()
+          log(`${atSec} s: added an instance at ${instance.address} (pid ${instance.pid}); nginx reloaded`)
+          happened.push({ type: 'add', atSec, atMs, address: instance.address, pid: instance.pid, reloadedAtMs: instance.addedAt })
+        }
+      } catch (err) {
+        log(`${atSec} s: could not ${event.type === 'kill' ? 'kill' : 'add'} an instance: ${err.message}`)
+        happened.push({ type: event.type, atSec, atMs, failure: err.message })
+      }
+      resolve()
+    }, event.atSec * 1000)
+  }))
+  return { settled: () => Promise.all(runs).then(() => happened.sort((a, b) => a.atSec - b.atSec)) }
+}
+
+/**
+ * --find-max: the load of `config.duration` seconds again and again, connections doubling from the cell's up
+ * to `config.findMax.maxConnections`, until the first step with a failure (error, timeout or an unexpected
+ * status): the highest error-free throughput, the study's criterion, and what failed first.
+ */
+async function findMaxThroughput (base, sent, { record, config, proxied, bytes, log }) {
+  const steps = []
+  let connections = record.connections
+  for (;;) {
+    const observer = new LoadObserver({ expectedStatus: sent.status, proxied })
+    const load = { connections, duration: config.duration, timeoutSec: config.requestTimeoutSec, observer }
+    const figures = repetitionFigures(await runAutocannon(base, sent, load), sent, bytes)
+    const { failures, failed } = observer.summary()
+    const step = { connections, ...figures, failures, ok: failed === 0 && figures.errors === 0 }
+    steps.push(step)
+    log(`--find-max: ${connections} connections, ${figures.requestsPerSec} req/s, ` +
+      (step.ok ? 'no failure' : `failures: ${Object.entries(failures).map(([kind, n]) => `${n} ${kind}`).join(', ')}`))
+    if (!step.ok || connections >= config.findMax.maxConnections) break
+    connections = Math.min(connections * 2, config.findMax.maxConnections)
+  }
+  const clean = steps.filter((step) => step.ok)
+  const faster = (top, step) => (top !== null && top.requestsPerSec >= step.requestsPerSec ? top : step)
+  const best = clean.reduce(faster, null)
+  const last = steps[steps.length - 1]
+  return {
+    steps,
+    best: best && { connections: best.connections, requestsPerSec: best.requestsPerSec, latencyMs: best.latencyMs },
+    stoppedBy: last.ok ? 'max-connections' : 'failures',
+    firstFailure: last.ok ? null : { connections: last.connections, failures: last.failures }
+  }
 }
 
 module.exports = { runBench, cellsOf, cellFigures, runAutocannon, probeCell, measuredOperation, RESULTS_SCHEMA }

@@ -93,7 +93,8 @@ function renderOwners (results) {
     const study = shares ? shares[lowest] : undefined
     const verdict = top.name === expected ? 'same function' : `here ${top.name} leads (${(top.share * 100).toFixed(2)}%)`
     const studyText = withReference ? `study ${study === undefined ? '   n/a' : `${study.toFixed(2)}%`}   ` : ''
-    lines.push(`  ${`${described.label} (${cell.format})`.padEnd(24)} ${expected.padEnd(15)} ${here.padStart(8)}   ${studyText}${verdict}`)
+    const name = `${described.label} (${cell.format}${cell.topology === 'nginx' ? ', nginx' : ''})`
+    lines.push(`  ${name.padEnd(24)} ${expected.padEnd(15)} ${here.padStart(8)}   ${studyText}${verdict}`)
   }
   return lines.length > 1 ? lines.join('\n') + '\n' : ''
 }

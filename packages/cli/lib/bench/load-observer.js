@@ -1,0 +1,138 @@
+'use strict'
+
+const hdr = require('hdr-histogram-js')
+const { PROXY_ERROR_MARK } = require('@nodebench/services')
+
+// What a load run's answers and failures were, beyond autocannon's totals: every failure by its class, and,
+// with `timeline`, each second of the run (requests answered, failures by class, latency percentiles), which
+// the elasticity runs (instances added or killed mid-run) are read from.
+//
+// Classes: `connection refused`, `connection reset`, `timeout` (no answer within the request timeout), other
+// socket errors by code; `5xx from nginx` (an error page nginx wrote itself, told by the mark nodebench's
+// nginx configuration puts in it: no instance answered), `5xx from the app`; and `unexpected status` (any other
+// status than the workload's, e.g. a 404).
+
+const SOCKET_ERRORS = Object.freeze({
+  ECONNREFUSED: 'connection refused', ECONNRESET: 'connection reset', EPIPE: 'connection reset'
+})
+
+/** The class of an error autocannon reports for a request that got no answer. */
+function classifyError (err) {
+  if (err && err.message === 'request timed out') return 'timeout'
+  return SOCKET_ERRORS[err && err.code] ?? `other error (${(err && (err.code || err.message)) || 'unknown'})`
+}
+
+// Microseconds, 1 µs to 10 minutes, 2 significant digits.
+const LATENCY_HISTOGRAM = Object.freeze({
+  lowestDiscernibleValue: 1,
+  highestTrackableValue: 600_000_000,
+  numberOfSignificantValueDigits: 2,
+  useWebAssembly: false
+})
+
+class LoadObserver {
+  /**
+   * @param {object} options
+   * @param {number} options.expectedStatus what a correct answer has
+   * @param {boolean} [options.proxied] the load goes through nodebench's nginx: tell its own 5xx pages
+   * @param {boolean} [options.timeline] keep per-second figures
+   */
+  constructor ({ expectedStatus, proxied = false, timeline = false }) {
+    this.expectedStatus = expectedStatus
+    this.proxied = proxied
+    this.keepTimeline = timeline
+    this.failures = {}
+    this.seconds = []
+    // With the timeline: when each connection reset came, in seconds from the start (a reload's can be told).
+    this.resetsAtSec = []
+    this.startedAt = null
+    // Set by the body's look just before autocannon reports the same response.
+    this.fromNginx = false
+  }
+
+  /** autocannon's `requests`, with a look at the body of 5xx answers when they pass nginx. */
+  requests (requests) {
+    if (!this.proxied) return requests
+    // autocannon calls a request's onResponse right before it emits 'response' for the same answer.
+    const onResponse = (status, body) => {
+      this.fromNginx = status >= 500 && typeof body === 'string' && body.includes(PROXY_ERROR_MARK)
+    }
+    return requests.map((request) => ({ ...request, onResponse }))
+  }
+
+  /** Listens to an autocannon instance started at `startedAt` (performance.now()). */
+  attach (instance, startedAt) {
+    this.startedAt = startedAt
+    instance.on('response', (client, statusCode, bytes, responseTimeMs) => this.response(statusCode, responseTimeMs))
+    instance.on('reqError', (err) => this.failure(classifyError(err)))
+  }
+
+  second () {
+    const index = Math.floor((performance.now() - this.startedAt) / 1000)
+    let second = this.seconds[index]
+    if (second === undefined) {
+      for (let i = this.seconds.length; i <= index; i++) {
+        this.seconds[i] = { requests: 0, ok: 0, failures: {}, latency: null }
+      }
+      second = this.seconds[index]
+    }
+    return second
+  }
+
+  response (statusCode, responseTimeMs) {
+    const fromNginx = this.fromNginx
+    this.fromNginx = false
+    let kind = null
+    if (statusCode >= 500) kind = fromNginx ? '5xx from nginx' : '5xx from the app'
+    else if (statusCode !== this.expectedStatus) kind = 'unexpected status'
+    if (kind !== null) this.count(this.failures, kind)
+    if (!this.keepTimeline) return
+    const second = this.second()
+    second.requests++
+    if (kind === null) second.ok++
+    else this.count(second.failures, kind)
+    second.latency ??= hdr.build(LATENCY_HISTOGRAM)
+    second.latency.recordValue(Math.max(1, Math.round(responseTimeMs * 1000)))
+  }
+
+  failure (kind) {
+    this.count(this.failures, kind)
+    if (!this.keepTimeline) return
+    this.count(this.second().failures, kind)
+    if (kind === 'connection reset') this.resetsAtSec.push((performance.now() - this.startedAt) / 1000)
+  }
+
+  count (counts, kind) {
+    counts[kind] = (counts[kind] || 0) + 1
+  }
+
+  /** `{ failures: { class: count }, failed, timeline? }`; the timeline's last second is cut short by the run's end. */
+  summary () {
+    const failures = { ...this.failures }
+    const result = { failures, failed: Object.values(failures).reduce((sum, n) => sum + n, 0) }
+    if (this.keepTimeline) {
+      result.timeline = this.seconds.map(secondSummary)
+      result.resetsAtSec = this.resetsAtSec
+    }
+    return result
+  }
+}
+
+function percentileMs (histogram, percentile) {
+  return histogram.getValueAtPercentile(percentile) / 1000
+}
+
+function secondSummary (second, index) {
+  const latency = second.latency
+  return {
+    second: index,
+    requests: second.requests,
+    ok: second.ok,
+    failures: second.failures,
+    latencyMs: latency === null
+      ? null
+      : { p50: percentileMs(latency, 50), p99: percentileMs(latency, 99), max: latency.maxValue / 1000 }
+  }
+}
+
+module.exports = { LoadObserver, classifyError }
