@@ -107,7 +107,7 @@ function onWorkerMessage (message) {
 
 function send (message) {
   try {
-    if (process.connected) process.send(message)
+    if (process.connected) process.send(message, undefined, undefined, ignoreClosedChannel)
   } catch (err) {
     reportInternalError('cluster send', err)
   }
@@ -291,11 +291,15 @@ function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS, metrics: metricsOpt
 
 function sendTo (worker, message) {
   try {
-    if (worker.isConnected()) worker.send(message)
+    // With a callback, a channel that closed meanwhile (a worker killed an instant ago) is an error passed to
+    // it; without one, it is an 'error' event on the worker's process object, which nobody may handle.
+    if (worker.isConnected()) worker.send(message, undefined, undefined, ignoreClosedChannel)
   } catch (err) {
     reportInternalError('cluster send', err)
   }
 }
+
+function ignoreClosedChannel () {}
 
 /**
  * One snapshot from the workers' answers, and the merged state it was made of. `processes` lists who took
