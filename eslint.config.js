@@ -20,6 +20,6 @@ module.exports = [
   },
   {
     files: ['examples/mongo-admin/public/**/*.js'],
-    languageOptions: { globals: { document: 'readonly', window: 'readonly', location: 'readonly', alert: 'readonly', Node: 'readonly', fetch: 'readonly' } }
+    languageOptions: { globals: { document: 'readonly', window: 'readonly', location: 'readonly', alert: 'readonly', Node: 'readonly', fetch: 'readonly', angular: 'readonly' } }
   }
 ]

@@ -16,6 +16,7 @@ const { BSON } = require('mongodb')
 
 const VIEWS = path.join(__dirname, 'views')
 const PUBLIC = path.join(__dirname, 'public')
+const ANGULAR = path.dirname(require.resolve('angular'))
 
 // The study's collection read renders 1000 documents on one page.
 const DEFAULT_PAGE_SIZE = 1000
@@ -52,6 +53,8 @@ function createApp ({
   if (trace !== null) app.use(trace)
   if (requestLog) app.use(morgan('dev'))
   app.use('/public', express.static(PUBLIC))
+  // The single-page port's AngularJS, from node_modules: the version package-lock.json pins, no copy to keep.
+  app.use('/spa/vendor', express.static(ANGULAR))
   app.use('/spa', express.static(path.join(PUBLIC, 'spa')))
   app.use(express.urlencoded({ extended: false, limit: '1mb' }))
   app.use(express.json({ limit: '1mb' }))

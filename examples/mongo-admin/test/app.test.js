@@ -218,17 +218,21 @@ test('the breakdown names the study\'s segments: database, collection, document,
   await users().deleteMany({ username: 'breakdown-form' })
 })
 
-test('the single-page client is served, and its script parses', async () => {
+test('the single-page port is served: its page, its scripts (each parses) and AngularJS from node_modules', async () => {
   const vm = require('node:vm')
   const page = await get('/spa/')
   assert.equal(page.status, 200)
-  assert.match(page.body, /<script src="app.js"><\/script>/)
-  const script = await get('/spa/app.js')
-  assert.equal(script.status, 200)
-  assert.match(script.type, /javascript/)
-  // Compiles as a classic script, as the browser loads it. (Rendering needs a browser: not checked here.)
-  assert.doesNotThrow(() => new vm.Script(script.body, { filename: 'app.js' }))
-  assert.match(script.body, /fetch\('\/api' \+ path/)
+  assert.match(page.body, /<html lang="en" ng-app="mongoAdmin"/)
+  const scripts = Array.from(page.body.matchAll(/<script src="([^"]+)"><\/script>/g), (match) => match[1])
+  assert.deepEqual(scripts, ['vendor/angular.min.js', 'app.js', 'api.js', 'database-list.js', 'filters.js', 'layout.js', 'router.js', 'view.js', 'controllers.js'])
+  for (const src of scripts) {
+    const script = await get(`/spa/${src}`)
+    assert.equal(script.status, 200, src)
+    assert.match(script.type, /javascript/, src)
+    // Compiles as a classic script, as the browser loads it. (Rendering is checked in a browser: spa.test.js.)
+    assert.doesNotThrow(() => new vm.Script(script.body, { filename: src }))
+  }
+  assert.match((await get('/spa/vendor/angular.min.js')).body, /AngularJS v1\.8\.3/)
   assert.equal((await get('/public/css/style.css')).status, 200)
 })
 
