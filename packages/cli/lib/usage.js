@@ -35,12 +35,14 @@ Commands:
     --quick              processes 1,2, one repetition, fewer requests: about a minute
     --out <dir>          --json: the results on stdout
   demo [--out <dir>]     bench --quick on examples/mongo-admin (what npm run demo runs)
-  flame [--scenario <name>] [--format <name>|both] [--profiler 0x|clinic] [--duration 10]
+  flame [--scenario <name>] [--format <name>|both] [--profiler v8|0x|clinic] [--warmup 5] [--duration 10]
         [--connections 10] [--out flamegraphs] [--app <dir> | --cmd "node app.js ..."] [--workload <file>]
-                         CPU flamegraphs of a workload's scenario (default its first) under load in each
-                         format, <scenario>-<format>.html in --out, and a table of where the CPU went in
-                         HTML against JSON (template rendering, JSON, database driver, Express, nodebench
-                         itself, V8/GC, ...)
+                         CPU flamegraphs of a workload's scenario (default its first) in each format: after
+                         --warmup seconds of load, a window of --duration seconds sampled (default V8's
+                         sampling profiler; .cpuprofile beside <scenario>-<format>.html in --out); each
+                         segment's share of the CPU beside its share of the time, the profiler's measured
+                         overhead, and where the CPU went in HTML against JSON (template rendering, JSON,
+                         database driver, Express, nodebench itself, V8/GC, ...)
   report --source jaeger --service <name> [--jaeger <query-url>] [--since 10m] [--json|--md]
                          the breakdown computed from the traces Jaeger holds (default query URL:
                          JAEGER_QUERY_URL, else http://localhost:16686), with links to exemplar traces

@@ -63,7 +63,7 @@ viewDocument      JS:Sparkplug   exp.viewDocument /srv/app/lib/controllers/html.
     return [key, kind ? { name, type, kind } : { name, type }]
   }))
 
-// Serving HTML: 19 samples on CPU, 3 idle.
+// Serving HTML: 18 samples on CPU, 3 idle, 1 compiling (apart).
 const HTML_TICKS = [
   { vm: VM.JS, stack: ['memberLookup', 'template', 'renderTemplate'], times: 3 },
   // A builtin on top of a compiled template (code made by new Function, no script): both nunjucks'.
@@ -97,13 +97,14 @@ function categoriesOf (analysis) {
   return Object.fromEntries(analysis.categories.map(({ category, samples }) => [category, samples]))
 }
 
-test('analyzeProfile: self time by category, idle apart, shares over the samples on CPU', (t) => {
+test('analyzeProfile: self time by category, idle and compiling apart, shares over the samples on CPU', (t) => {
   const analysis = analyzeProfile(writeProfile(temporaryDir(t, 'nodebench-flame-analyze-'), 'doc-read-html', CODE, HTML_TICKS))
-  assert.equal(analysis.samples, 19)
+  assert.equal(analysis.samples, 18)
   assert.equal(analysis.idleSamples, 3)
+  assert.deepEqual([analysis.compileSamples, analysis.compileShare, analysis.profilerSamples, analysis.profilerShare], [1, 1 / 19, 0, 0])
   assert.deepEqual(categoriesOf(analysis), {
     [CATEGORIES.TEMPLATE]: 5,
-    [CATEGORIES.V8]: 4, // 2 in GC, 1 compiling, 1 in the node binary with no JavaScript under it
+    [CATEGORIES.V8]: 3, // 2 in GC, 1 in the node binary with no JavaScript under it
     [CATEGORIES.JSON]: 3,
     [CATEGORIES.DATABASE]: 2,
     [CATEGORIES.NODEBENCH]: 2,
@@ -112,32 +113,32 @@ test('analyzeProfile: self time by category, idle apart, shares over the samples
     [CATEGORIES.OTHER]: 1 // an address in no known code
   })
   // Most first; equal counts in the table's order.
-  assert.deepEqual(analysis.categories.map((c) => c.category), [CATEGORIES.TEMPLATE, CATEGORIES.V8, CATEGORIES.JSON,
+  assert.deepEqual(analysis.categories.map((c) => c.category), [CATEGORIES.TEMPLATE, CATEGORIES.JSON, CATEGORIES.V8,
     CATEGORIES.DATABASE, CATEGORIES.NODEBENCH, CATEGORIES.NODE_IO, CATEGORIES.APP, CATEGORIES.OTHER])
-  assert.equal(analysis.categories[0].share, 5 / 19)
-  assert.equal(analysis.categories.reduce((sum, c) => sum + c.samples, 0), 19)
-  assert.deepEqual(analysis.nodebench, { samples: 2, share: 2 / 19 })
+  assert.equal(analysis.categories[0].share, 5 / 18)
+  assert.equal(analysis.categories.reduce((sum, c) => sum + c.samples, 0), 18)
+  assert.deepEqual(analysis.nodebench, { samples: 2, share: 2 / 18 })
 })
 
 test('analyzeProfile: each sample counts for the JavaScript function on top of its stack', (t) => {
   const analysis = analyzeProfile(writeProfile(temporaryDir(t, 'nodebench-flame-analyze-'), 'doc-read-html', CODE, HTML_TICKS), { top: 5 })
   assert.deepEqual(analysis.topFunctions, [
-    { name: 'memberLookup', file: '/srv/app/node_modules/nunjucks/src/runtime.js', line: 197, category: CATEGORIES.TEMPLATE, samples: 3, share: 3 / 19 },
-    { name: '(garbage collector)', file: null, line: null, category: CATEGORIES.V8, samples: 2, share: 2 / 19 },
+    { name: 'memberLookup', file: '/srv/app/node_modules/nunjucks/src/runtime.js', line: 197, category: CATEGORIES.TEMPLATE, samples: 3, share: 3 / 18 },
+    { name: '(garbage collector)', file: null, line: null, category: CATEGORIES.V8, samples: 2, share: 2 / 18 },
     // A template nunjucks compiled with new Function: no script, as 0x labels it.
-    { name: 'b_content', file: '[eval]', line: 40, category: CATEGORIES.TEMPLATE, samples: 2, share: 2 / 19 },
-    { name: 'deserializeObject', file: '/srv/app/node_modules/bson/lib/bson.cjs', line: 3357, category: CATEGORIES.DATABASE, samples: 2, share: 2 / 19 },
-    { name: 'stringify', file: '/srv/app/node_modules/express/lib/response.js', line: 1026, category: CATEGORIES.JSON, samples: 2, share: 2 / 19 }
+    { name: 'b_content', file: '[eval]', line: 40, category: CATEGORIES.TEMPLATE, samples: 2, share: 2 / 18 },
+    { name: 'deserializeObject', file: '/srv/app/node_modules/bson/lib/bson.cjs', line: 3357, category: CATEGORIES.DATABASE, samples: 2, share: 2 / 18 },
+    { name: 'stringify', file: '/srv/app/node_modules/express/lib/response.js', line: 1026, category: CATEGORIES.JSON, samples: 2, share: 2 / 18 }
   ])
   const all = (analyzeProfile(writeProfile(temporaryDir(t, 'nodebench-flame-analyze-'), 'all', CODE, HTML_TICKS), { top: 100 })).topFunctions
   const find = (name, category) => all.find((fn) => fn.name === name && fn.category === category)
   assert.equal(find('exp.viewDocument', CATEGORIES.JSON).samples, 1, 'V8\'s JSON C++ counts for the function calling it')
   assert.equal(find('exp.viewDocument', CATEGORIES.APP).samples, 1)
   assert.equal(find('now', CATEGORIES.NODEBENCH).file, 'node:internal/perf/performance')
-  assert.equal(find('(compiler)', CATEGORIES.V8).samples, 1)
+  assert.equal(find('(compiler)', CATEGORIES.V8), undefined, 'compiling is apart, in no share')
   assert.equal(find('/usr/bin/node', CATEGORIES.V8).samples, 1)
   assert.equal(find('(unknown code)', CATEGORIES.OTHER).samples, 1)
-  assert.equal(all.reduce((sum, fn) => sum + fn.samples, 0), 19)
+  assert.equal(all.reduce((sum, fn) => sum + fn.samples, 0), 18)
   assert.equal((analyzeProfile(writeProfile(temporaryDir(t, 'nodebench-flame-analyze-'), 'none', CODE, HTML_TICKS), { top: 0 })).topFunctions.length, 0)
 })
 
@@ -182,15 +183,19 @@ test('compareProfiles: a row per category, HTML share against JSON share, and ea
   const html = analyzeProfile(writeProfile(dir, 'doc-read-html', CODE, HTML_TICKS), { top: 3 })
   const json = analyzeProfile(writeProfile(dir, 'doc-read-json', CODE, JSON_TICKS), { top: 3 })
   const comparison = compareProfiles({ html, json })
-  assert.deepEqual(comparison.html, { source: 'v8-log', samples: 19, idleSamples: 3 })
-  assert.deepEqual(comparison.json, { source: 'v8-log', samples: 10, idleSamples: 1 })
+  assert.deepEqual(comparison.html, {
+    source: 'v8-log', samples: 18, idleSamples: 3, profilerSamples: 0, profilerShare: 0, compileSamples: 1, compileShare: 1 / 19, windowed: false
+  })
+  assert.deepEqual(comparison.json, {
+    source: 'v8-log', samples: 10, idleSamples: 1, profilerSamples: 0, profilerShare: 0, compileSamples: 0, compileShare: 0, windowed: false
+  })
   assert.deepEqual(comparison.rows.map((row) => row.category), Object.values(CATEGORIES))
   const row = (category) => comparison.rows.find((r) => r.category === category)
-  assert.deepEqual(row(CATEGORIES.JSON), { category: CATEGORIES.JSON, html: { samples: 3, share: 3 / 19 }, json: { samples: 4, share: 0.4 }, difference: 3 / 19 - 0.4 })
+  assert.deepEqual(row(CATEGORIES.JSON), { category: CATEGORIES.JSON, html: { samples: 3, share: 3 / 18 }, json: { samples: 4, share: 0.4 }, difference: 3 / 18 - 0.4 })
   assert.deepEqual(row(CATEGORIES.TEMPLATE).json, { samples: 0, share: 0 })
-  assert.equal(row(CATEGORIES.TEMPLATE).difference, 5 / 19)
+  assert.equal(row(CATEGORIES.TEMPLATE).difference, 5 / 18)
   assert.deepEqual(row(CATEGORIES.EXPRESS), { category: CATEGORIES.EXPRESS, html: { samples: 0, share: 0 }, json: { samples: 0, share: 0 }, difference: 0 })
-  assert.deepEqual(comparison.nodebench, { html: { samples: 2, share: 2 / 19 }, json: { samples: 1, share: 0.1 }, difference: 2 / 19 - 0.1 })
+  assert.deepEqual(comparison.nodebench, { html: { samples: 2, share: 2 / 18 }, json: { samples: 1, share: 0.1 }, difference: 2 / 18 - 0.1 })
   assert.equal(comparison.topFunctions.html, html.topFunctions)
   assert.equal(comparison.topFunctions.json[0].name, 'stringify')
   assert.throws(() => compareProfiles({ html }), (err) => err instanceof TypeError && /^json must be a result of analyzeProfile/.test(err.message))
@@ -204,15 +209,15 @@ test('renderComparison*: the same tables as Markdown, an escaped HTML fragment a
 
   const markdown = renderComparisonMarkdown(comparison, { scenario: 'doc-read' })
   assert.match(markdown, /^# Where the CPU goes in doc-read: HTML against JSON\n/)
-  assert.match(markdown, /\n\| category \| HTML \| JSON \| HTML - JSON \|\n\|---\|---:\|---:\|---:\|\n\| template rendering \| 26\.32% \| 0\.00% \| \+26\.32 pp \|\n/)
-  assert.match(markdown, /\n\| JSON serialisation \| 15\.79% \| 40\.00% \| -24\.21 pp \|\n/)
-  assert.match(markdown, /nodebench's own overhead: 10\.53% of the CPU serving HTML, 10\.00% serving JSON\./)
+  assert.match(markdown, /\n\| category \| HTML \| JSON \| HTML - JSON \|\n\|---\|---:\|---:\|---:\|\n\| template rendering \| 27\.78% \| 0\.00% \| \+27\.78 pp \|\n/)
+  assert.match(markdown, /\n\| JSON serialisation \| 16\.67% \| 40\.00% \| -23\.33 pp \|\n/)
+  assert.match(markdown, /nodebench's own overhead: 11\.11% of the CPU serving HTML, 10\.00% serving JSON\./)
   assert.match(markdown, /\n## What the categories hold\n\n- template rendering: nunjucks: .*\n- JSON serialisation: /)
   assert.match(markdown, /\n\| 2 \| \\<instance\\_members\\_initializer\\> \| bson\/lib\/bson\.cjs:2680 \| database driver \/ BSON \| 3 \| 30\.00% \|\n/)
 
   const fragment = renderComparisonHtml(comparison, { scenario: 'doc-read' })
   assert.match(fragment, /^<section class="flame-comparison" data-scenario="doc-read">/)
-  assert.match(fragment, /<tr><td>template rendering<\/td><td class="number">26\.32%<\/td><td class="number">0\.00%<\/td><td class="number">\+26\.32 pp<\/td><\/tr>/)
+  assert.match(fragment, /<tr><td>template rendering<\/td><td class="number">27\.78%<\/td><td class="number">0\.00%<\/td><td class="number">\+27\.78 pp<\/td><\/tr>/)
   assert.match(fragment, /<td>&lt;instance_members_initializer&gt;<\/td>/)
   assert.doesNotMatch(fragment, /<instance_members_initializer>/)
   assert.match(renderComparisonHtml(comparison, { scenario: '<b>' }), /in &lt;b&gt;: HTML against JSON<\/h2>/)
@@ -223,9 +228,9 @@ test('renderComparison*: the same tables as Markdown, an escaped HTML fragment a
   assert.ok(text.includes([
     'category                  HTML    JSON  HTML - JSON',
     '----------------------  ------  ------  -----------',
-    'template rendering      26.32%   0.00%    +26.32 pp',
-    'JSON serialisation      15.79%  40.00%    -24.21 pp',
-    'database driver / BSON  10.53%  30.00%    -19.47 pp',
+    'template rendering      27.78%   0.00%    +27.78 pp',
+    'JSON serialisation      16.67%  40.00%    -23.33 pp',
+    'database driver / BSON  11.11%  30.00%    -18.89 pp',
     'Express routing          0.00%   0.00%      0.00 pp',
     ''
   ].join('\n')), text)
@@ -233,7 +238,7 @@ test('renderComparison*: the same tables as Markdown, an escaped HTML fragment a
     'Hottest functions serving HTML:',
     '#  function             where                        category            samples   share',
     '-  -------------------  ---------------------------  ------------------  -------  ------',
-    '1  memberLookup         nunjucks/src/runtime.js:197  template rendering        3  15.79%',
+    '1  memberLookup         nunjucks/src/runtime.js:197  template rendering        3  16.67%',
     ''
   ].join('\n')), text)
 })
@@ -295,4 +300,55 @@ test('analyzeProfile reads a profile 0x takes of a script busy in JSON.stringify
   assert.ok(json && json.share > 0.5, `JSON serialisation is most of the CPU: ${JSON.stringify(analysis.categories)}`)
   const top = analysis.topFunctions[0]
   assert.deepEqual([top.name, top.file, top.category], ['serialiseRows', script, CATEGORIES.JSON])
+})
+
+test('a .cpuprofile (V8\'s sampling profiler): states from its special nodes, and each segment\'s CPU beside its time', (t) => {
+  const dir = temporaryDir(t, 'nodebench-flame-analyze-')
+  const frame = (id, functionName, url, lineNumber, children = []) => ({ id, callFrame: { functionName, url, lineNumber, columnNumber: 0, scriptId: '0' }, children })
+  const profile = {
+    nodes: [
+      frame(1, '(root)', '', -1, [2, 3, 4, 5, 9]),
+      frame(2, '(idle)', '', -1),
+      frame(3, '(garbage collector)', '', -1),
+      frame(4, '(program)', '', -1),
+      // viewDocument (html.js:40) renders: nunjucks under it; the param handler (param.js:24) looks a document up.
+      frame(5, 'handle', 'file:///srv/app/node_modules/router/lib/layer.js', 99, [6, 8]),
+      frame(6, 'exp.viewDocument', 'file:///srv/app/lib/controllers/html.js', 39, [7]),
+      frame(7, 'memberLookup', 'file:///srv/app/node_modules/nunjucks/src/runtime.js', 196),
+      frame(8, 'exp.document', 'file:///srv/app/lib/param-middleware.js', 23),
+      // A driver's callback after the lookup: no layer below it.
+      frame(9, 'deserializeObject', 'file:///srv/app/node_modules/bson/lib/bson.cjs', 3356)
+    ],
+    startTime: 0,
+    endTime: 10_000,
+    samples: [2, 2, 3, 4, 7, 7, 7, 6, 8, 9, 9],
+    timeDeltas: Array(11).fill(1000)
+  }
+  const file = path.join(dir, 'doc-read-html.cpuprofile')
+  fs.writeFileSync(file, JSON.stringify(profile))
+  const operation = {
+    segments: [
+      { name: 'document', kind: 'param', order: 0, file: '/srv/app/lib/param-middleware.js', line: 24, share: 0.9 },
+      { name: 'viewDocument', kind: 'handler', order: 1, file: '/srv/app/lib/controllers/html.js', line: 40, share: 0.08 }
+    ]
+  }
+  const analysis = analyzeProfile(file, { operation })
+  assert.deepEqual([analysis.source, analysis.samples, analysis.idleSamples, analysis.profilerShare, analysis.compileShare], ['cpuprofile', 9, 2, null, null])
+  const { segments, garbageCollection, notAttributed, onCpu } = analysis.segments
+  assert.equal(onCpu, 9)
+  assert.deepEqual(segments.map((s) => [s.name, s.samples, s.cpuShare, s.wallShare]), [['document', 1, 1 / 9, 0.9], ['viewDocument', 4, 4 / 9, 0.08]])
+  assert.deepEqual(segments[1].categories, [{ category: CATEGORIES.TEMPLATE, share: 0.75 }, { category: CATEGORIES.APP, share: 0.25 }])
+  assert.deepEqual(garbageCollection, { samples: 1, share: 1 / 9 })
+  // (program) and the driver's callbacks: on CPU, nobody's.
+  assert.equal(notAttributed.samples, 3)
+  assert.ok(analysis.topFunctions.some((f) => f.name === '(program: V8 and native code)' && f.category === CATEGORIES.V8))
+})
+
+test('analyzeProfile keeps the window\'s samples where the profile has their times', (t) => {
+  const dir = temporaryDir(t, 'nodebench-flame-analyze-')
+  // writeProfile's ticks of one entry are 1 ms apart: 10 samples at 0..9 ms.
+  const profileDir = writeProfile(dir, 'windowed', CODE, [{ vm: VM.JS, stack: ['viewDocument'], times: 10 }])
+  const all = analyzeProfile(profileDir)
+  const window = analyzeProfile(profileDir, { window: { startUs: 3000, endUs: 6000 } })
+  assert.deepEqual([all.samples, all.windowed, window.samples, window.windowed], [10, false, 4, true])
 })

@@ -136,9 +136,11 @@ test('flame profiles a scenario of an app of its own with its workload', { timeo
   const dir = temporaryDir(t, 'nodebench-workload-')
   const out = path.join(dir, 'flame')
   const run = await runCli(['flame', '--cmd', `node ${path.join(SHOP, 'server.js')} --port 0`, '--workload', path.join(SHOP, 'nodebench.workload.js'),
-    '--scenario', 'item-read', '--duration', '2', '--connections', '2', '--out', out])
+    '--scenario', 'item-read', '--warmup', '1', '--duration', '2', '--connections', '2', '--out', out])
   assert.equal(run.code, 0, run.stderr)
-  assert.match(run.stderr, /item-read \(json\): 2 s of load at http:\/\/127\.0\.0\.1:\d+/)
+  assert.match(run.stderr, /item-read \(json\) at http:\/\/127\.0\.0\.1:\d+: 1 s of warm-up, then 2 s each unprofiled, under V8's sampling profiler/)
+  // The app's own segments, CPU beside time: its breakdown is read at the window's edges.
+  assert.match(run.stdout, /^\d+\s+renderItem\s+handler\s+[\d.]+%\s+[\d.]+%/m)
   assert.match(run.stderr, /json: .*item-read-json\.html \(\d+ samples, \d+ requests; nodebench itself \d+\.\d%\)/)
   assert.ok(fs.statSync(path.join(out, 'item-read-json.html')).size > 10_000)
 })

@@ -222,7 +222,8 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
       findMax: findMax ? Object.freeze({ maxConnections }) : null,
       events: Object.freeze(events.map(Object.freeze)),
       requestTimeoutSec,
-      flame: values.flame ? Object.freeze({ duration: flameDuration }) : null,
+      // The profile's warm-up: as long as its window, at most flame's default.
+      flame: values.flame ? Object.freeze({ duration: flameDuration, warmup: Math.min(flameDuration, 5) }) : null,
       outDir: path.resolve(values.out ?? path.join('runs', stamp)),
       json: values.json
     })

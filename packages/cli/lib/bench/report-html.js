@@ -2,9 +2,11 @@
 
 const { escapeHtml } = require('@nodebench/breakdown')
 const { renderComparisonHtml } = require('../flame/render-comparison')
+const { renderSegmentsHtml } = require('../flame/render-segments')
 const { summarize } = require('./report-data')
 const { renderCharts } = require('./report-charts')
 const tables = require('./report-tables')
+const { STYLE, htmlTable, section } = require('./report-page')
 const scaleOutTables = require('./report-scaleout')
 
 // report.html: one self-contained page (inline CSS and SVG; no script, font or request leaves the file).
@@ -36,63 +38,14 @@ function flameSection (flame) {
     if (profile.failure) return `${heading}<p class="failed"><strong>failed</strong>: ${escapeHtml(profile.failure)}</p>`
     const links = profile.flamegraphs.map((f) => `<a href="${escapeHtml(f.html)}">${escapeHtml(f.format)} flamegraph</a> ` +
       `(${escapeHtml(f.samples.toLocaleString('en-US'))} samples, nodebench itself ${escapeHtml((f.nodebenchShare * 100).toFixed(1))}%)`).join(' · ')
-    return `${heading}<p>${links}; ${escapeHtml(String(profile.durationSec))} s of load, ${escapeHtml(String(profile.connections))} connections, one process, 0x.</p>\n` +
-      // Required on use: flame/render-comparison uses this file's escaping (a top-level require would be circular).
+    const profiler = profile.profiler === 'v8' ? 'V8\'s sampling profiler' : profile.profiler
+    const segments = profile.flamegraphs.filter((f) => f.analysis)
+      .map((f) => renderSegmentsHtml(f, { scenario: profile.scenario, profiler: profile.profiler })).join('\n')
+    return `${heading}<p>${links}; ${escapeHtml(String(profile.durationSec))} s of load sampled` +
+      `${profile.warmupSec ? ` after ${escapeHtml(String(profile.warmupSec))} s of warm-up` : ''}, ` +
+      `${escapeHtml(String(profile.connections))} connections, one process, ${escapeHtml(profiler)}.</p>\n` + segments +
       (profile.comparison ? renderComparisonHtml(profile.comparison, { scenario: profile.scenario }) : '')
   }).join('\n')
-}
-
-const STYLE = `
-:root{--fail:#b3261e;--warn:#8a5a00;--muted:#5f6368;--line:#e2e2e2}
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#202124;background:#fafafa;line-height:1.45}
-main{max-width:1280px;margin:0 auto;padding:1.5rem 2rem 3rem}
-h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin-top:2.2rem;border-bottom:1px solid var(--line);padding-bottom:.3rem}
-h3{font-size:1.05rem;margin-top:1.6rem}
-.headline{color:var(--muted);margin:.2rem 0 1rem}
-nav{font-size:.9rem;margin-bottom:1rem}nav a{margin-right:.9rem;color:#1a5fb4}
-ul.findings li{margin:.35rem 0}
-ul.notes{padding-left:1.2rem}ul.notes li{margin:.3rem 0}
-li.failed,tr.failed td{color:var(--fail)}li.failed strong,td.status-failed{font-weight:700;color:var(--fail)}
-tr.warn td{background:#fff6e0}
-.study{color:var(--muted)}
-.charts{display:flex;flex-wrap:wrap;gap:1rem}
-figure.chart{margin:0;background:#fff;border:1px solid var(--line);border-radius:6px;padding:.5rem;max-width:100%;overflow-x:auto}
-figure.chart svg{display:block;max-width:100%;height:auto}
-figcaption{font-size:.85rem;color:var(--muted);max-width:460px;margin-top:.3rem}
-.left-out{color:var(--fail)}
-table{border-collapse:collapse;margin:.6rem 0 1.2rem;background:#fff;font-size:.88rem}
-th,td{padding:.25rem .55rem;border-bottom:1px solid var(--line);text-align:right;font-variant-numeric:tabular-nums;vertical-align:top}
-th{background:#f1f3f4}
-td{white-space:nowrap}
-td.text,th.text{text-align:left}
-td.text,td.message{white-space:normal}
-td.message,td.status-failed{text-align:left}
-tr.study td{color:var(--muted);border-bottom:2px solid var(--line)}
-td.bar{width:10rem}td.bar span{display:block;height:.75rem;background:#4c78a8}
-.scroll{overflow-x:auto}
-`
-
-/** A table from report-tables; columns of text are left-aligned, numbers right-aligned. */
-function htmlTable (table, { bars = false } = {}) {
-  const { head, rows } = table
-  const numeric = tables.numericColumns(table)
-  const align = (i) => (numeric[i] ? '' : ' class="text"')
-  const headRow = head.map((h, i) => `<th${align(i)}>${escapeHtml(h)}</th>`).join('') + (bars ? '<th></th>' : '')
-  const body = rows.map((row) => {
-    const classes = [row.failed && 'failed', row.warn && 'warn', row.study && 'study'].filter(Boolean)
-    const cells = row.cells.map((cell, i) => {
-      const status = row.message && i === row.cells.length - 1 ? ' class="status-failed"' : align(i)
-      return `<td${status}>${escapeHtml(cell)}</td>`
-    })
-    if (row.message) cells.push(`<td class="message" colspan="${head.length - row.cells.length}">${escapeHtml(row.message)}</td>`)
-    if (bars) cells.push(`<td class="bar"><span style="width:${(Math.min(1, Math.max(0, row.share || 0)) * 100).toFixed(2)}%"></span></td>`)
-    return `<tr${classes.length ? ` class="${classes.join(' ')}"` : ''}>${cells.join('')}</tr>`
-  }).join('\n')
-  return `<div class="scroll"><table><thead><tr>${headRow}</tr></thead><tbody>\n${body}\n</tbody></table></div>`
-}
-
-function section (id, title, body) {
-  return `<section id="${id}"><h2>${escapeHtml(title)}</h2>\n${body}\n</section>`
 }
 
 function leftOutCaption (chart) {
@@ -176,7 +129,7 @@ async function renderHtml (results) {
     ...(scaleOut.present ? [section('scale-out', 'Scale-out: topologies, throughput at 0% errors, elasticity', scaleOutSection(scaleOut, charts))] : []),
     section('breakdowns', 'Breakdowns', '<p>Share = the segment\'s time / the operation\'s response time in the app; <em>unattributed</em> is ' +
       'Express\'s own routing, the gaps between layers and the socket flush.</p>\n' + breakdownSection(summary)),
-    ...(Array.isArray(results.flame) ? [section('flame', 'Flamegraphs: where the CPU went, HTML against JSON', flameSection(results.flame))] : []),
+    ...(Array.isArray(results.flame) ? [section('flame', 'Flamegraphs: CPU beside time per segment, HTML against JSON', flameSection(results.flame))] : []),
     section('machine', 'Machine and configuration', htmlTable(tables.machineTable(summary)) + '\n' +
       htmlTable(tables.configTable(summary)))
   ]

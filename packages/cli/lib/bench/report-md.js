@@ -2,6 +2,7 @@
 
 const { escapeMarkdown } = require('@nodebench/breakdown')
 const { renderComparisonMarkdown } = require('../flame/render-comparison')
+const { renderSegmentsMarkdown } = require('../flame/render-segments')
 const { summarize } = require('./report-data')
 const tables = require('./report-tables')
 const scaleOutTables = require('./report-scaleout')
@@ -63,7 +64,9 @@ function flameMarkdown (flame) {
     // The comparison brings its own title (# ...): nest it under this section.
     // Required here: flame/render-comparison uses this file's escaping, so a top-level require would be circular.
     const table = profile.comparison ? renderComparisonMarkdown(profile.comparison, { scenario: profile.scenario }).replace(/^(#+) /gm, '$1## ') : ''
-    return `${links}\n\n${table}`
+    const segments = profile.flamegraphs.filter((f) => f.analysis)
+      .map((f) => renderSegmentsMarkdown(f, { scenario: profile.scenario, profiler: profile.profiler }).replace(/^(#+) /gm, '$1# ')).join('\n')
+    return `${links}\n\n${segments}\n${table}`
   }).join('\n')
 }
 
@@ -99,7 +102,7 @@ function renderMarkdown (results) {
     'Share = the segment\'s time / the operation\'s response time in the app; *unattributed* is Express\'s own routing, ' +
       'the gaps between layers and the socket flush.\n',
     breakdowns(summary),
-    ...(Array.isArray(results.flame) ? ['## Flamegraphs: where the CPU went, HTML against JSON\n', flameMarkdown(results.flame)] : []),
+    ...(Array.isArray(results.flame) ? ['## Flamegraphs: CPU beside time per segment, HTML against JSON\n', flameMarkdown(results.flame)] : []),
     '## Machine\n',
     markdownTable(tables.machineTable(summary)),
     '## Configuration\n',

@@ -100,8 +100,9 @@ function renderOwners (results) {
 }
 
 /**
- * `--flame`: a flamegraph of every scenario in every format (0x, one process), into `<out>/flamegraphs/`,
- * with the HTML-against-JSON table of where the CPU went. Returns what results.json keeps of them.
+ * `--flame`: a flamegraph of every scenario in every format (V8's sampling profiler, one process), into
+ * `<out>/flamegraphs/`, with each segment's CPU beside its time and the HTML-against-JSON table of where the
+ * CPU went. Returns what results.json keeps of them.
  */
 async function profileScenarios (config, { env, stderr }) {
   const { runFlame } = require('./flame')
@@ -111,8 +112,9 @@ async function profileScenarios (config, { env, stderr }) {
     const flameConfig = {
       scenario,
       workload: config.workload,
-      formats: config.formats,
-      profiler: '0x',
+      formats: config.formats.filter((format) => config.workload.scenarios[scenario].formats.includes(format)),
+      profiler: 'v8',
+      warmup: config.flame.warmup,
       duration: config.flame.duration,
       connections: Math.min(config.connections[scenario], 10),
       outDir,
@@ -126,21 +128,35 @@ async function profileScenarios (config, { env, stderr }) {
       })
       profiles.push({
         scenario,
-        profiler: '0x',
+        profiler: flameConfig.profiler,
+        warmupSec: flameConfig.warmup,
         durationSec: flameConfig.duration,
         connections: flameConfig.connections,
-        flamegraphs: flamegraphs.map(({ format, html, load, analysis }) => ({
+        flamegraphs: flamegraphs.map(({ format, html, load, operation, overhead, breakdownFailure, analysis }) => ({
           format,
           html: path.relative(config.outDir, html),
           load,
           samples: analysis.samples,
-          nodebenchShare: analysis.nodebench.share
+          nodebenchShare: analysis.nodebench.share,
+          // What the report's segment table needs (render-segments.js).
+          operation,
+          overhead,
+          breakdownFailure,
+          analysis: {
+            source: analysis.source,
+            windowed: analysis.windowed,
+            samples: analysis.samples,
+            idleSamples: analysis.idleSamples,
+            profilerShare: analysis.profilerShare,
+            compileShare: analysis.compileShare,
+            segments: analysis.segments
+          }
         })),
         comparison
       })
     } catch (err) {
       stderr.write(`nodebench bench --flame: ${scenario} could not be profiled: ${err.message}\n`)
-      profiles.push({ scenario, profiler: '0x', failure: err.message, flamegraphs: [], comparison: null })
+      profiles.push({ scenario, profiler: 'v8', failure: err.message, flamegraphs: [], comparison: null })
     }
   }
   return profiles

@@ -7,13 +7,17 @@ const { runHook } = require('../workload')
 const { profile } = require('../flame/profile')
 const { analyzeProfile, compareProfiles } = require('../flame/analyze')
 const { renderComparisonMarkdown, renderComparisonText } = require('../flame/render-comparison')
+const { renderSegmentsMarkdown, renderSegmentsText } = require('../flame/render-segments')
 
-// `nodebench flame`: flamegraphs of one scenario of a workload in each of its formats under load, and for
+// `nodebench flame`: flamegraphs of one scenario of a workload in each of its formats under load, each
+// segment's share of the CPU beside its share of response time, the profiler's measured overhead, and for
 // HTML and JSON the side-by-side table of where the CPU went in each (by category, and nodebench's own share).
 
 /**
- * Profiles every format of `config` and compares them. Returns `{ flamegraphs: [{ format, html, dataDir,
- * load, analysis }], comparison, files }`. The database comes from `env` (MONGODB_URI) or is started here.
+ * Profiles every format of `config` and compares them. Returns `{ flamegraphs: [{ format, html, profilePath,
+ * load, window, operation, overhead, analysis }], comparison, files }`: each profile's analysis holds its
+ * segments' CPU beside their time (when the app serves its breakdown); `comparison` is HTML against JSON when
+ * both were profiled. The database comes from `env` (MONGODB_URI) or is started here.
  */
 async function runFlame (config, { env, onProgress }) {
   let database = null
@@ -41,31 +45,43 @@ async function runFlame (config, { env, onProgress }) {
         await runHook(scenario.teardown, `scenario '${scenario.name}' teardown`, workload, { env: process.env, log: onProgress, values })
           .catch((err) => onProgress(err.message))
       }
-      flamegraphs.push({ format, ...result, analysis: analyzeProfile(result.dataDir) })
+      const analysis = analyzeProfile(result.profilePath, { window: result.windowUs, operation: result.operation })
+      flamegraphs.push({ format, ...result, analysis })
     }
     await runHook(workload.teardown, 'teardown', workload, { env: process.env, log: onProgress, values })
       .catch((err) => onProgress(err.message))
-    const files = {}
-    let comparison = null
     const html = flamegraphs.find((f) => f.format === 'html')
     const json = flamegraphs.find((f) => f.format === 'json')
-    if (html && json) {
-      comparison = compareProfiles({ html: html.analysis, json: json.analysis })
-      files.markdown = path.join(config.outDir, `${config.scenario}-comparison.md`)
-      files.json = path.join(config.outDir, `${config.scenario}-comparison.json`)
-      fs.writeFileSync(files.markdown, renderComparisonMarkdown(comparison, { scenario: config.scenario }))
-      fs.writeFileSync(files.json, JSON.stringify({
-        schema: 1,
-        scenario: config.scenario,
-        profiler: config.profiler,
-        durationSec: config.duration,
-        connections: config.connections,
-        flamegraphs: flamegraphs.map(({ format, html, dataDir, load, analysis }) => ({
-          format, html: path.basename(html), data: path.basename(dataDir), load, analysis
-        })),
-        comparison
-      }, null, 2) + '\n')
+    const comparison = html && json ? compareProfiles({ html: html.analysis, json: json.analysis }) : null
+    const files = {
+      markdown: path.join(config.outDir, `${config.scenario}-comparison.md`),
+      json: path.join(config.outDir, `${config.scenario}-comparison.json`)
     }
+    const options = { scenario: config.scenario, profiler: config.profiler }
+    fs.writeFileSync(files.markdown, [
+      ...flamegraphs.map((flamegraph) => renderSegmentsMarkdown(flamegraph, options)),
+      comparison === null ? '' : renderComparisonMarkdown(comparison, { scenario: config.scenario })
+    ].join('\n'))
+    fs.writeFileSync(files.json, JSON.stringify({
+      schema: 2,
+      scenario: config.scenario,
+      profiler: config.profiler,
+      warmupSec: config.warmup,
+      durationSec: config.duration,
+      connections: config.connections,
+      flamegraphs: flamegraphs.map(({ html, profilePath, ...kept }) => ({
+        format: kept.format,
+        html: path.basename(html),
+        profile: path.basename(profilePath),
+        load: kept.load,
+        window: kept.window,
+        operation: kept.operation,
+        overhead: kept.overhead,
+        breakdownFailure: kept.breakdownFailure,
+        analysis: kept.analysis
+      })),
+      comparison
+    }, null, 2) + '\n')
     return { flamegraphs, comparison, files }
   } finally {
     if (savedUri === undefined) delete process.env.MONGODB_URI
@@ -78,13 +94,15 @@ async function runFlameCommand (parsed, { stdout, stderr, env }) {
   const config = parsed.config
   const onProgress = (message) => stderr.write(`nodebench flame: ${message}\n`)
   const { flamegraphs, comparison, files } = await runFlame(config, { env, onProgress })
+  const options = { scenario: config.scenario, profiler: config.profiler }
+  for (const flamegraph of flamegraphs) stdout.write(renderSegmentsText(flamegraph, options) + '\n')
   if (comparison !== null) stdout.write(renderComparisonText(comparison, { scenario: config.scenario }) + '\n')
   const relative = (file) => path.relative(process.cwd(), file) || file
   for (const { format, html, load, analysis } of flamegraphs) {
     const loadText = load === null ? '' : `, ${load.requests} requests${load.unexpectedStatus > 0 ? ` (${load.unexpectedStatus} with an unexpected status)` : ''}`
     stderr.write(`nodebench flame: ${format}: ${relative(html)} (${analysis.samples} samples${loadText}; nodebench itself ${(analysis.nodebench.share * 100).toFixed(1)}%)\n`)
   }
-  if (files.markdown) stderr.write(`nodebench flame: comparison ${relative(files.markdown)} (and ${path.basename(files.json)})\n`)
+  stderr.write(`nodebench flame: ${relative(files.markdown)} (and ${path.basename(files.json)})\n`)
   const failed = flamegraphs.filter((f) => f.load !== null && (f.load.requests === 0 || f.load.unexpectedStatus > 0))
   if (failed.length > 0) {
     stderr.write(`nodebench: the ${failed[0].format} load had ${failed[0].load.unexpectedStatus} responses with an unexpected status out of ${failed[0].load.requests}\n`)

@@ -3,14 +3,20 @@
 const { inspect } = require('node:util')
 const { CATEGORIES, CATEGORY_ORDER, frameCategory } = require('./categories')
 const { readSamples, VM_STATES } = require('./read-profile')
+const { segmentCpu } = require('./segment-cpu')
 
 // Where a profiled app spends its CPU, by category (categories.js), and HTML against JSON side by side.
 //
 // Self time: every sample is charged to one function, the JavaScript frame on top of its stack (builtins,
 // C++ and unnamed code above it are work done for it), and to one category, the first frame down the stack
-// that a rule claims. Exceptions, decided by V8's state when it took the sample:
-// - idle (waiting in the event loop for I/O, or in Atomics.wait): counted apart, in no share;
-// - garbage collection and compilation: 'V8 / GC', whatever JavaScript was running.
+// that a rule claims. Exceptions, decided by V8's state when it took the sample, and counted apart, in no
+// share:
+// - idle (waiting in the event loop for I/O, or in Atomics.wait);
+// - the profiler's own cost: under --prof (0x, clinic), V8 writing its log on the app's thread;
+// - compiling (the parser, bytecode and optimizing compilers), which a warm-up before the window leaves
+//   little of; V8's sampling profiler (.cpuprofile) does not tell it apart from its other native work.
+// Garbage collection is 'V8 / GC', on CPU. With a window (the sampled part of the load: after the warm-up,
+// before the load ends), only the samples taken in it count, where the source has their times.
 // Samples without V8's state (clinic flame's, source 'ticks') are idle when they hold nothing but the event
 // loop's wait for I/O, and their garbage collection and compilation count for the code they interrupted.
 // Node.js core, builtins and C++ that nodebench's code calls directly (an inspector round trip, JSON.stringify
@@ -60,16 +66,34 @@ function stackCategory (frames) {
   return frames.some((frame) => frame.kind === 'native' || frame.kind === 'v8') ? CATEGORIES.V8 : CATEGORIES.OTHER
 }
 
-/** `{ category, frame }` a sample is charged to; null for an idle sample. */
+const IDLE = Object.freeze({ apart: 'idle' })
+const PROFILER = Object.freeze({ apart: 'profiler', label: LOG_WRITE_LABEL })
+const PROGRAM_FRAME = Object.freeze({ kind: 'v8', name: '(program: V8 and native code)', file: '', line: null })
+
+/** `{ category, frame }` a sample is charged to, or `{ apart }` for a sample in no share. */
 function chargeSample ({ vmState, frames }) {
-  if (IDLE_STATES.has(vmState)) return null
-  if (vmState === null && frames.length > 0 && EVENT_LOOP_WAIT.test(frames[0].name) && !frames.some((f) => f.kind === 'js')) return null
-  if (vmState in V8_STATE_LABELS) {
-    const writingLog = COMPILE_STATES.has(vmState) && frames.length > 0 && frames[0].kind === 'native' && LOG_WRITE.test(frames[0].name)
-    return { category: CATEGORIES.V8, frame: { kind: 'v8', name: writingLog ? LOG_WRITE_LABEL : V8_STATE_LABELS[vmState], file: '', line: null } }
+  if (IDLE_STATES.has(vmState)) return IDLE
+  if (vmState === null && frames.length > 0 && EVENT_LOOP_WAIT.test(frames[0].name) && !frames.some((f) => f.kind === 'js')) return IDLE
+  if (COMPILE_STATES.has(vmState)) {
+    const writingLog = frames.length > 0 && frames[0].kind === 'native' && LOG_WRITE.test(frames[0].name)
+    return writingLog ? PROFILER : { apart: 'compile', label: V8_STATE_LABELS[vmState] }
   }
+  if (vmState in V8_STATE_LABELS) {
+    return { category: CATEGORIES.V8, frame: { kind: 'v8', name: V8_STATE_LABELS[vmState], file: '', line: null } }
+  }
+  // A .cpuprofile's (program): native code outside JavaScript, nothing below it.
+  if (vmState === VM_STATES.OTHER && frames.length === 0) return { category: CATEGORIES.V8, frame: PROGRAM_FRAME }
   const frame = frames.find((f) => f.kind === 'js') || frames.find((f) => f.kind !== 'unknown') || NO_FRAME
   return { category: stackCategory(frames), frame }
+}
+
+/** The samples of `window` ({ startUs, endUs } on the profile's clock); all of them without one. */
+function inWindow (samples, window) {
+  if (window === null || window === undefined) return { samples, windowed: false }
+  const timed = samples.filter((sample) => sample.time !== null && sample.time !== undefined)
+  if (timed.length < samples.length) return { samples, windowed: false }
+  const kept = samples.filter((sample) => sample.time >= window.startUs && sample.time <= window.endUs)
+  return { samples: kept, windowed: true }
 }
 
 function functionFile (frame) {
@@ -86,18 +110,25 @@ function byCategoryOrder (a, b) {
   return CATEGORY_ORDER.indexOf(a) - CATEGORY_ORDER.indexOf(b)
 }
 
-function summarizeSamples ({ source, samples }, { top }) {
+function summarizeSamples ({ source, samples: all }, { top, window = null, operation = null }) {
+  const { samples, windowed } = inWindow(all, window)
   let onCpu = 0
   let idle = 0
+  let profiler = 0
+  let compile = 0
+  const charged = []
   const byCategory = new Map()
   const byFunction = new Map()
   for (const sample of samples) {
     const charge = chargeSample(sample)
-    if (charge === null) {
-      idle++
+    if (charge.apart !== undefined) {
+      if (charge.apart === 'idle') idle++
+      else if (charge.apart === 'profiler') profiler++
+      else compile++
       continue
     }
     onCpu++
+    if (operation !== null) charged.push({ sample, charge })
     byCategory.set(charge.category, (byCategory.get(charge.category) || 0) + 1)
     const { frame, category } = charge
     const key = `${category}\0${frame.name}\0${frame.file}\0${frame.line}`
@@ -113,34 +144,50 @@ function summarizeSamples ({ source, samples }, { top }) {
     .slice(0, top)
     .map((entry) => ({ ...entry, share: share(entry.samples, onCpu) }))
   const nodebenchSamples = byCategory.get(CATEGORIES.NODEBENCH) || 0
+  // What is apart is measured against everything the process did, idle aside.
+  const busy = onCpu + profiler + compile
   return {
     source,
+    // A .cpuprofile holds the window alone: its profiler ran only there.
+    windowed: windowed || source === 'cpuprofile',
     samples: onCpu,
     idleSamples: idle,
+    // Only V8's log has the states that tell them (see above).
+    profilerSamples: source === 'v8-log' ? profiler : null,
+    profilerShare: source === 'v8-log' ? share(profiler, busy) : null,
+    compileSamples: source === 'v8-log' ? compile : null,
+    compileShare: source === 'v8-log' ? share(compile, busy) : null,
     categories,
     topFunctions,
-    nodebench: { samples: nodebenchSamples, share: share(nodebenchSamples, onCpu) }
+    nodebench: { samples: nodebenchSamples, share: share(nodebenchSamples, onCpu) },
+    segments: operation === null ? null : segmentCpu(charged, operation)
   }
 }
 
 /**
- * Self time by category and the hottest functions of a 0x profile folder.
- * @param {string} profileDir 0x's output folder (holds `isolate-*-v8.log.json`), or clinic flame's data folder
- * @param {{ top?: number }} [options] how many functions to list (15)
- * @returns {{ source: 'v8-log'|'ticks', samples: number, idleSamples: number,
+ * Self time by category and the hottest functions of a profile, and with `operation` each of its segments'
+ * share of the CPU beside its share of response time (segment-cpu.js).
+ * @param {string} profileDir 0x's output folder (holds `isolate-*-v8.log.json`), clinic flame's data folder,
+ *   or a .cpuprofile
+ * @param {{ top?: number, window?: { startUs, endUs }, operation?: object }} [options] how many functions to
+ *   list (15); the window of the profile's clock to keep; the breakdown operation of the same window
+ * @returns {{ source: 'v8-log'|'ticks'|'cpuprofile', windowed: boolean, samples: number, idleSamples: number,
+ *   profilerSamples: number|null, profilerShare: number|null, compileSamples: number|null, compileShare: number|null,
  *   categories: Array<{ category: string, samples: number, share: number }>,
  *   topFunctions: Array<{ name: string, file: string|null, line: number|null, category: string, samples: number,
  *     share: number }>,
  *   nodebench: { samples: number, share: number } }}
  *   `source`: what was read (see read-profile.js); 'ticks' has no V8 states. `samples`: the samples on CPU,
- *   the base of every share (0..1); `idleSamples`: the samples taken while idle, in no share. `categories`: the
+ *   the base of every share (0..1); `idleSamples`: the samples taken while idle, in no share;
+ *   `profilerSamples`, `compileSamples`: apart too, their shares of the samples not idle (null where the
+ *   source cannot tell them); `windowed`: whether only the window's samples were kept. `categories`: the
  *   categories with samples, most first. `topFunctions`: the `top` functions with the most self time.
  *   `nodebench`: nodebench's own overhead (the nodebench category), zero when the app runs without it.
  */
-function analyzeProfile (profileDir, { top = 15 } = {}) {
+function analyzeProfile (profileDir, { top = 15, window = null, operation = null } = {}) {
   if (typeof profileDir !== 'string' || profileDir === '') throw new TypeError(`profileDir must be a folder path; received ${inspect(profileDir)}`)
   if (!Number.isInteger(top) || top < 0) throw new TypeError(`top must be a whole number of functions (0 or more); received ${inspect(top)}`)
-  return summarizeSamples(readSamples(profileDir), { top })
+  return summarizeSamples(readSamples(profileDir), { top, window, operation })
 }
 
 function checkAnalysis (analysis, side) {
@@ -170,9 +217,14 @@ function compareProfiles ({ html, json } = {}) {
     const jsonSide = sideOf(json, category)
     return { category, html: htmlSide, json: jsonSide, difference: htmlSide.share - jsonSide.share }
   })
+  const side = (analysis) => {
+    const { source, samples, idleSamples, windowed } = analysis
+    const { profilerSamples, profilerShare, compileSamples, compileShare } = analysis
+    return { source, samples, idleSamples, profilerSamples, profilerShare, compileSamples, compileShare, windowed }
+  }
   return {
-    html: { source: html.source, samples: html.samples, idleSamples: html.idleSamples },
-    json: { source: json.source, samples: json.samples, idleSamples: json.idleSamples },
+    html: side(html),
+    json: side(json),
     rows,
     nodebench: {
       html: { ...html.nodebench },

@@ -9,9 +9,11 @@ const { defaultApp } = require('../default-app')
 // `nodebench flame` options -> a frozen configuration. The scenario and formats are the workload's, as for
 // `nodebench bench` (lib/workload.js).
 
-const PROFILERS = Object.freeze(['0x', 'clinic'])
+const PROFILERS = Object.freeze(['v8', '0x', 'clinic'])
 const DEFAULT_DURATION = 10
 const DEFAULT_CONNECTIONS = 10
+// Seconds of load before the window: V8 has compiled the hot code by then (the README's figures).
+const DEFAULT_WARMUP = 5
 
 function usageError (message) {
   return commandUsageError(message, 'flame')
@@ -26,9 +28,9 @@ function wholeNumber (text, name, min, max) {
 }
 
 /**
- * `nodebench flame [--scenario <name>] [--format <name>|both] [--profiler 0x|clinic] [--duration s]
- * [--connections n] [--out dir] [--app dir | --cmd "node script args"] [--workload file]`: the scenario
- * defaults to the workload's first, `both` (the default) is every format of the workload.
+ * `nodebench flame [--scenario <name>] [--format <name>|both] [--profiler v8|0x|clinic] [--warmup s]
+ * [--duration s] [--connections n] [--out dir] [--app dir | --cmd "node script args"] [--workload file]`: the
+ * scenario defaults to the workload's first, `both` (the default) is every format of the scenario.
  */
 function parseFlameArguments (argv) {
   let values
@@ -41,7 +43,8 @@ function parseFlameArguments (argv) {
         scenario: { type: 'string' },
         workload: { type: 'string' },
         format: { type: 'string', default: 'both' },
-        profiler: { type: 'string', default: '0x' },
+        profiler: { type: 'string', default: 'v8' },
+        warmup: { type: 'string' },
         duration: { type: 'string' },
         connections: { type: 'string' },
         out: { type: 'string' },
@@ -58,7 +61,7 @@ function parseFlameArguments (argv) {
   if (values.help) return { command: 'help' }
   if (values.app !== undefined && values.cmd !== undefined) throw usageError('--app and --cmd exclude each other')
   if (!PROFILERS.includes(values.profiler)) {
-    throw usageError(`--profiler must be ${PROFILERS.join(' or ')}; received '${values.profiler}'`)
+    throw usageError(`--profiler must be ${PROFILERS.join(', ')}; received '${values.profiler}'`)
   }
   let command = null
   if (values.cmd !== undefined) {
@@ -71,6 +74,7 @@ function parseFlameArguments (argv) {
     command = words
   }
   const duration = values.duration === undefined ? DEFAULT_DURATION : wholeNumber(values.duration, 'duration', 1, 600)
+  const warmup = values.warmup === undefined ? DEFAULT_WARMUP : wholeNumber(values.warmup, 'warmup', 0, 600)
   const connections = values.connections === undefined ? DEFAULT_CONNECTIONS : wholeNumber(values.connections, 'connections', 1, 1000)
   // The workload is read once the command line itself is understood.
   let app = null
@@ -94,6 +98,7 @@ function parseFlameArguments (argv) {
       workload,
       formats: values.format === 'both' ? [...formats] : [values.format],
       profiler: values.profiler,
+      warmup,
       duration,
       connections,
       outDir: path.resolve(values.out ?? 'flamegraphs'),

@@ -4,36 +4,195 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { codes, NodebenchError } = require('@nodebench/errors')
-const { driveLoad } = require('./drive-load')
+const { loadWindow } = require('./load-window')
 const { waitForProfile } = require('./read-profile')
 
-// One flamegraph: the app started under a profiler, driven with one scenario in one format, stopped,
-// and the profiler's HTML written to `<outDir>/<scenario>-<format>.html`, its raw data next to it.
-// A watchdog kills the profiled process if a run outlives its duration by far, so nothing is left behind.
+// One flamegraph: the app started under a profiler, warmed up, its sampled window of load, stopped; the
+// flamegraph written to `<outDir>/<scenario>-<format>.html`, the profile beside it. Three profilers:
+// - `v8`: V8's sampling CPU profiler (v8-agent.js inside the app, through node:inspector), started after
+//   the warm-up and stopped before the load ends; a .cpuprofile (Chrome DevTools, VS Code and speedscope
+//   open it) and 0x's flamegraph page drawn from it. Its overhead is measured in the same process: the same
+//   load's window unprofiled first, then profiled.
+// - `0x`: `node --prof` from the start; the analysis keeps the window's samples (their times on V8's log
+//   clock, against the process's start), and the flamegraph is drawn again from the window's start on.
+// - `clinic`: clinic flame (0x's sampling underneath), whose samples have no times: the whole run counts.
+// For 0x and clinic the unprofiled figure comes from the same app run apart, with the same load.
+// A watchdog kills a profiled process that outlives its run by far, so nothing is left behind.
 
 const GRACE_SECONDS = 120
+const AGENT = path.join(__dirname, 'v8-agent.js')
+// One sample a millisecond, as --prof takes them (its default interval).
+const SAMPLING_INTERVAL_US = 1000
+const START_TIMEOUT_MS = 60_000
 
 function flameError (message) {
   return new NodebenchError(codes.NB_ERR_FLAME, message)
 }
 
 /**
- * @returns {Promise<{ html, dataDir, load }>} `dataDir`: the profiler's folder (for 0x, with the V8 log)
+ * Starts the app with the agent preloaded; resolves, once it listens, to `{ base, pid, command(message),
+ * stop() }`: `command` asks the agent (start or stop its profiler) and resolves to its answer.
+ */
+function startWithAgent (config, { env = process.env } = {}) {
+  const child = spawn(process.execPath, ['--require', AGENT, ...config.argv], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (chunk) => { stderr = (stderr + chunk).slice(-4000) })
+  const waiting = new Map()
+  let nextId = 1
+  const stop = () => new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+    child.once('exit', () => { clearTimeout(timer); resolve() })
+    child.kill('SIGTERM')
+  })
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop()
+      reject(flameError(`the app did not listen within ${START_TIMEOUT_MS / 1000} s; its last output:\n${stderr.trim()}`))
+    }, START_TIMEOUT_MS)
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer)
+      const failure = flameError(`the app exited (${signal || `code ${code}`}); its last output:\n${stderr.trim()}`)
+      reject(failure)
+      for (const pending of waiting.values()) pending.reject(failure)
+    })
+    child.on('message', (message) => {
+      if (message === null || typeof message !== 'object') return
+      if (message.nodebenchProfiler === 'listening') {
+        clearTimeout(timer)
+        resolve({
+          base: `http://127.0.0.1:${message.port}`,
+          pid: child.pid,
+          command: (request) => new Promise((resolve, reject) => {
+            const id = nextId++
+            waiting.set(id, { resolve, reject })
+            child.send({ ...request, id })
+          }),
+          stop
+        })
+      } else if (waiting.has(message.id)) {
+        const pending = waiting.get(message.id)
+        waiting.delete(message.id)
+        if (message.nodebenchProfiler === 'failed') pending.reject(flameError(`the profiler in the app failed: ${message.error}`))
+        else pending.resolve(message)
+      }
+    })
+  })
+}
+
+/** The same load's window in the app run without a profiler: what the profiled one's throughput is set against. */
+async function unprofiledWindow (config, format, { values, onProgress }) {
+  onProgress(`${config.scenario} (${format}): the same load without a profiler, for its throughput`)
+  const app = await startWithAgent(config)
+  try {
+    return await loadWindow(windowOptions(config, format, app.base, { values, onProgress }))
+  } finally {
+    await app.stop()
+  }
+}
+
+function windowOptions (config, format, base, { values, onProgress, warmupSec = config.warmup }) {
+  return {
+    base,
+    workload: config.workload,
+    scenario: config.scenario,
+    format,
+    values,
+    warmupSec,
+    duration: config.duration,
+    connections: config.connections,
+    log: onProgress
+  }
+}
+
+/** `profiled` against `unprofiled` requests/s: the profiler's measured overhead; `how` they were had. */
+function overheadOf (profiled, unprofiled, how) {
+  const ratio = profiled !== null && unprofiled !== null && unprofiled > 0 ? profiled / unprofiled : null
+  return { profiledRequestsPerSec: profiled, unprofiledRequestsPerSec: unprofiled, ratio, how }
+}
+
+const APART = 'the same load on the app run apart without a profiler, in the same run'
+
+/**
+ * @returns {Promise<{ html, profilePath, load, window, windowUs, breakdown, breakdownFailure, operation,
+ *   overhead }>} `profilePath`: the .cpuprofile (v8) or the profiler's folder; `windowUs`: the window on the
+ *   profile's clock, null when it has none (clinic); `operation`: the breakdown's measured operation
  */
 function profile (config, format, { values = {}, onProgress = () => {} } = {}) {
   const name = `${config.scenario}-${format}`
   const html = path.join(config.outDir, `${name}.html`)
   fs.mkdirSync(config.outDir, { recursive: true })
-  return config.profiler === 'clinic'
-    ? profileWithClinic(config, format, { name, html, values, onProgress })
-    : profileWith0x(config, format, { name, html, values, onProgress })
+  const run = { clinic: profileWithClinic, '0x': profileWith0x, v8: profileWithV8 }[config.profiler]
+  return run(config, format, { name, html, values, onProgress })
+}
+
+async function profileWithV8 (config, format, { name, html, values, onProgress }) {
+  const cpuprofile = path.join(config.outDir, `${name}.cpuprofile`)
+  fs.rmSync(cpuprofile, { force: true })
+  const app = await startWithAgent(config)
+  let before
+  let profiled
+  let after
+  try {
+    onProgress(`${config.scenario} (${format}) at ${app.base}: ${config.warmup} s of warm-up, then ${config.duration} s each ` +
+      'unprofiled, under V8\'s sampling profiler, unprofiled again')
+    before = await loadWindow(windowOptions(config, format, app.base, { values, onProgress }))
+    profiled = await loadWindow({
+      ...windowOptions(config, format, app.base, { values, onProgress, warmupSec: 0 }),
+      onOpen: () => app.command({ nodebenchProfiler: 'start', intervalUs: SAMPLING_INTERVAL_US }),
+      onClose: () => app.command({ nodebenchProfiler: 'stop', file: cpuprofile })
+    })
+    after = await loadWindow(windowOptions(config, format, app.base, { values, onProgress, warmupSec: 0 }))
+  } finally {
+    await app.stop()
+  }
+  // Unprofiled before and after: a drift of the process (or of the machine) hits both sides alike.
+  const both = before.requestsPerSec !== null && after.requestsPerSec !== null
+  const unprofiled = both ? (before.requestsPerSec + after.requestsPerSec) / 2 : null
+  const zeroEks = require('0x')
+  await zeroEks({
+    visualizeCpuProfile: cpuprofile,
+    workingDir: config.outDir,
+    outputHtml: html,
+    name,
+    title: `${config.scenario} (${format}) under load, V8's sampling profiler: nodebench flame`
+  })
+  if (!fs.existsSync(html)) throw flameError(`0x drew no flamegraph from ${cpuprofile}`)
+  return {
+    html,
+    profilePath: cpuprofile,
+    ...windowResult(profiled),
+    // The .cpuprofile holds the window only: its clock starts when the profiler did.
+    windowUs: null,
+    overhead: overheadOf(profiled.requestsPerSec, unprofiled, 'the same process, the same load unprofiled before and after the window')
+  }
+}
+
+function windowResult ({ load, window, breakdown, breakdownFailure, operation }) {
+  return { load, window, breakdown, breakdownFailure, operation }
+}
+
+/** When process `pid` started, in ms since the epoch (Linux's /proc), or null. */
+function processStartMs (pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19])
+    const bootSec = Number(/^btime (\d+)$/m.exec(fs.readFileSync('/proc/stat', 'utf8'))[1])
+    // Clock ticks of 1/100 s (USER_HZ) on Linux.
+    return (bootSec + startTicks / 100) * 1000
+  } catch {
+    return null
+  }
 }
 
 async function profileWith0x (config, format, { name, html, values, onProgress }) {
   const zeroEks = require('0x')
+  const unprofiled = await unprofiledWindow(config, format, { values, onProgress })
   const dataDir = path.join(config.outDir, `${name}.0x`)
   fs.rmSync(dataDir, { recursive: true, force: true })
-  let load = null
+  let profiled = null
+  let startedMs = null
+  let loadFailure = null
   const options = {
     argv: config.argv,
     pathToNodeBinary: process.execPath,
@@ -41,21 +200,22 @@ async function profileWith0x (config, format, { name, html, values, onProgress }
     outputDir: dataDir,
     outputHtml: html,
     name,
-    title: `${config.scenario} (${format}) under load: nodebench flame`,
+    title: `${config.scenario} (${format}) under load, 0x: nodebench flame`,
     status: (message) => { if (message.trim()) onProgress(`0x: ${message.trim()}`) },
     onPort (port, done) {
+      startedMs = processStartMs(options.pid)
       const base = `http://127.0.0.1:${String(port).trim()}`
-      onProgress(`${config.scenario} (${format}): ${config.duration} s of load at ${base}`)
-      const size = { duration: config.duration, connections: config.connections }
-      driveLoad({ base, workload: config.workload, scenario: config.scenario, format, values, ...size })
-        .then((outcome) => { load = outcome; done() }, done)
+      onProgress(`${config.scenario} (${format}) at ${base}: ${config.warmup} s of warm-up, then ${config.duration} s sampled`)
+      loadWindow(windowOptions(config, format, base, { values, onProgress }))
+        .then((outcome) => { profiled = outcome }, (err) => { loadFailure = err })
+        .then(() => done())
     }
   }
   // 0x puts the profiled process's pid on the options object.
   const watchdog = setTimeout(() => {
-    onProgress(`0x: the run outlived ${config.duration + GRACE_SECONDS} s; stopping pid ${options.pid}`)
+    onProgress(`0x: the run outlived ${config.warmup + config.duration + GRACE_SECONDS} s; stopping pid ${options.pid}`)
     try { process.kill(options.pid, 'SIGKILL') } catch {}
-  }, (config.duration + GRACE_SECONDS) * 1000)
+  }, (config.warmup + config.duration + GRACE_SECONDS) * 1000)
   try {
     await zeroEks(options)
   } catch (err) {
@@ -63,9 +223,22 @@ async function profileWith0x (config, format, { name, html, values, onProgress }
   } finally {
     clearTimeout(watchdog)
   }
+  if (loadFailure !== null) throw loadFailure
   if (!fs.existsSync(html)) throw flameError(`0x wrote no flamegraph at ${html}`)
   await waitForProfile(dataDir)
-  return { html, dataDir, load }
+  // V8's log clock starts with the process: the window on it, and the flamegraph drawn again from the window
+  // on (0x's collectDelay drops what came before; what follows the window is the load's last second).
+  const windowUs = startedMs === null
+    ? null
+    : { startUs: (profiled.window.startMs - startedMs) * 1000, endUs: (profiled.window.endMs - startedMs) * 1000 }
+  if (windowUs !== null) {
+    // 0x makes the folder relative to workingDir, then reads it relative to the current directory.
+    const collectDelay = windowUs.startUs / 1000
+    const { title } = options
+    await zeroEks({ visualizeOnly: dataDir, workingDir: process.cwd(), outputHtml: html, name, title, collectDelay })
+  }
+  const overhead = overheadOf(profiled.requestsPerSec, unprofiled.requestsPerSec, APART)
+  return { html, profilePath: dataDir, ...windowResult(profiled), windowUs, overhead }
 }
 
 /**
@@ -74,38 +247,39 @@ async function profileWith0x (config, format, { name, html, values, onProgress }
  * opts out.
  */
 async function profileWithClinic (config, format, { name, html, values, onProgress }) {
+  const unprofiled = await unprofiledWindow(config, format, { values, onProgress })
   const clinicBin = require.resolve('clinic/bin.js')
   const dest = path.join(config.outDir, `${name}.clinic`)
   fs.rmSync(dest, { recursive: true, force: true })
   const onPort = [process.execPath, path.join(__dirname, 'drive-load.js'), '$PORT', config.workload.file, config.scenario, format,
-    config.duration, config.connections, JSON.stringify(values)]
+    config.warmup, config.duration, config.connections, JSON.stringify(values)]
     .map((word) => (word === '$PORT' ? word : `'${String(word).replace(/'/g, "'\\''")}'`)).join(' ')
   const args = [clinicBin, 'flame', '--dest', dest, '--open=false', '--on-port', onPort, '--', process.execPath, ...config.argv]
-  onProgress(`clinic flame: ${config.scenario} (${format}), ${config.duration} s of load`)
+  onProgress(`clinic flame: ${config.scenario} (${format}), ${config.warmup} s of warm-up, ${config.duration} s of load`)
   const output = await new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { env: { ...process.env, NO_INSIGHT: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
     let text = ''
     child.stdout.on('data', (chunk) => { text += chunk })
     child.stderr.on('data', (chunk) => { text += chunk })
-    const watchdog = setTimeout(() => child.kill('SIGKILL'), (config.duration + GRACE_SECONDS) * 1000)
+    const watchdog = setTimeout(() => child.kill('SIGKILL'), (config.warmup + config.duration + GRACE_SECONDS) * 1000)
     child.on('error', (err) => { clearTimeout(watchdog); reject(err) })
     child.on('exit', (code, signal) => {
       clearTimeout(watchdog)
       if (code === 0) resolve(text)
-      else reject(flameError(`clinic flame failed on Node.js ${process.version} (${signal || `exit code ${code}`}); use --profiler 0x. Its output:\n${text.trim().split('\n').slice(-8).join('\n')}`))
+      else reject(flameError(`clinic flame failed on Node.js ${process.version} (${signal || `exit code ${code}`}); use --profiler v8 or 0x. Its output:\n${text.trim().split('\n').slice(-8).join('\n')}`))
     })
   })
   const generated = fs.existsSync(dest) ? fs.readdirSync(dest).find((file) => file.endsWith('.clinic-flame.html')) : undefined
   if (generated === undefined) {
-    throw flameError(`clinic flame wrote no flamegraph on Node.js ${process.version}; use --profiler 0x. Its output:\n${output.trim().split('\n').slice(-8).join('\n')}`)
+    throw flameError(`clinic flame wrote no flamegraph on Node.js ${process.version}; use --profiler v8 or 0x. Its output:\n${output.trim().split('\n').slice(-8).join('\n')}`)
   }
   fs.renameSync(path.join(dest, generated), html)
   const dataDir = path.join(dest, generated.replace(/\.html$/, ''))
-  const loadLine = /nodebench flame: (\d+) requests, (\d+) unexpected statuses, (\d+) errors/.exec(output)
-  const load = loadLine === null
-    ? null
-    : { requests: Number(loadLine[1]), unexpectedStatus: Number(loadLine[2]), errors: Number(loadLine[3]) }
-  return { html, dataDir, load }
+  const line = /^nodebench flame: (\{.*\})$/m.exec(output)
+  if (line === null) throw flameError(`clinic flame's load said nothing of its window; its output:\n${output.trim().split('\n').slice(-8).join('\n')}`)
+  const profiled = JSON.parse(line[1])
+  const overhead = overheadOf(profiled.requestsPerSec, unprofiled.requestsPerSec, APART)
+  return { html, profilePath: dataDir, ...windowResult(profiled), windowUs: null, overhead }
 }
 
-module.exports = { profile }
+module.exports = { profile, startWithAgent, processStartMs, PROFILERS: Object.freeze(['v8', '0x', 'clinic']) }

@@ -18,6 +18,14 @@ const { nativeSymbolizer } = require('./native-symbols')
 //
 // clinic flame keeps only 0x's `ticks.json` (as `<pid>.clinic-flame-samples`): the stacks, root first, without
 // V8's state and without the frames no code matched. Read as a fallback (`source: 'ticks'`): see analyze.js.
+//
+// V8's sampling profiler (`--profiler v8`) writes a `.cpuprofile` (Chrome DevTools' format): a tree of call
+// frames `{ id, callFrame: { functionName, url, lineNumber (0-based) }, children }`, and the samples as node
+// ids with the time between them. Its special nodes stand for V8's states: (idle), (garbage collector),
+// (program) (native code and V8's own work outside JavaScript, compiling among it: not told apart).
+//
+// Each sample carries `time`, microseconds from the start of the profile (the V8 log's own clock, or the
+// profile's start), when the source records it: the analysis keeps the samples of a window.
 
 // V8's StateTag (include/v8-unwinder.h). deps/v8/tools/tickprocessor.mjs still calls 7 IDLE, from before
 // ATOMICS_WAIT was added; the log carries the engine's numbers.
@@ -94,7 +102,57 @@ function samplesOfV8Log (file) {
     const stack = Array.isArray(tick.s) ? tick.s : []
     const frames = []
     for (let i = 0; i + 1 < stack.length; i += 2) frames.push(frameOf(stack[i], stack[i + 1]))
-    return { vmState: tick.vm, frames }
+    return { vmState: tick.vm, frames, time: typeof tick.tm === 'number' ? tick.tm : null }
+  })
+}
+
+// The special nodes of a .cpuprofile: the V8 state each stands for.
+const CPU_PROFILE_STATES = Object.freeze({
+  '(idle)': VM_STATES.IDLE, '(garbage collector)': VM_STATES.GC, '(program)': VM_STATES.OTHER, '(root)': VM_STATES.OTHER
+})
+
+/** A frame (see categories.js) from a .cpuprofile call frame. */
+function cpuProfileFrame ({ functionName, url, lineNumber }) {
+  if (url) {
+    const file = url.startsWith('file://') ? require('node:url').fileURLToPath(url) : url
+    return { kind: 'js', name: functionName || '(anonymous)', file, line: lineNumber + 1 }
+  }
+  // No script: a builtin or V8's own code, named by the function.
+  return { kind: 'v8', name: functionName || '(unknown code)', file: '', line: null }
+}
+
+function samplesOfCpuProfile (file) {
+  const profile = readJson(file)
+  if (!Array.isArray(profile.nodes) || !Array.isArray(profile.samples)) {
+    throw flameError(`${file} is not a .cpuprofile: it has no nodes and samples arrays`)
+  }
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]))
+  const parentOf = new Map()
+  for (const node of profile.nodes) for (const child of node.children || []) parentOf.set(child, node.id)
+  // Each node's stack, top first, made once: many samples share a node.
+  const stacks = new Map()
+  const stackOf = (id) => {
+    if (stacks.has(id)) return stacks.get(id)
+    const frames = []
+    let state = VM_STATES.JS
+    for (let current = id; current !== undefined; current = parentOf.get(current)) {
+      const { callFrame } = byId.get(current)
+      const special = CPU_PROFILE_STATES[callFrame.functionName]
+      if (special !== undefined && !callFrame.url) {
+        if (current === id && callFrame.functionName !== '(root)') state = special
+        continue
+      }
+      frames.push(cpuProfileFrame(callFrame))
+    }
+    const stack = { vmState: state, frames }
+    stacks.set(id, stack)
+    return stack
+  }
+  const deltas = Array.isArray(profile.timeDeltas) ? profile.timeDeltas : []
+  let time = 0
+  return profile.samples.map((id, i) => {
+    time += deltas[i] || 0
+    return { ...stackOf(id), time }
   })
 }
 
@@ -110,16 +168,19 @@ function samplesOfTicks (file) {
   }
   return ticks.map((stack) => ({
     vmState: null,
+    time: null,
     frames: (Array.isArray(stack) ? stack : []).filter((code) => code && typeof code.name === 'string').map(frameOf).reverse()
   }))
 }
 
 /**
- * Every sample of a profile folder, `{ source, samples: [{ vmState, frames }] }`, frames top first; `source`
- * 'v8-log' (0x's isolate-*-v8.log.json, one per isolate: the main thread and any worker) or 'ticks' (0x's
- * ticks.json, clinic flame's samples), whose samples have `vmState` null. Frames are shared between samples.
+ * Every sample of a profile folder or .cpuprofile file, `{ source, samples: [{ vmState, frames, time }] }`,
+ * frames top first; `source` 'v8-log' (0x's isolate-*-v8.log.json, one per isolate: the main thread and any
+ * worker), 'ticks' (0x's ticks.json, clinic flame's samples: `vmState` and `time` null) or 'cpuprofile' (V8's
+ * sampling profiler). Frames are shared between samples.
  */
 function readSamples (profileDir) {
+  if (profileDir.endsWith('.cpuprofile')) return { source: 'cpuprofile', samples: samplesOfCpuProfile(profileDir) }
   let names
   try {
     names = fs.readdirSync(profileDir).sort()

@@ -49,6 +49,18 @@ function checkScenario (scenario) {
   if (scenario !== undefined && typeof scenario !== 'string') throw new TypeError(`scenario must be a string; received ${typeof scenario}`)
 }
 
+/** What a side's samples hold apart: the profiler's own work and compiling, as shares of the samples not idle. */
+function apartText (side, label) {
+  const known = (value) => value !== null && value !== undefined
+  const profiler = known(side.profilerShare)
+    ? `the profiler's own work ${formatShare(side.profilerShare)}`
+    : side.source === 'cpuprofile'
+      ? 'the profiler\'s own work not in the samples (V8\'s sampling profiler runs on a thread of its own)'
+      : 'the profiler\'s own work not told apart (these samples have no V8 states)'
+  const compile = known(side.compileShare) ? `compiling ${formatShare(side.compileShare)}` : 'compiling not told apart'
+  return `${label}, ${profiler}, ${compile}`
+}
+
 /** The words around the tables, the same in every format. */
 function texts (comparison, scenario) {
   const side = ({ samples, idleSamples }) => `${formatCount(samples)} samples on CPU (${formatCount(idleSamples)} idle, left out)`
@@ -57,8 +69,9 @@ function texts (comparison, scenario) {
     title: `Where the CPU goes${scenario ? ` in ${scenario}` : ''}: HTML against JSON`,
     about: `Self time, as a share of the samples on CPU: HTML ${side(comparison.html)}, JSON ${side(comparison.json)}. ` +
       'Each sample counts for the JavaScript function on top of its stack (builtins and C++ for the JavaScript that ' +
-      'called them) and for the category of the first frame down the stack that has one; garbage collection and ' +
-      'compilation count as V8 / GC.' +
+      'called them) and for the category of the first frame down the stack that has one; garbage collection counts ' +
+      'as V8 / GC, while compiling and the profiler\'s own work are counted apart (below), like idle samples.' +
+      ` Apart: ${apartText(comparison.html, 'HTML')}; ${apartText(comparison.json, 'JSON')}.` +
       ([comparison.html, comparison.json].some((s) => s.source === 'ticks')
         ? ' These samples carry no V8 state (clinic flame keeps none): garbage collection and compilation count for ' +
           'the code they interrupted, and idle is a sample holding only the event loop\'s wait.'
@@ -146,4 +159,14 @@ function renderComparisonText (comparison, { scenario } = {}) {
   ].join('\n')
 }
 
-module.exports = { renderComparisonMarkdown, renderComparisonHtml, renderComparisonText, formatPoints, shortFile }
+module.exports = {
+  renderComparisonMarkdown,
+  renderComparisonHtml,
+  renderComparisonText,
+  formatPoints,
+  shortFile,
+  apartText,
+  markdownTable,
+  htmlTable,
+  textTable
+}
