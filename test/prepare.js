@@ -12,7 +12,7 @@ const { jaegerBinary } = require('@nodebench/collector')
 const STEPS = Object.freeze([
   { what: 'the embedded database (FerretDB)', ready: (onProgress) => ferretdbBinary({ onProgress }) },
   { what: 'Jaeger', ready: (onProgress) => jaegerBinary({ onProgress }) },
-  { what: 'Chromium (the report\'s browser check)', ready: (onProgress) => ensureChromium({ onProgress }) },
+  { what: 'Chromium (the report\'s browser check, nodebench browser)', ready: (onProgress) => ensureChromium({ onProgress }) },
   { what: 'Prometheus (the fleet tests)', ready: (onProgress) => ensurePrometheus({ onProgress }) },
   { what: 'nginx (the scale-out tests)', ready: (onProgress) => ensureNginx({ onProgress }) }
 ])

@@ -6,7 +6,7 @@ const { prepareTestDependencies, STEPS } = require('./prepare')
 
 test('the database, Jaeger, Chromium, Prometheus and nginx are made ready, in that order', () => {
   assert.deepEqual(STEPS.map((step) => step.what), [
-    'the embedded database (FerretDB)', 'Jaeger', 'Chromium (the report\'s browser check)', 'Prometheus (the fleet tests)',
+    'the embedded database (FerretDB)', 'Jaeger', 'Chromium (the report\'s browser check, nodebench browser)', 'Prometheus (the fleet tests)',
     'nginx (the scale-out tests)'
   ])
 })

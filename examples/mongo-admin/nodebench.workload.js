@@ -177,8 +177,41 @@ module.exports = {
       reference: SCALE_OUT_REFERENCE
     }
   },
+  // The study's client-side half (`nodebench browser`): its two front ends, the server-rendered pages and the
+  // AngularJS port (public/spa), which shows a page once its data has come (`ready`), on the same pages.
+  browser: {
+    frontEnds: {
+      'server-rendered': { url: '{path}' },
+      'single-page': { url: '/spa/#!{path}', ready: 'document.body.dataset.ready === "true"' }
+    },
+    pages: {
+      home: '/',
+      database: `/db/${DATABASE}`,
+      collection: `/db/${DATABASE}/${COLLECTION}`,
+      document: `/db/${DATABASE}/${COLLECTION}/{documentId}`
+    },
+    defaultPages: ['home', 'collection'],
+    setup: findDocument
+  },
   reference: {
     source: '"Performance Modeling of NodeJS and NoSQL Databases with AngularJS", CSUN MSc thesis, 2017',
+    // Chrome DevTools on a machine of its own, the home page and a 1000-document collection page
+    // (shared/thesis-reference.md, "Client side"; Figs 30-38).
+    browser: {
+      // Fig 30: the AngularJS port fired `load` almost a second later than Mongo-Express (home page).
+      loadLaterMs: { home: 1000 },
+      // Figs 31-32: the port's JS heap over Mongo-Express's after loading the page.
+      heapRatio: { home: 2, collection: 1.93 },
+      heapText: { home: 'over twice', collection: '~93% more' },
+      // Figs 33-36: the port's heaviest functions loading the collection page (ms).
+      functions: { collection: { $apply: 214, $digest: 198 } },
+      jqueryCompletedMs: { 'single-page': 85, 'server-rendered': 7.3 },
+      // Figs 37-38: AngularJS's own statistics of the port.
+      angular: {
+        home: { scopes: 33, watchers: 75, digestMeanMs: 9 },
+        collection: { scopes: 273, watchers: 539, digestMeanMs: 13.8 }
+      }
+    },
     processes: [1, 2, 3, 4, 8],
     repetitions: 5,
     findings: [

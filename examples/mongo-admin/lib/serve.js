@@ -14,11 +14,11 @@ const SERVER_SELECTION_TIMEOUT_MS = 3000
  * is back, and the driver reconnects by itself.
  */
 async function startServer ({
-  uri, port, host, trace: traced, exporter, sampleRatio, requestLog, log = console.error
+  uri, port, host, trace: traced, exporter, sampleRatio, serverTiming = false, requestLog, log = console.error
 }) {
   const client = new MongoClient(uri, { serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS })
   const trace = traced
-    ? nodebenchTrace({ serviceName: 'mongo-admin', exporter, sampleRatio, expose: '/__nodebench' })
+    ? nodebenchTrace({ serviceName: 'mongo-admin', exporter, sampleRatio, serverTiming, expose: '/__nodebench' })
     : null
   const app = createApp({ client, trace, requestLog, log })
   try {

@@ -11,6 +11,8 @@ const USAGE = `usage: node examples/mongo-admin/server.js [options]
   --exporter <e>        spans: otlp (to OTEL_EXPORTER_OTLP_ENDPOINT) or none (breakdown only);
                         default otlp when OTEL_EXPORTER_OTLP_ENDPOINT is set, else none
   --sample-ratio <r>    fraction of requests exported as spans, 0..1 (default 1)
+  --server-timing       a Server-Timing header on every response: each layer's time, for the browser
+                        (nodebench browser splits a page's time into server, network and client with it)
   --log                 log every request (off by default: it distorts load runs)
   -h, --help            this text
 
@@ -31,6 +33,7 @@ function parseServerOptions (argv, env = process.env) {
         'no-trace': { type: 'boolean', default: false },
         exporter: { type: 'string' },
         'sample-ratio': { type: 'string' },
+        'server-timing': { type: 'boolean', default: false },
         log: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false }
       },
@@ -66,6 +69,7 @@ function parseServerOptions (argv, env = process.env) {
     trace: !values['no-trace'] && nodebenchEnv !== 'off',
     exporter,
     sampleRatio,
+    serverTiming: values['server-timing'],
     requestLog: values.log
   }
 }

@@ -6,6 +6,7 @@ const { usageError } = require('./usage-error')
 const { parseSince } = require('@nodebench/collector')
 const { parseBenchArguments } = require('./bench/config')
 const { parseFlameArguments } = require('./flame/config')
+const { parseBrowserArguments } = require('./browser/config')
 
 const SERVICE_ACTIONS = Object.freeze(['start', 'stop', 'status'])
 
@@ -61,7 +62,7 @@ function parseServices ([action, ...rest]) {
   return { command: 'services', action, services: name === undefined ? known : [name], settings: parseOptions(given) }
 }
 
-/** `nodebench demo [--out <dir>]`: `nodebench bench --quick` on the example app. */
+/** `nodebench demo [--out <dir>]`: `nodebench bench --quick --browser` on the example app. */
 function parseDemo (argv) {
   let values
   try {
@@ -70,7 +71,7 @@ function parseDemo (argv) {
     throw usageError(`demo: ${err.message}; expected --out <dir>`)
   }
   if (values.help) return { command: 'help' }
-  return parseBenchArguments(['--quick', ...(values.out === undefined ? [] : ['--out', values.out])])
+  return parseBenchArguments(['--quick', '--browser', ...(values.out === undefined ? [] : ['--out', values.out])])
 }
 
 /**
@@ -154,10 +155,11 @@ function parseArguments (argv, env = process.env) {
   if (argv[0] === 'bench') return parseBenchArguments(argv.slice(1))
   if (argv[0] === 'flame') return parseFlameArguments(argv.slice(1))
   if (argv[0] === 'services') return parseServices(argv.slice(1))
+  if (argv[0] === 'browser') return parseBrowserArguments(argv.slice(1))
   const { values, positionals } = parseOptions(argv)
   const [command] = positionals
   if (values.help || command === undefined || command === 'help') return { command: 'help' }
-  throw usageError(`unknown command ${quote(command)}; expected bench, demo, flame, report, services or help`)
+  throw usageError(`unknown command ${quote(command)}; expected bench, browser, demo, flame, report, services or help`)
 }
 
 module.exports = { parseArguments }

@@ -14,7 +14,8 @@ const COMMANDS = Object.freeze({
   // Required on use: they load autocannon, vega or the collector, which the other commands do not need.
   report: (parsed, io) => require('./commands/report').runReportCommand(parsed, io),
   bench: (parsed, io) => require('./commands/bench').runBenchCommand(parsed, io),
-  flame: (parsed, io) => require('./commands/flame').runFlameCommand(parsed, io)
+  flame: (parsed, io) => require('./commands/flame').runFlameCommand(parsed, io),
+  browser: (parsed, io) => require('./commands/browser').runBrowserCommand(parsed, io)
 })
 
 /**

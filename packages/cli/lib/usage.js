@@ -34,7 +34,17 @@ Commands:
                          prometheus for --topology nginx
     --quick              processes 1,2, one repetition, fewer requests: about a minute
     --out <dir>          --json: the results on stdout
-  demo [--out <dir>]     bench --quick on examples/mongo-admin (what npm run demo runs)
+    --browser            also load the workload's pages in Chromium (a quick browser pass, below) and
+                         add its section to the report
+  browser [--pages home,collection,<path>] [--front-ends <names>] [--runs 5] [--cache cold,warm]
+          [--network none|lan|fast-3g|slow-3g] [--timeout 30] [--app <dir> | --url <base>] [--out <dir>] [--json]
+                         the study's client-side half: each front end's pages (the study's: the server-
+                         rendered pages and the AngularJS port) loaded in Debian's Chromium, a fresh context
+                         each load: DOMContentLoaded, load, data shown, JS heap after a forced collection,
+                         script/layout/style time, requests and bytes, server/network/client time (Server-
+                         Timing), a function profile, AngularJS's scopes, watchers and digest time; beside
+                         the study's figures in browser.json, browser.md and browser.html (charts)
+  demo [--out <dir>]     bench --quick --browser on examples/mongo-admin (what npm run demo runs)
   flame [--scenario <name>] [--format <name>|both] [--profiler v8|0x|clinic] [--warmup 5] [--duration 10]
         [--connections 10] [--out flamegraphs] [--app <dir> | --cmd "node app.js ..."] [--workload <file>]
                          CPU flamegraphs of a workload's scenario (default its first) in each format: after

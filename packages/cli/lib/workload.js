@@ -3,6 +3,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { codes, NodebenchError } = require('@nodebench/errors')
+const { checkBrowser } = require('./workload-browser')
 
 // A workload says what `bench` and `flame` send to an app: its scenarios (the requests of one operation),
 // in one or more formats (variants of the same operation: the study's HTML pages and JSON API), with the
@@ -31,7 +32,7 @@ const { codes, NodebenchError } = require('@nodebench/errors')
 
 const WORKLOAD_FILES = Object.freeze(['nodebench.workload.js', 'nodebench.workload.json'])
 const WORKLOAD_KEYS = Object.freeze([
-  'name', 'description', 'formats', 'services', 'setup', 'teardown', 'scenarios', 'defaultScenarios', 'reference'
+  'name', 'description', 'formats', 'services', 'setup', 'teardown', 'scenarios', 'defaultScenarios', 'browser', 'reference'
 ])
 const SCENARIO_KEYS = Object.freeze([
   'label', 'request', 'requests', 'formats', 'connections', 'amount', 'quickAmount', 'dominant', 'setup', 'teardown', 'reference'
@@ -151,6 +152,8 @@ function checkWorkload (source, { file, shown }) {
     scenarios: Object.freeze(scenarios),
     scenarioNames: Object.freeze(names),
     defaultScenarios: Object.freeze([...new Set(defaultScenarios)]),
+    // What `nodebench browser` loads (workload-browser.js); null when the workload has no browser part.
+    browser: checkBrowser(source.browser, { fail, hook, describe }),
     reference: source.reference === undefined ? null : source.reference
   })
 }

@@ -3,8 +3,9 @@
 const { ensureDebianExecutable } = require('./debian-package')
 const errors = require('./errors')
 
-// The Chromium that checks nodebench's reports in a real browser (through playwright-core). nodebench never
-// downloads a browser build: it uses CHROMIUM_PATH, or Debian's `chromium` package (debian-package.js).
+// The Chromium that checks nodebench's reports in a real browser and that `nodebench browser` loads the app's
+// pages in (both through playwright-core). nodebench never downloads a browser build: it uses CHROMIUM_PATH,
+// or Debian's `chromium` package (debian-package.js).
 
 /** Where Debian's (and Ubuntu's older) chromium packages put the executable. */
 const CHROMIUM_CANDIDATES = Object.freeze(['/usr/bin/chromium', '/usr/bin/chromium-browser'])
@@ -18,15 +19,16 @@ const CHROMIUM_CANDIDATES = Object.freeze(['/usr/bin/chromium', '/usr/bin/chromi
  * @param {string[]} [options.candidates] default /usr/bin/chromium, /usr/bin/chromium-browser
  * @param {boolean} [options.canInstall] default: running as root with apt-get on PATH
  * @param {string} [options.aptGet] the apt-get to run; default the one on PATH
+ * @param {string} [options.usedFor] what needs it, in messages; default "the report's browser check"
  * @returns {Promise<string>}
  */
-function ensureChromium ({ candidates = CHROMIUM_CANDIDATES, ...options } = {}) {
+function ensureChromium ({ candidates = CHROMIUM_CANDIDATES, usedFor = "the report's browser check", ...options } = {}) {
   return ensureDebianExecutable({
     packageName: 'chromium',
     envVar: 'CHROMIUM_PATH',
     candidates,
-    purpose: "for the report's browser check",
-    missing: errors.chromiumMissing
+    purpose: `for ${usedFor}`,
+    missing: (reason, output) => errors.chromiumMissing(reason, output, usedFor)
   }, options)
 }
 

@@ -78,8 +78,8 @@ function debianExecutableMissing (code, needs, packageName, envVar, instead, rea
     `or set ${envVar} to ${instead}`)
 }
 
-function chromiumMissing (reason, output) {
-  return debianExecutableMissing(codes.NB_ERR_CHROMIUM_MISSING, "the report's browser check needs Chromium", 'chromium',
+function chromiumMissing (reason, output, usedFor = "the report's browser check") {
+  return debianExecutableMissing(codes.NB_ERR_CHROMIUM_MISSING, `${usedFor} needs Chromium`, 'chromium',
     'CHROMIUM_PATH', 'a Chromium or Chrome executable', reason, output)
 }
 

@@ -20,17 +20,19 @@ function appError (message) {
 
 /**
  * Resolves to `{ base, pid, stop(), kill() }` once the app answers: `stop` ends it gracefully, `kill` at once
- * (SIGKILL, an instance dying abruptly); an app at --url alone has neither (pid null).
+ * (SIGKILL, an instance dying abruptly); an app at --url alone has neither (pid null). `args`: more
+ * arguments for an app directory's server.js (`--server-timing` for nodebench browser).
  */
-async function startApp (config, { processes, env }) {
-  if (config.app !== null) return startAppDirectory(config.app, { processes, env })
+async function startApp (config, { processes, env, args = [] }) {
+  if (config.app !== null) return startAppDirectory(config.app, { processes, env, args })
   if (config.cmd !== null) return startCommand(config, { processes, env })
   await waitUntilAnswering(config.url, { deadline: Date.now() + 5000, exited: () => null })
   return { base: config.url, pid: null, stop: async () => {}, kill () {} }
 }
 
-function startAppDirectory (appDir, { processes, env }) {
-  const child = spawn(process.execPath, [path.join(appDir, 'server.js'), '--port', '0', '--processes', String(processes)], {
+function startAppDirectory (appDir, { processes, env, args }) {
+  const argv = [path.join(appDir, 'server.js'), '--port', '0', '--processes', String(processes), ...args]
+  const child = spawn(process.execPath, argv, {
     env: { ...env, NODEBENCH: 'on' },
     stdio: ['ignore', 'pipe', 'pipe']
   })

@@ -1,10 +1,10 @@
 'use strict'
 
 const path = require('node:path')
-const { parseArgs } = require('node:util')
 const { workloadFileOf, loadWorkload } = require('../workload')
-const { usageError: commandUsageError } = require('../usage-error')
+const { commandOptions } = require('../command-options')
 const { defaultApp } = require('../default-app')
+const { usageError, parse, wholeNumber, baseUrl } = commandOptions('bench')
 
 // `nodebench bench` options -> a frozen run configuration. The scenarios and formats are the workload's
 // (lib/workload.js): the app directory's nodebench.workload.js or .json, or --workload. The default app is
@@ -53,14 +53,11 @@ const OPTIONS = {
   'kill-instance-at': { type: 'string' },
   quick: { type: 'boolean', default: false },
   flame: { type: 'boolean', default: false },
+  browser: { type: 'boolean', default: false },
   'flame-duration': { type: 'string' },
   out: { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h' }
-}
-
-function usageError (message) {
-  return commandUsageError(message, 'bench')
 }
 
 function listOf (text, name, known) {
@@ -70,14 +67,6 @@ function listOf (text, name, known) {
     if (!known.includes(item)) throw usageError(`unknown ${name.replace(/s$/, '')} '${item}'; expected one of ${known.join(', ')}`)
   }
   return [...new Set(items)]
-}
-
-function wholeNumber (text, name, min, max) {
-  const value = Number(text)
-  if (String(text).trim() === '' || !Number.isInteger(value) || value < min || value > max) {
-    throw usageError(`--${name} must be a whole number from ${min} to ${max}; received '${text}'`)
-  }
-  return value
 }
 
 /** `--add-instance-at 10,20`: seconds into a run, each a whole number. */
@@ -96,12 +85,7 @@ function numberList (text, name, min, max) {
  * @returns {{ command: 'help' } | { command: 'bench', config: object }}
  */
 function parseBenchArguments (argv, { now = new Date() } = {}) {
-  let values
-  try {
-    ({ values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false, strict: true }))
-  } catch (err) {
-    throw usageError(err.message)
-  }
+  const values = parse(argv, OPTIONS)
   if (values.help) return { command: 'help' }
   if (values.amount !== undefined && values.duration !== undefined) {
     throw usageError('--amount and --duration exclude each other; give requests per repetition or seconds per repetition')
@@ -112,14 +96,7 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
   if (values.app !== undefined && (values.cmd !== undefined || values.url !== undefined)) {
     throw usageError('--app excludes --cmd and --url: either nodebench starts an app directory, or you say how to reach yours')
   }
-  let url = null
-  if (values.url !== undefined) {
-    try {
-      url = new URL(values.url).href.replace(/\/$/, '')
-    } catch {
-      throw usageError(`--url '${values.url}' is not a URL; expected e.g. http://127.0.0.1:3000`)
-    }
-  }
+  const url = values.url === undefined ? null : baseUrl(values.url)
   const topologies = listOf(values.topology, 'topology', TOPOLOGIES)
   const balanced = topologies.includes('nginx')
   if (!BALANCERS.includes(values.balancer)) throw usageError(`--balancer must be least_conn or round_robin; received '${values.balancer}'`)
@@ -195,6 +172,9 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
     const preset = quick ? definition.quickAmount : definition.amount
     amounts[scenario] = duration !== null ? null : amountOverride ?? preset
   }
+  if (values.browser && values.app === undefined && (values.cmd !== undefined || url !== null)) {
+    throw usageError('--browser loads the pages of an app nodebench starts itself: use --app (the default), not --cmd or --url')
+  }
   if (values.flame && values.app === undefined && (values.cmd !== undefined || url !== null)) {
     throw usageError('--flame profiles an app nodebench starts itself: use --app (the default), not --cmd or --url')
   }
@@ -222,6 +202,7 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
       findMax: findMax ? Object.freeze({ maxConnections }) : null,
       events: Object.freeze(events.map(Object.freeze)),
       requestTimeoutSec,
+      browser: values.browser,
       // The profile's warm-up: as long as its window, at most flame's default.
       flame: values.flame ? Object.freeze({ duration: flameDuration, warmup: Math.min(flameDuration, 5) }) : null,
       outDir: path.resolve(values.out ?? path.join('runs', stamp)),

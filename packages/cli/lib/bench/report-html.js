@@ -7,6 +7,7 @@ const { summarize } = require('./report-data')
 const { renderCharts } = require('./report-charts')
 const tables = require('./report-tables')
 const { STYLE, htmlTable, section } = require('./report-page')
+const { renderBrowserHtml, renderBrowserCharts } = require('../browser/report')
 const scaleOutTables = require('./report-scaleout')
 
 // report.html: one self-contained page (inline CSS and SVG; no script, font or request leaves the file).
@@ -28,6 +29,7 @@ const SECTIONS = Object.freeze([
   ['scale-out', 'Scale-out'],
   ['breakdowns', 'Breakdowns'],
   ['flame', 'Flamegraphs'],
+  ['browser', 'Browser'],
   ['machine', 'Machine and configuration']
 ])
 
@@ -111,6 +113,10 @@ async function renderHtml (results) {
   const summary = summarize(results)
   const charts = await renderCharts(summary)
   const scaleOut = scaleOutTables.scaleOutOf(summary)
+  const browser = results.browser && !results.browser.failure ? results.browser : null
+  const browserSection = browser === null
+    ? (results.browser ? section('browser', 'The browser: the study\'s client-side half', `<p class="left-out">The browser pass could not run: ${escapeHtml(results.browser.failure)}</p>`) : null)
+    : renderBrowserHtml(browser, await renderBrowserCharts(browser))
   const app = summary.config.app || summary.config.cmd || summary.config.url || 'the app'
   const body = [
     section('findings', 'What this shows', '<ul class="findings">\n' + summary.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('\n') + '\n</ul>\n' +
@@ -130,10 +136,12 @@ async function renderHtml (results) {
     section('breakdowns', 'Breakdowns', '<p>Share = the segment\'s time / the operation\'s response time in the app; <em>unattributed</em> is ' +
       'Express\'s own routing, the gaps between layers and the socket flush.</p>\n' + breakdownSection(summary)),
     ...(Array.isArray(results.flame) ? [section('flame', 'Flamegraphs: CPU beside time per segment, HTML against JSON', flameSection(results.flame))] : []),
+    ...(browserSection === null ? [] : [browserSection]),
     section('machine', 'Machine and configuration', htmlTable(tables.machineTable(summary)) + '\n' +
       htmlTable(tables.configTable(summary)))
   ]
-  const nav = SECTIONS.filter(([id]) => (id !== 'flame' || Array.isArray(results.flame)) && (id !== 'scale-out' || scaleOut.present)).map(([id, title]) => `<a href="#${id}">${escapeHtml(title)}</a>`).join('')
+  const nav = SECTIONS.filter(([id]) => (id !== 'flame' || Array.isArray(results.flame)) && (id !== 'scale-out' || scaleOut.present) &&
+    (id !== 'browser' || browserSection !== null)).map(([id, title]) => `<a href="#${id}">${escapeHtml(title)}</a>`).join('')
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>nodebench bench report: ${escapeHtml(app)}</title>

@@ -3,23 +3,13 @@
 const { escapeMarkdown } = require('@nodebench/breakdown')
 const { renderComparisonMarkdown } = require('../flame/render-comparison')
 const { renderSegmentsMarkdown } = require('../flame/render-segments')
+const { renderBrowserMarkdown } = require('../browser/report')
 const { summarize } = require('./report-data')
 const tables = require('./report-tables')
+const { markdownTable } = require('./report-page')
 const scaleOutTables = require('./report-scaleout')
 
 // report.md: the bench report as Markdown, the same sections as report.html without the charts.
-
-function markdownTable (table) {
-  const { head, rows } = table
-  const line = (cells) => `| ${cells.map(escapeMarkdown).join(' | ')} |`
-  const rule = `|${tables.numericColumns(table).map((numeric) => (numeric ? '---:' : '---')).join('|')}|`
-  return [line(head), rule, ...rows.map((row) => {
-    // A failed row has no figures: its reason stands where the status is.
-    const cells = row.message ? [...row.cells.slice(0, -1), `${row.cells[row.cells.length - 1]}: ${row.message}`] : row.cells
-    const padded = [...cells, ...Array(Math.max(0, head.length - cells.length)).fill('')]
-    return line(padded)
-  })].join('\n') + '\n'
-}
 
 /** Topologies, the TU Berlin study's figures, --find-max and the elasticity runs (charts in report.html). */
 function scaleOutMarkdown (scaleOut) {
@@ -103,6 +93,9 @@ function renderMarkdown (results) {
       'the gaps between layers and the socket flush.\n',
     breakdowns(summary),
     ...(Array.isArray(results.flame) ? ['## Flamegraphs: CPU beside time per segment, HTML against JSON\n', flameMarkdown(results.flame)] : []),
+    ...(results.browser
+      ? [results.browser.failure ? `## The browser\n\nThe browser pass could not run: ${escapeMarkdown(results.browser.failure)}\n` : renderBrowserMarkdown(results.browser)]
+      : []),
     '## Machine\n',
     markdownTable(tables.machineTable(summary)),
     '## Configuration\n',

@@ -1,10 +1,10 @@
 'use strict'
 
-const { escapeHtml } = require('@nodebench/breakdown')
+const { escapeHtml, escapeMarkdown } = require('@nodebench/breakdown')
 const tables = require('./report-tables')
 
-// What every report page nodebench writes shares (the bench report, and the pages of its sections): its style,
-// its tables and its sections. Every string is escaped here.
+// What every report nodebench writes shares (the bench report, the browser report, in HTML and Markdown): the
+// page's style, its tables and its sections. Every string is escaped here.
 
 const STYLE = `
 :root{--fail:#b3261e;--warn:#8a5a00;--muted:#5f6368;--line:#e2e2e2}
@@ -55,8 +55,20 @@ function htmlTable (table, { bars = false } = {}) {
   return `<div class="scroll"><table><thead><tr>${headRow}</tr></thead><tbody>\n${body}\n</tbody></table></div>`
 }
 
+/** The same table in Markdown; a failed row's reason follows its status, in the status cell. */
+function markdownTable (table) {
+  const { head, rows } = table
+  const line = (cells) => `| ${cells.map(escapeMarkdown).join(' | ')} |`
+  const rule = `|${tables.numericColumns(table).map((numeric) => (numeric ? '---:' : '---')).join('|')}|`
+  return [line(head), rule, ...rows.map((row) => {
+    const cells = row.message ? [...row.cells.slice(0, -1), `${row.cells[row.cells.length - 1]}: ${row.message}`] : row.cells
+    const padded = [...cells, ...Array(Math.max(0, head.length - cells.length)).fill('')]
+    return line(padded)
+  })].join('\n') + '\n'
+}
+
 function section (id, title, body) {
   return `<section id="${id}"><h2>${escapeHtml(title)}</h2>\n${body}\n</section>`
 }
 
-module.exports = { STYLE, htmlTable, section }
+module.exports = { STYLE, htmlTable, markdownTable, section }

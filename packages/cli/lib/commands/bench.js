@@ -162,6 +162,35 @@ async function profileScenarios (config, { env, stderr }) {
   return profiles
 }
 
+/**
+ * `--browser`: the workload's pages in Chromium, quickly (two runs a page, cold and warm cache), into the run's
+ * folder (browser.json), for the report's browser section. A pass that cannot run is said, not thrown: the
+ * bench's own figures stand.
+ */
+async function browserPass (config, { env, stderr }) {
+  const { browserConfig } = require('../browser/config')
+  const { runBrowser } = require('../browser/run')
+  const onProgress = (message) => stderr.write(`nodebench bench --browser: ${message}\n`)
+  try {
+    const browser = browserConfig({ app: config.app, workload: config.workload.file, quick: true, cache: 'cold,warm', network: 'none' },
+      { outDir: config.outDir })
+    const { results } = await runBrowser(browser, { env, onProgress })
+    return results
+  } catch (err) {
+    onProgress(`the browser pass could not run: ${err.message}`)
+    return { failure: err.message }
+  }
+}
+
+/** `--browser`'s findings for the terminal (the report has its tables and charts); '' without a pass. */
+function renderBrowserFindings (results) {
+  if (!results.browser) return ''
+  if (results.browser.failure) return `The browser pass could not run: ${results.browser.failure}\n`
+  const { findingsOf } = require('../browser/report')
+  return `The browser, here and in the study (medians of ${results.browser.config.runs} loads in Chromium):\n` +
+    findingsOf(results.browser).map((sentence) => `  ${sentence}\n`).join('')
+}
+
 async function runBenchCommand (parsed, { stdout, stderr, env }) {
   const config = parsed.config
   const progress = progressReporter(stderr, config.workload)
@@ -181,6 +210,11 @@ async function runBenchCommand (parsed, { stdout, stderr, env }) {
       outcome.results.flame = await profileScenarios(config, { env: appEnv, stderr })
       fs.writeFileSync(outcome.resultsFile, JSON.stringify(outcome.results, null, 2) + '\n')
     }
+    if (config.browser && !outcome.aborted) {
+      progress.stop()
+      outcome.results.browser = await browserPass(config, { env: appEnv, stderr })
+      fs.writeFileSync(outcome.resultsFile, JSON.stringify(outcome.results, null, 2) + '\n')
+    }
   } finally {
     progress.stop()
     if (database !== null) await database.stop()
@@ -191,7 +225,7 @@ async function runBenchCommand (parsed, { stdout, stderr, env }) {
   if (config.json) {
     stdout.write(JSON.stringify(results, null, 2) + '\n')
   } else {
-    stdout.write(renderTimeShares(results) + '\n' + renderOwners(results))
+    stdout.write(renderTimeShares(results) + '\n' + renderOwners(results) + renderBrowserFindings(results))
   }
   const relative = (file) => path.relative(process.cwd(), file) || file
   stderr.write(`nodebench bench: ${results.cells.length - failed.length} of ${results.cells.length} cells measured in ${Math.round(results.durationSec)} s\n`)

@@ -1,10 +1,10 @@
 'use strict'
 
 const path = require('node:path')
-const { parseArgs } = require('node:util')
 const { workloadFileOf, loadWorkload } = require('../workload')
-const { usageError: commandUsageError } = require('../usage-error')
+const { commandOptions } = require('../command-options')
 const { defaultApp } = require('../default-app')
+const { usageError, parse, wholeNumber } = commandOptions('flame')
 
 // `nodebench flame` options -> a frozen configuration. The scenario and formats are the workload's, as for
 // `nodebench bench` (lib/workload.js).
@@ -15,49 +15,25 @@ const DEFAULT_CONNECTIONS = 10
 // Seconds of load before the window: V8 has compiled the hot code by then (the README's figures).
 const DEFAULT_WARMUP = 5
 
-function usageError (message) {
-  return commandUsageError(message, 'flame')
-}
-
-function wholeNumber (text, name, min, max) {
-  const value = Number(text)
-  if (String(text).trim() === '' || !Number.isInteger(value) || value < min || value > max) {
-    throw usageError(`--${name} must be a whole number from ${min} to ${max}; received '${text}'`)
-  }
-  return value
-}
-
 /**
  * `nodebench flame [--scenario <name>] [--format <name>|both] [--profiler v8|0x|clinic] [--warmup s]
  * [--duration s] [--connections n] [--out dir] [--app dir | --cmd "node script args"] [--workload file]`: the
  * scenario defaults to the workload's first, `both` (the default) is every format of the scenario.
  */
 function parseFlameArguments (argv) {
-  let values
-  try {
-    ({
-      values
-    } = parseArgs({
-      args: argv,
-      options: {
-        scenario: { type: 'string' },
-        workload: { type: 'string' },
-        format: { type: 'string', default: 'both' },
-        profiler: { type: 'string', default: 'v8' },
-        warmup: { type: 'string' },
-        duration: { type: 'string' },
-        connections: { type: 'string' },
-        out: { type: 'string' },
-        app: { type: 'string' },
-        cmd: { type: 'string' },
-        help: { type: 'boolean', short: 'h' }
-      },
-      allowPositionals: false,
-      strict: true
-    }))
-  } catch (err) {
-    throw usageError(err.message)
-  }
+  const values = parse(argv, {
+    scenario: { type: 'string' },
+    workload: { type: 'string' },
+    format: { type: 'string', default: 'both' },
+    profiler: { type: 'string', default: 'v8' },
+    warmup: { type: 'string' },
+    duration: { type: 'string' },
+    connections: { type: 'string' },
+    out: { type: 'string' },
+    app: { type: 'string' },
+    cmd: { type: 'string' },
+    help: { type: 'boolean', short: 'h' }
+  })
   if (values.help) return { command: 'help' }
   if (values.app !== undefined && values.cmd !== undefined) throw usageError('--app and --cmd exclude each other')
   if (!PROFILERS.includes(values.profiler)) {
