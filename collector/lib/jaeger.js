@@ -1,11 +1,9 @@
 'use strict'
 
-const fs = require('node:fs')
 const net = require('node:net')
 const path = require('node:path')
-const { spawn } = require('node:child_process')
 const { setTimeout: sleep } = require('node:timers/promises')
-const { freeLoopbackPort, terminate, PROJECT_CACHE_DIR } = require('@nodebench/services')
+const { freeLoopbackPort, startLoggedChild, PROJECT_CACHE_DIR } = require('@nodebench/services')
 const { jaegerBinary } = require('./jaeger-binary')
 const { codes, NodebenchError } = require('./errors')
 
@@ -57,31 +55,13 @@ async function startJaeger ({
   }
   if (maxTraces !== undefined) childEnv.JAEGER_MAX_TRACES = String(maxTraces)
   const log = logFile ?? path.join(PROJECT_CACHE_DIR, 'jaeger', 'jaeger.log')
-  fs.mkdirSync(path.dirname(log), { recursive: true })
-  const logFd = fs.openSync(log, 'a')
-  let child
-  try {
-    child = spawn(binary, ['--config', CONFIG_FILE], { env: childEnv, detached, stdio: ['ignore', logFd, logFd] })
-  } finally {
-    fs.closeSync(logFd)
-  }
-  let exited = null
-  child.once('exit', (code, signal) => { exited = signal || `code ${code}` })
-  child.once('error', (err) => { exited = err.message })
-  const killOnExit = () => child.kill('SIGTERM')
-  if (detached) child.unref()
-  else process.on('exit', killOnExit)
-  let stopped = null
-  const stop = () => (stopped ??= (async () => {
-    process.removeListener('exit', killOnExit)
-    if (child.pid !== undefined) await terminate(child.pid)
-  })())
+  const { child, exited, stop } = startLoggedChild(binary, ['--config', CONFIG_FILE], { env: childEnv, detached, logFile: log })
 
   const queryUrl = `http://127.0.0.1:${ports.query}`
   const deadline = Date.now() + readyTimeoutMs
   for (;;) {
-    if (exited !== null) {
-      throw new NodebenchError(codes.NB_ERR_JAEGER_START, `Jaeger exited (${exited}) before its query API answered; see ${log}`)
+    if (exited() !== null) {
+      throw new NodebenchError(codes.NB_ERR_JAEGER_START, `Jaeger exited (${exited()}) before its query API answered; see ${log}`)
     }
     if (await answers(queryUrl)) break
     if (Date.now() > deadline) {

@@ -2,9 +2,8 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawn } = require('node:child_process')
 const { setTimeout: sleep } = require('node:timers/promises')
-const { ensurePrometheus, freeLoopbackPort, terminate, PROJECT_CACHE_DIR } = require('@nodebench/services')
+const { ensurePrometheus, freeLoopbackPort, startLoggedChild, PROJECT_CACHE_DIR } = require('@nodebench/services')
 const { codes, NodebenchError } = require('./errors')
 
 // Prometheus as nodebench runs it: Debian's binary (or PROMETHEUS_PATH) with a configuration nodebench
@@ -125,35 +124,18 @@ async function startPrometheus ({
   fs.mkdirSync(dataDir, { recursive: true })
   writeAtomically(configFile, JSON.stringify(prometheusConfig({ targetsDir, scrapeIntervalMs, targetsFiles }), null, 2) + '\n')
   const logFile = path.join(dir, 'prometheus.log')
-  const logFd = fs.openSync(logFile, 'a')
-  let child
-  try {
-    child = spawn(binary, [
-      `--config.file=${configFile}`,
-      `--storage.tsdb.path=${dataDir}`,
-      `--web.listen-address=127.0.0.1:${chosenPort}`,
-      '--web.enable-lifecycle'
-    ], { env, detached, stdio: ['ignore', logFd, logFd] })
-  } finally {
-    fs.closeSync(logFd)
-  }
-  let exited = null
-  child.once('exit', (code, signal) => { exited = signal || `code ${code}` })
-  child.once('error', (err) => { exited = err.message })
-  const killOnExit = () => child.kill('SIGTERM')
-  if (detached) child.unref()
-  else process.on('exit', killOnExit)
-  let stopped = null
-  const stop = () => (stopped ??= (async () => {
-    process.removeListener('exit', killOnExit)
-    if (child.pid !== undefined) await terminate(child.pid)
-  })())
+  const { child, exited, stop } = startLoggedChild(binary, [
+    `--config.file=${configFile}`,
+    `--storage.tsdb.path=${dataDir}`,
+    `--web.listen-address=127.0.0.1:${chosenPort}`,
+    '--web.enable-lifecycle'
+  ], { env, detached, logFile })
 
   const url = `http://127.0.0.1:${chosenPort}`
   const deadline = Date.now() + readyTimeoutMs
   for (;;) {
-    if (exited !== null) {
-      throw new NodebenchError(codes.NB_ERR_PROMETHEUS_START, `Prometheus exited (${exited}) before it was ready; see ${logFile}`)
+    if (exited() !== null) {
+      throw new NodebenchError(codes.NB_ERR_PROMETHEUS_START, `Prometheus exited (${exited()}) before it was ready; see ${logFile}`)
     }
     if (await answers(url)) break
     if (Date.now() > deadline) {

@@ -5,41 +5,13 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { JaegerClient, breakdownFromJaeger } = require('..')
 const { startTestJaeger, setEnv, eventually } = require('./helpers')
+const { buildItemsApp } = require('./fixtures/items-app')
 
 const SERVICE = 'agreement-app'
 const REQUESTS = 300
-
-function buildApp (trace) {
-  const app = express()
-  app.use(trace)
-  app.use(express.json())
-  app.use(function stamp (req, res, next) {
-    res.set('x-stamp', String(Date.now()))
-    next()
-  })
-  const api = express.Router()
-  api.param('id', function (req, res, next, id) {
-    // Asynchronous, of varying length, as a database lookup is.
-    setTimeout(() => {
-      req.item = { id, name: `item-${id}` }
-      next()
-    }, 1 + (Number(id) % 4))
-  })
-  api.get('/items/:id', function viewItem (req, res) {
-    res.json(req.item)
-  })
-  api.get('/pages/:id', function renderPage (req, res) {
-    let html = '<ul>'
-    for (let i = 0; i < 200; i++) html += `<li>${req.item.name} ${i}</li>`
-    res.type('html').send(html + '</ul>')
-  })
-  app.use('/api', api)
-  return app
-}
 
 test('spans reach Jaeger with their names, nesting and attributes, and the breakdown read back agrees with the app\'s', { timeout: 120_000 }, async (t) => {
   const jaeger = await startTestJaeger(t)
@@ -47,7 +19,7 @@ test('spans reach Jaeger with their names, nesting and attributes, and the break
   const trace = nodebenchTrace({ serviceName: SERVICE, sampleRatio: 1, maxQueueSize: 20_000 })
   t.after(() => trace.shutdown())
   const started = new Date()
-  const server = buildApp(trace).listen(0, '127.0.0.1')
+  const server = buildItemsApp(trace, { parseJson: true }).listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
   t.after(() => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve) }))
   const base = `http://127.0.0.1:${server.address().port}`
@@ -98,7 +70,7 @@ test('spans reach Jaeger with their names, nesting and attributes, and the break
     assert.equal(typeof span.attributes['code.line.number'], 'number', `${name} has its line`)
   }
   assert.equal(byName('handler - viewItem').attributes['code.function.name'], 'viewItem')
-  assert.match(byName('handler - viewItem').attributes['code.file.path'], /agreement\.test\.js$/)
+  assert.match(byName('handler - viewItem').attributes['code.file.path'], /fixtures\/items-app\.js$/)
 
   // The same breakdown from both sides: counts equal, every share within 1 percentage point.
   const fromJaeger = await breakdownFromJaeger({ url: jaeger.queryUrl, service: SERVICE, since: new Date(started - 1000) })

@@ -38,37 +38,30 @@ const SCALE_OUT_REFERENCE = Object.freeze({
 })
 
 /**
- * Makes nodebench.users hold exactly the study's 1000 documents, removing what write runs added. An app
- * at --url has a database nodebench does not know (MONGODB_URI unset): it must hold them already.
+ * A hook that makes `collection` hold exactly its 1000 documents with `seedFn` (seed.js), removing what write
+ * runs added. An app at --url has a database nodebench does not know (MONGODB_URI unset): it must hold them
+ * already.
  */
-async function seedUsers ({ env, log }) {
-  if (!env.MONGODB_URI) {
-    log(`MONGODB_URI is not set: ${DATABASE}.${COLLECTION} is not seeded (node examples/mongo-admin/seed.js does it)`)
-    return
-  }
-  const client = new MongoClient(env.MONGODB_URI, { serverSelectionTimeoutMS: 10000 })
-  try {
-    const result = await seed(client)
-    log(`${DATABASE}.${COLLECTION} holds ${result.count} documents (inserted ${result.inserted}, removed ${result.removed})`)
-  } finally {
-    await client.close()
+function seeding (seedFn, collection) {
+  return async function ({ env, log }) {
+    if (!env.MONGODB_URI) {
+      log(`MONGODB_URI is not set: ${DATABASE}.${collection} is not seeded (node examples/mongo-admin/seed.js does it)`)
+      return
+    }
+    const client = new MongoClient(env.MONGODB_URI, { serverSelectionTimeoutMS: 10000 })
+    try {
+      const result = await seedFn(client)
+      log(`${DATABASE}.${collection} holds ${result.count} documents (inserted ${result.inserted}, removed ${result.removed})`)
+    } finally {
+      await client.close()
+    }
   }
 }
 
-/** Makes nodebench.reviews hold exactly its 1000 records, removing what review-create runs added. */
-async function seedReviewRecords ({ env, log }) {
-  if (!env.MONGODB_URI) {
-    log(`MONGODB_URI is not set: ${DATABASE}.${REVIEWS} is not seeded (node examples/mongo-admin/seed.js does it)`)
-    return
-  }
-  const client = new MongoClient(env.MONGODB_URI, { serverSelectionTimeoutMS: 10000 })
-  try {
-    const result = await seedReviews(client)
-    log(`${DATABASE}.${REVIEWS} holds ${result.count} documents (inserted ${result.inserted}, removed ${result.removed})`)
-  } finally {
-    await client.close()
-  }
-}
+/** nodebench.users: the study's 1000 documents. */
+const seedUsers = seeding(seed, COLLECTION)
+/** nodebench.reviews: the TU Berlin service's 1000 records. */
+const seedReviewRecords = seeding(seedReviews, REVIEWS)
 
 /** The id of a document to read: the first of nodebench.users, through the app's own API. */
 async function findDocument ({ base }) {

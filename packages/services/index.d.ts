@@ -120,6 +120,14 @@ export declare function readServiceState (name: string, options: { stateDir: str
 export declare function writeServiceState (state: ServiceState, options: { stateDir: string }): string
 export declare function freeLoopbackPort (): Promise<number>
 export declare function terminate (pid: number, options?: { graceMs?: number }): Promise<void>
+/** `binary` started with its output appended to `logFile`; SIGTERM at this process's exit unless detached. */
+export declare function startLoggedChild (binary: string, args: string[], options: { env?: NodeJS.ProcessEnv, detached?: boolean, logFile: string }): {
+  child: import('node:child_process').ChildProcess
+  /** Why it ended (a signal, `code N`, a spawn error), or null while it runs. */
+  exited (): string | null
+  /** SIGTERM, then SIGKILL; the same promise however often it is called. */
+  stop (): Promise<void>
+}
 export declare const PROJECT_CACHE_DIR: string
 /** The FerretDB version the embedded database's launcher is built with (from tools/ferretdb/go.mod), e.g. 'v1.24.0'. */
 export declare function ferretdbVersion (): string

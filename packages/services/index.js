@@ -5,7 +5,7 @@ const { ferretdbBinary, ferretdbVersion, startDatabase, resolveDatabase } = requ
 const { registerService, serviceNames, serviceOptions, serviceState, startService, stopService, serviceStatus } = require('./lib/services')
 const { readState: readServiceState, writeState: writeServiceState } = require('./lib/service-state')
 const { userCacheDir, PROJECT_CACHE_DIR } = require('./lib/cache-dirs')
-const { freeLoopbackPort, terminate } = require('./lib/processes')
+const { freeLoopbackPort, terminate, startLoggedChild } = require('./lib/processes')
 const { ensureChromium } = require('./lib/chromium')
 const { ensureValgrind } = require('./lib/valgrind')
 const { ensurePrometheus } = require('./lib/prometheus')
@@ -32,6 +32,7 @@ module.exports = {
   PROJECT_CACHE_DIR,
   freeLoopbackPort,
   terminate,
+  startLoggedChild,
   ensureChromium,
   ensureValgrind,
   ensurePrometheus,

@@ -2,6 +2,8 @@
 
 const fs = require('node:fs')
 const net = require('node:net')
+const path = require('node:path')
+const { spawn } = require('node:child_process')
 const { setTimeout: sleep } = require('node:timers/promises')
 
 const POLL_MS = 50
@@ -66,6 +68,38 @@ async function terminate (pid, { graceMs = 5000 } = {}) {
   await waitForExit(pid, graceMs)
 }
 
+/**
+ * Starts `binary` as a server nodebench owns, its output appended to `logFile`; unless `detached`, it is sent
+ * SIGTERM if this process exits first. Returns the child, `exited()` (why it ended: a signal, `code N` or a
+ * spawn error; null while it runs) and `stop()` (terminate: SIGTERM, then SIGKILL; the same promise however
+ * often it is called).
+ * @param {string} binary
+ * @param {string[]} args
+ * @param {{ env?: NodeJS.ProcessEnv, detached?: boolean, logFile: string }} options
+ */
+function startLoggedChild (binary, args, { env = process.env, detached = false, logFile }) {
+  fs.mkdirSync(path.dirname(logFile), { recursive: true })
+  const logFd = fs.openSync(logFile, 'a')
+  let child
+  try {
+    child = spawn(binary, args, { env, detached, stdio: ['ignore', logFd, logFd] })
+  } finally {
+    fs.closeSync(logFd) // the child holds its own copy
+  }
+  let exited = null
+  child.once('exit', (code, signalName) => { exited = signalName || `code ${code}` })
+  child.once('error', (err) => { exited = err.message })
+  const killOnExit = () => child.kill('SIGTERM')
+  if (detached) child.unref()
+  else process.on('exit', killOnExit)
+  let stopped = null
+  const stop = () => (stopped ??= (async () => {
+    process.removeListener('exit', killOnExit)
+    if (child.pid !== undefined) await terminate(child.pid)
+  })())
+  return { child, exited: () => exited, stop }
+}
+
 /** A loopback port free at the time of asking (the kernel picks it; the socket is closed again). */
 function freeLoopbackPort () {
   return new Promise((resolve, reject) => {
@@ -79,4 +113,4 @@ function freeLoopbackPort () {
   })
 }
 
-module.exports = { isAlive, commandOf, waitForExit, terminate, freeLoopbackPort }
+module.exports = { isAlive, commandOf, waitForExit, terminate, startLoggedChild, freeLoopbackPort }
