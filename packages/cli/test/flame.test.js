@@ -152,7 +152,9 @@ test('0x and clinic: a flamegraph and the comparison each; 0x\'s log writing and
   assert.ok(analysis.profilerSamples > 0 && analysis.profilerShare > 0, 'V8 writing its log is the profiler\'s own cost')
   assert.ok(Number.isInteger(analysis.compileSamples) && analysis.compileShare < 0.1, `compiling: ${analysis.compileShare}`)
   assert.equal(analysis.categories.reduce((sum, c) => sum + c.samples, 0), analysis.samples, 'on-CPU shares exclude them')
-  assert.ok(!analysis.topFunctions.some((f) => /--prof log|compiler|parser/.test(f.name)), 'neither is among the app\'s functions')
+  // Their labels exactly: Node.js's own HTTP parser callbacks (parserOnIncoming) are the app's work and may rank.
+  const apart = /^\((?:V8 writing the --prof log|parser|bytecode compiler|compiler)\)$/
+  assert.ok(!analysis.topFunctions.some((f) => apart.test(f.name)), `neither is among the app's functions: ${analysis.topFunctions.map((f) => f.name)}`)
   assert.ok(fs.statSync(path.join(zeroEks.out, 'doc-read-json.html')).size > 10_000)
   assert.ok(side.overhead.ratio > 0)
   assert.match(zeroEks.run.stdout, /Measured overhead of 0x \(node --prof\): the app served [\d.]+% of its unprofiled requests\/s/)
