@@ -47,7 +47,7 @@ const ON = 'on'
  */
 function nodebenchTrace (options) {
   const config = normalizeOptions(options)
-  const aggregator = new BreakdownAggregator({ service: config.serviceName, maxOperations: config.maxOperations })
+  const aggregator = newAggregator()
   const spans = createSpanPipeline(config)
   const exposePath = config.expose
   // Features that are off cost nothing on the request path: chosen here, once.
@@ -168,26 +168,31 @@ function nodebenchTrace (options) {
 
   /** What the breakdown covers: the aggregator, and any reset figures given back to it. */
   function breakdownAggregator () {
-    if (absorbed === null) return aggregator
-    const all = new BreakdownAggregator({ service: config.serviceName, maxOperations: config.maxOperations })
-    all.add(aggregator)
-    all.add(absorbed)
-    return all
+    return merged(aggregator, absorbed)
   }
 
   /** Everything this process served: what resets took out, and the aggregator's own. */
   function lifetime () {
-    if (lifetimeBase === null) return aggregator
-    const all = new BreakdownAggregator({ service: config.serviceName, maxOperations: config.maxOperations })
-    all.add(lifetimeBase)
-    all.add(aggregator)
+    return merged(lifetimeBase, aggregator)
+  }
+
+  /** `first` and `second` added in that order; the one alone when the other is null. */
+  function merged (first, second) {
+    if (first === null || second === null) return first ?? second
+    const all = newAggregator()
+    all.add(first)
+    all.add(second)
     return all
+  }
+
+  function newAggregator () {
+    return new BreakdownAggregator({ service: config.serviceName, maxOperations: config.maxOperations })
   }
 
   function reset () {
     if (keepsLifetime) {
       try {
-        lifetimeBase ??= new BreakdownAggregator({ service: config.serviceName, maxOperations: config.maxOperations })
+        lifetimeBase ??= newAggregator()
         lifetimeBase.add(aggregator)
       } catch (err) {
         reportInternalError('keep the lifetime figures over a reset', err)
@@ -216,7 +221,7 @@ function nodebenchTrace (options) {
       if (!keepsLifetime) {
         aggregator.mergeState(state)
       } else {
-        absorbed ??= new BreakdownAggregator({ service: config.serviceName, maxOperations: config.maxOperations })
+        absorbed ??= newAggregator()
         absorbed.mergeState(state)
       }
     } catch (err) {
