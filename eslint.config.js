@@ -6,7 +6,8 @@ const neostandard = require('neostandard')
 
 module.exports = [
   ...neostandard({
-    ignores: ['**/node_modules/**', '.cache/**', 'runs/**', 'flamegraphs/**', '**/*.d.ts']
+    // Compiled output (the NestJS example's dist/) is not source.
+    ignores: ['**/node_modules/**', '.cache/**', 'runs/**', 'flamegraphs/**', '**/*.d.ts', '**/dist/**']
   }),
   {
     // A readable width for code; long strings (messages, templates) may run past it rather than be cut. Tests are

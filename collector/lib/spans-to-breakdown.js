@@ -1,14 +1,17 @@
 'use strict'
 
-const { BreakdownAggregator } = require('@nodebench/breakdown')
+const { BreakdownAggregator, CONTAINER_KINDS } = require('@nodebench/breakdown')
 
 // Breakdowns from spans, as stored in Jaeger: the same BreakdownAggregator the middleware feeds in
 // process, fed with requests rebuilt from nodebench's spans. A request is nodebench's request span
 // (`nodebench.kind` = request), or the HTTP server span its segment spans hang under when the app runs
 // instrumentation-http; its segments are the nodebench spans below it, in start order, routers excluded
-// (they contain segments; their own time is routing, as in process).
+// (they contain segments; their own time is routing, as in process), and so are framework routes (a NestJS
+// route, whose pipeline's units are its segments).
 
-const SEGMENT_KINDS = new Set(['middleware', 'param', 'handler', 'error-handler'])
+const SEGMENT_KINDS = new Set([
+  'middleware', 'param', 'handler', 'error-handler', 'guard', 'interceptor', 'pipe', 'response', 'filter'
+])
 const STATUS_ERROR = 2
 
 /**
@@ -18,7 +21,7 @@ const STATUS_ERROR = 2
  */
 function breakdownFromSpans (spans, { service, maxOperations } = {}) {
   const aggregator = new BreakdownAggregator({ service: service ?? (spans[0] && spans[0].service) ?? 'unknown', maxOperations })
-  const requests = requestsFromSpans(spans)
+  const requests = requestsFromSpans(spans, new SegmentInfos())
   const durationsByOperation = new Map()
   let earliest = null
   for (const request of requests) {
@@ -42,8 +45,33 @@ function breakdownFromSpans (spans, { service, maxOperations } = {}) {
   return snapshot
 }
 
+/**
+ * The infos of the segments rebuilt from spans, one per layer: a span's key (as the middleware keys the
+ * layer) and its occurrence among the spans of that key in its request, so that two layers of one key that a
+ * request passes stay two segments (as in process), and the same layer in every request is one.
+ */
+class SegmentInfos {
+  constructor () {
+    this.infos = new Map()
+  }
+
+  /** The infos of one request's segment spans, in order. */
+  of (segments) {
+    const seen = new Map()
+    return segments.map((span) => {
+      const described = describeSegment(span)
+      const occurrence = (seen.get(described.key) ?? 0) + 1
+      seen.set(described.key, occurrence)
+      const key = occurrence === 1 ? described.key : `${described.key}\u0000${occurrence}`
+      let info = this.infos.get(key)
+      if (info === undefined) this.infos.set(key, (info = Object.freeze(described)))
+      return info
+    })
+  }
+}
+
 /** The requests in `spans`, each shaped as BreakdownAggregator.recordRequest expects. */
-function requestsFromSpans (spans) {
+function requestsFromSpans (spans, infos = new SegmentInfos()) {
   const byId = new Map()
   const children = new Map()
   for (const span of spans) {
@@ -70,7 +98,7 @@ function requestsFromSpans (spans) {
     const segments = []
     collectSegments(requestSpan, children, segments)
     segments.sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0))
-    requests.push(toRequest(requestSpan, segments))
+    requests.push(toRequest(requestSpan, segments, infos))
   }
   return requests
 }
@@ -92,14 +120,14 @@ function collectSegments (span, children, segments) {
   for (const child of children.get(span.traceId + span.spanId) || []) {
     const kind = child.attributes['nodebench.kind']
     if (SEGMENT_KINDS.has(kind)) segments.push(child)
-    if (kind === 'router' || SEGMENT_KINDS.has(kind)) collectSegments(child, children, segments)
+    if (CONTAINER_KINDS.has(kind) || SEGMENT_KINDS.has(kind)) collectSegments(child, children, segments)
   }
 }
 
-function toRequest (span, segments) {
+function toRequest (span, segments, segmentInfos) {
   const attributes = span.attributes
   const status = attributes['http.response.status_code']
-  const infos = segments.map(segmentInfo)
+  const infos = segmentInfos.of(segments)
   return {
     traceId: span.traceId,
     startNs: span.startNs,
@@ -117,11 +145,12 @@ function toRequest (span, segments) {
 }
 
 /** The same key the middleware gives a layer, so a segment is the same segment in both breakdowns. */
-function segmentInfo (span) {
+function describeSegment (span) {
   const attributes = span.attributes
   const kind = attributes['nodebench.kind']
   const separator = span.name.indexOf(' - ')
-  const name = attributes['express.name'] ?? (separator === -1 ? span.name : span.name.slice(separator + 3))
+  const name = attributes['code.function.name'] ?? attributes['express.name'] ??
+    (separator === -1 ? span.name : span.name.slice(separator + 3))
   const file = attributes['code.file.path'] ?? null
   const line = attributes['code.line.number'] ?? null
   return { key: `${kind} ${name} ${file || '?'}:${line || 0}`, name, kind, file, line }

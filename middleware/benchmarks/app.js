@@ -1,10 +1,11 @@
 'use strict'
 
 // The app the overhead benchmark loads: Express 5, ten small middleware and one JSON route, in one of four
-// variants. Run by overhead.js as a child process, one per measured run, so every variant starts from a
-// fresh process with the same heap and JIT state:
+// variants; or (nest-bare, nest-breakdown) the NestJS example, examples/nest-cats (Nest 12 on Express 5), bare or
+// with nodebench's breakdown. Run by overhead.js as a child process, one per measured run, so every variant
+// starts from a fresh process with the same heap and JIT state:
 //
-//   node benchmarks/app.js --variant bare|nodebench-0.1|nodebench-1|otel-official [--port 0]
+//   node benchmarks/app.js --variant bare|nodebench-0.1|nodebench-1|otel-official|nest-bare|... [--port 0]
 //
 // Prints `listening on http://127.0.0.1:<port>` when ready. On SIGTERM it stops accepting requests, flushes
 // the spans still queued for export (bounded), prints `stopped <json>` and exits 0.
@@ -17,7 +18,11 @@ const DEFAULT_VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebenc
 // nodebench with its span pipeline started but no request sampled (the cost of deciding), and the breakdown
 // with its metrics pushed over OTLP every second (60 times the default rate; compare with
 // nodebench-breakdown).
-const VARIANTS = Object.freeze([...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider', 'nodebench-0', 'nodebench-metrics'])
+// The NestJS variants are opt-in too (--variants nest-bare,nest-breakdown): each is compared with nest-bare.
+const NEST_VARIANTS = Object.freeze(['nest-bare', 'nest-breakdown'])
+const VARIANTS = Object.freeze([
+  ...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider', 'nodebench-0', 'nodebench-metrics', ...NEST_VARIANTS
+])
 const METRICS_INTERVAL_MS = 1000
 const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1 })
 const FLUSH_TIMEOUT_MS = 3000
@@ -164,8 +169,42 @@ function startIdleSdk (variant) {
   require('@opentelemetry/exporter-trace-otlp-proto')
 }
 
+/**
+ * The NestJS example as its users run it: `app.use(nodebenchTrace({ expose: true }))` in main.ts, nothing else;
+ * nest-breakdown turns spans off from the environment (OTEL_TRACES_EXPORTER=none), as the breakdown-only
+ * variant of the Express app does with `exporter: 'none'`.
+ */
+async function startNest (variant, port) {
+  const path = require('node:path')
+  const { pathToFileURL } = require('node:url')
+  const exampleDir = path.join(__dirname, '..', '..', 'examples', 'nest-cats')
+  const { buildApp } = await import(pathToFileURL(path.join(exampleDir, 'build.js')).href)
+  buildApp(exampleDir, { log: (line) => process.stderr.write(`${line}\n`) })
+  if (variant === 'nest-breakdown') process.env.OTEL_TRACES_EXPORTER = 'none'
+  const { bootstrap } = await import(pathToFileURL(path.join(exampleDir, 'dist', 'main.js')).href)
+  const app = await bootstrap(port, { traced: variant === 'nest-breakdown' })
+  app.server.on('request', () => { requestCount++ })
+  process.stdout.write(`listening on http://127.0.0.1:${app.port}\n`)
+  process.on('SIGTERM', () => {
+    app.close().then(() => {
+      process.stdout.write(`stopped ${JSON.stringify({ flush: 'flushed', requestsServed: requestCount })}\n`)
+      process.exit(0)
+    }, (err) => {
+      process.stderr.write(`close failed: ${err && err.stack ? err.stack : err}\n`)
+      process.exit(1)
+    })
+  })
+}
+
 function main () {
   const { variant, port } = parseArguments(process.argv.slice(2))
+  if (NEST_VARIANTS.includes(variant)) {
+    startNest(variant, port).catch((err) => {
+      process.stderr.write(`${err && err.stack ? err.stack : err}\n`)
+      process.exit(1)
+    })
+    return
+  }
   // The official SDK must be started before `http` and `express` are required; nodebench need not be.
   const sdk = variant === 'otel-official' ? startOfficialSdk() : null
   if (variant === 'bare-nodesdk' || variant === 'bare-tracerprovider') startIdleSdk(variant)
@@ -213,4 +252,4 @@ if (require.main === module) {
   main()
 }
 
-module.exports = { VARIANTS, DEFAULT_VARIANTS, parseArguments, createApp }
+module.exports = { VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS, parseArguments, createApp }

@@ -30,21 +30,35 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 const autocannon = require('autocannon')
 const Table = require('cli-table3')
-const { VARIANTS, DEFAULT_VARIANTS } = require('./app')
+const { VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS } = require('./app')
 const { spawnServer, stopServer } = require('./child-server')
 
 const APP_SCRIPT = path.join(__dirname, 'app.js')
 const SINK_SCRIPT = path.join(__dirname, 'otlp-sink.js')
-const ROUTE_PATH = '/api/items/42'
 const AUTOCANNON_CLI = require.resolve('autocannon/autocannon.js')
-// --paired: every other variant runs at the same time as this one.
-const PAIR_BASELINE = 'bare'
+// What each app is asked: the Express app's JSON route; the NestJS example's list of cats, the route with most of
+// Nest's pipeline (a guard, an interceptor before and after the handler, two pipes, the controller method, the
+// reply) and little work of its own.
+const EXPRESS_ROUTE = Object.freeze({ path: '/api/items/42', headers: {} })
+const NEST_ROUTE = Object.freeze({ path: '/api/v1/cats?limit=5', headers: { 'x-api-key': 'cats' } })
+// Each variant is compared with its app bare: the Express app's variants with bare, the NestJS ones with
+// nest-bare (--paired runs them at the same time).
+const BASELINES = new Set(['bare', 'nest-bare'])
+
+function baselineOf (variant) {
+  return NEST_VARIANTS.includes(variant) ? 'nest-bare' : 'bare'
+}
+
+function routeOf (variant) {
+  return NEST_VARIANTS.includes(variant) ? NEST_ROUTE : EXPRESS_ROUTE
+}
 
 // The targets of "Near-free on Node.js 24" (benchmarks/README.md, "Results by Node.js version").
 const TARGETS = Object.freeze([
   Object.freeze({ label: 'breakdown vs bare', variant: 'nodebench-breakdown', baseline: 'bare', min: 0.97 }),
   Object.freeze({ label: 'sampleRatio 0.1 vs bare', variant: 'nodebench-0.1', baseline: 'bare', min: 0.95 }),
-  Object.freeze({ label: 'sampleRatio 1 vs official instrumentation', variant: 'nodebench-1', baseline: 'otel-official', min: 3 })
+  Object.freeze({ label: 'sampleRatio 1 vs official instrumentation', variant: 'nodebench-1', baseline: 'otel-official', min: 3 }),
+  Object.freeze({ label: 'NestJS breakdown vs NestJS bare', variant: 'nest-breakdown', baseline: 'nest-bare', min: 0.95 })
 ])
 
 const USAGE = `Usage: node benchmarks/overhead.js [options]
@@ -101,8 +115,12 @@ function parseArguments (argv) {
   if (values.node !== undefined && !/^\d+(\.\d+){0,2}$/.test(values.node)) {
     throw new TypeError(`--node must be a Node.js version or line such as 24 or 24.21.0; received ${JSON.stringify(values.node)}`)
   }
-  if (values.paired && (!variants.includes(PAIR_BASELINE) || variants.length < 2)) {
-    throw new TypeError(`--paired compares each variant with ${PAIR_BASELINE} run beside it: --variants must include ${PAIR_BASELINE} and at least one other; received ${JSON.stringify(values.variants)}`)
+  if (values.paired) {
+    const measured = variants.filter((variant) => !BASELINES.has(variant))
+    const missing = [...new Set(measured.map(baselineOf))].filter((baseline) => !variants.includes(baseline))
+    if (measured.length === 0 || missing.length > 0) {
+      throw new TypeError(`--paired compares each variant with its app bare (bare, nest-bare) run beside it: --variants must include ${missing.join(' and ') || 'that'} and at least one other; received ${JSON.stringify(values.variants)}`)
+    }
   }
   return {
     rounds: positiveInteger('rounds', values.rounds),
@@ -198,17 +216,18 @@ function checkLoadResult (url, result) {
   return result
 }
 
-async function loadTest (url, connections, durationSeconds) {
-  return checkLoadResult(url, await autocannon({ url: url + ROUTE_PATH, connections, duration: durationSeconds }))
+async function loadTest (url, route, connections, durationSeconds) {
+  return checkLoadResult(url, await autocannon({ url: url + route.path, headers: route.headers, connections, duration: durationSeconds }))
 }
 
 /**
  * autocannon in a process of its own (its CLI, JSON on stdout): two apps measured at the same time each get
  * a load generator, rather than sharing one event loop that either could starve.
  */
-function loadTestInChild (url, connections, durationSeconds) {
+function loadTestInChild (url, route, connections, durationSeconds) {
   return new Promise((resolve, reject) => {
-    const args = [AUTOCANNON_CLI, '--connections', String(connections), '--duration', String(durationSeconds), '--json', '--no-progress', url + ROUTE_PATH]
+    const headers = Object.entries(route.headers).flatMap(([name, value]) => ['--headers', `${name}=${value}`])
+    const args = [AUTOCANNON_CLI, '--connections', String(connections), '--duration', String(durationSeconds), '--json', '--no-progress', ...headers, url + route.path]
     const limits = { timeout: (durationSeconds + 30) * 1000, maxBuffer: 16 * 1024 * 1024 }
     execFile(process.execPath, args, limits, (err, stdout, stderr) => {
       if (err) return reject(new Error(`autocannon against ${url} failed: ${err.message}\n${stderr}`))
@@ -276,9 +295,10 @@ async function measureRun (variant, round, options, context) {
   let stop
   try {
     const url = await app.listening
-    if (options.warmupSeconds > 0) await loadTest(url, options.connections, options.warmupSeconds)
+    const route = routeOf(variant)
+    if (options.warmupSeconds > 0) await loadTest(url, route, options.connections, options.warmupSeconds)
     const cpuBefore = processCpuSeconds(app.child.pid)
-    result = await loadTest(url, options.connections, options.durationSeconds)
+    result = await loadTest(url, route, options.connections, options.durationSeconds)
     cpuMicros = cpuMicrosPerRequest(cpuBefore, processCpuSeconds(app.child.pid), result)
   } finally {
     stop = await stopServer(app, log)
@@ -295,7 +315,8 @@ async function measureRun (variant, round, options, context) {
 async function measurePair (variant, round, options, context) {
   const { log, sinkUrl } = context
   const sinkBefore = sinkUrl !== null ? await sinkStats(sinkUrl) : null
-  const variants = [PAIR_BASELINE, variant]
+  const variants = [baselineOf(variant), variant]
+  const route = routeOf(variant)
   const apps = variants.map((name) => startApp(name, `round${round}-paired-${variant}`, options, context))
   let results
   let cpuMicros
@@ -303,10 +324,10 @@ async function measurePair (variant, round, options, context) {
   try {
     const urls = await Promise.all(apps.map((app) => app.listening))
     if (options.warmupSeconds > 0) {
-      await Promise.all(urls.map((url) => loadTestInChild(url, options.connections, options.warmupSeconds)))
+      await Promise.all(urls.map((url) => loadTestInChild(url, route, options.connections, options.warmupSeconds)))
     }
     const cpuBefore = apps.map((app) => processCpuSeconds(app.child.pid))
-    results = await Promise.all(urls.map((url) => loadTestInChild(url, options.connections, options.durationSeconds)))
+    results = await Promise.all(urls.map((url) => loadTestInChild(url, route, options.connections, options.durationSeconds)))
     cpuMicros = apps.map((app, i) => cpuMicrosPerRequest(cpuBefore[i], processCpuSeconds(app.child.pid), results[i]))
   } finally {
     stops = await Promise.all(apps.map((app) => stopServer(app, log)))
@@ -354,7 +375,7 @@ function pairedCpuRatios (runs, variant) {
   for (const run of runs) {
     if (run.variant !== variant || run.pairedWith !== variant || !run.cpuMicrosPerRequest) continue
     const bare = runs.find((other) =>
-      other.variant === PAIR_BASELINE && other.pairedWith === variant && other.round === run.round)
+      other.variant === baselineOf(variant) && other.pairedWith === variant && other.round === run.round)
     if (bare !== undefined && bare.cpuMicrosPerRequest) {
       ratios.set(run.round, bare.cpuMicrosPerRequest / run.cpuMicrosPerRequest)
     }
@@ -369,7 +390,7 @@ function pairedCpuRatios (runs, variant) {
  */
 function pairedTargetRatios (runs, variant, baseline) {
   const own = pairedCpuRatios(runs, variant)
-  if (baseline === PAIR_BASELINE) return [...own.values()].sort((a, b) => a - b)
+  if (baseline === baselineOf(variant)) return [...own.values()].sort((a, b) => a - b)
   const base = pairedCpuRatios(runs, baseline)
   const ratios = []
   for (const [round, ratio] of own) if (base.has(round)) ratios.push(ratio / base.get(round))
@@ -398,13 +419,13 @@ function summarize (runs, variants, { paired = false } = {}) {
       ratioToBare: null
     }
   }
-  const bare = byVariant.bare
-  if (bare !== undefined) {
-    for (const variant of variants) {
-      byVariant[variant].ratioToBare = !paired
-        ? byVariant[variant].requestsPerSec / bare.requestsPerSec
-        : variant === PAIR_BASELINE ? 1 : median([...pairedCpuRatios(runs, variant).values()])
-    }
+  for (const variant of variants) {
+    // The ratio to the variant's own app, bare (the Express app's bare, or nest-bare).
+    const bare = byVariant[baselineOf(variant)]
+    if (bare === undefined) continue
+    byVariant[variant].ratioToBare = !paired
+      ? byVariant[variant].requestsPerSec / bare.requestsPerSec
+      : BASELINES.has(variant) ? 1 : median([...pairedCpuRatios(runs, variant).values()])
   }
   const targets = TARGETS.map((target) => {
     const measured = byVariant[target.variant]
@@ -477,7 +498,7 @@ async function start (options, log = (line) => process.stderr.write(line + '\n')
     : await require('@nodebench/services').nodeBinary(options.node, { onProgress: log })
   const env = environment(node.version)
   log(`node ${env.node}, ${env.cpu} x ${env.cores}; ${options.rounds} round(s) of ${options.variants.join(', ')}` +
-    `${options.paired ? `, each beside a ${PAIR_BASELINE} app` : ''}; ` +
+    `${options.paired ? ', each beside its app bare' : ''}; ` +
     `${options.warmupSeconds} s warm-up + ${options.durationSeconds} s, ${options.connections} connections; sink ${options.sink}; ` +
     `load average ${env.loadAverage1m.toFixed(2)}`)
   let sink = null
@@ -494,7 +515,7 @@ async function start (options, log = (line) => process.stderr.write(line + '\n')
     }
     log(`OTLP endpoint: ${endpoint}${sink === null ? ' (closed port)' : ''}`)
     const context = { log, endpoint, sinkUrl, nodePath: node.path }
-    const measured = options.paired ? options.variants.filter((variant) => variant !== PAIR_BASELINE) : options.variants
+    const measured = options.paired ? options.variants.filter((variant) => !BASELINES.has(variant)) : options.variants
     for (let round = 1; round <= options.rounds; round++) {
       for (const variant of roundOrder(measured, round)) {
         const produced = options.paired
@@ -525,7 +546,7 @@ function logRun (run, rounds, log) {
     (run.cpuMicrosPerRequest !== null ? `  CPU ${run.cpuMicrosPerRequest.toFixed(0)} µs/req` : '') +
     (run.otlpBytes !== null ? `  OTLP ${run.otlpExports} exports ${(run.otlpBytes / 1e6).toFixed(1)} MB ${run.spansExported} spans` : '') +
     (run.droppedSpans ? `  dropped spans ${run.droppedSpans}` : '') +
-    (run.pairedWith !== undefined && run.variant === PAIR_BASELINE ? `  (beside ${run.pairedWith})` : ''))
+    (run.pairedWith !== undefined && BASELINES.has(run.variant) ? `  (beside ${run.pairedWith})` : ''))
 }
 
 async function main () {

@@ -46,8 +46,14 @@ class LayerInfo {
     this.line = null
     this.key = null
     this.fn = fn
+    // A param callback's parameter; or how a layer of a framework's pipeline is named (NAMED_BY_CLASS).
+    this.param = null
+    this.namedBy = null
   }
 }
+
+// A unit named after the class of the object its function is bound to (a NestJS exception filter's `catch`).
+const NAMED_BY_CLASS = 'class'
 
 // LayerInfos waiting for resolveNames().
 const pending = new Set()
@@ -56,10 +62,34 @@ const described = new WeakMap()
 // scriptId -> url, for every script seen in a coverage report (script ids are stable for the process's life).
 const scriptUrls = new Map()
 
-/** A layer running `fn`, resolved by the next resolveNames(). `fixedName`: a param callback's parameter. */
+/** A layer running `fn`, resolved by the next resolveNames(). `fixedName`: its name, when it is known already. */
 function layerInfo (kind, fn, fixedName = null) {
-  const info = new LayerInfo(kind, fn, fixedName)
-  const known = described.get(fn)
+  return pendingInfo(new LayerInfo(kind, fn, fixedName))
+}
+
+/** A param callback: named after its parameter, with its function's name beside it when it has another one. */
+function paramInfo (fn, param) {
+  const info = new LayerInfo('param', fn, null)
+  info.param = param
+  return pendingInfo(info)
+}
+
+/** A layer of a framework's pipeline named after the class its function is bound to (`TeapotFilter`). */
+function classInfo (kind, boundFn) {
+  const info = new LayerInfo(kind, boundFn, null)
+  info.namedBy = NAMED_BY_CLASS
+  return pendingInfo(info)
+}
+
+/** A layer with a name of its own and no function to look up (a framework's own step: Nest writing the reply). */
+function fixedInfo (kind, name) {
+  const info = new LayerInfo(kind, null, name)
+  info.key = `${kind} ${name}`
+  return info
+}
+
+function pendingInfo (info) {
+  const known = described.get(info.fn)
   if (known !== undefined) finishInfo(info, known)
   else pending.add(info)
   return info
@@ -79,7 +109,15 @@ function hasPendingNames () {
 function finishInfo (info, found) {
   info.file = found.file
   info.line = found.line
-  if (info.name === null) info.name = found.name || anonymousName(found)
+  // A framework's middleware registered as a route's handler (Nest's, for some routes) is a middleware.
+  if (found.kind === 'middleware' && info.kind === 'handler') info.kind = 'middleware'
+  if (info.param !== null) {
+    // `database` for `exp.database = function (req, res, next, name)`, `findBook (:isbn)` for a named callback.
+    info.name = found.name && found.name !== info.param ? `${found.name} (:${info.param})` : info.param
+  } else if (info.name === null) {
+    const byClass = info.namedBy === NAMED_BY_CLASS ? found.className : null
+    info.name = byClass || found.name || anonymousName(found)
+  }
   info.key = `${info.kind} ${info.name} ${info.file || '?'}:${info.line || 0}`
   info.fn = null
 }
@@ -180,25 +218,139 @@ class FunctionLookup {
     return internalProperties
   }
 
-  /** `{ name, file, line }` of `fn`; file and line null when unknown. */
+  /**
+   * `{ name, file, line, className }` of `fn`; file and line null when unknown. The name is the function's own,
+   * else what its library says it is (an express-validator chain: `body('email')`), else the one a stack trace
+   * would show. A bound function is described by its target, named `Class.method` after the object it is
+   * bound to (`className`: that class). A function of a framework that wraps the user's (a NestJS route or
+   * middleware) is described by the user's function it calls.
+   */
   describe (fn) {
-    const info = { name: fn.name || null, file: null, line: null }
+    const info = { name: libraryLabel(fn) || ownName(fn), file: null, line: null }
     if (!this.open()) return info
     try {
-      const location = this.internalProperties(fn).find((p) => p.name === '[[FunctionLocation]]')
-      if (location) {
-        const { scriptId, lineNumber, columnNumber } = location.value.value
-        info.file = toFilePath(this.scriptUrl(scriptId))
-        info.line = lineNumber + 1
-        if (!info.name) {
-          const lines = this.sourceLines(scriptId, info.file, lineNumber, columnNumber, fn)
-          if (lines !== null) info.name = nameFromSource(lines, lineNumber, columnNumber, info.file)
-        }
+      const internals = this.internalProperties(fn)
+      const target = internals.find((p) => p.name === '[[TargetFunction]]')
+      if (target !== undefined) return this.describeBound(fn, internals, target)
+      const location = this.locationOf(internals)
+      if (location === null) return info
+      info.file = location.file
+      info.line = location.line
+      if (isFrameworkFile(info.file)) {
+        const wrapped = this.wrappedUserFunction(fn)
+        if (wrapped !== null) return wrapped
+      }
+      if (!info.name) {
+        const lines = this.sourceLines(location.scriptId, info.file, location.lineNumber, location.columnNumber, fn)
+        if (lines !== null) info.name = nameFromSource(lines, location.lineNumber, location.columnNumber, info.file)
       }
     } catch (err) {
       reportInternalError('function location', err)
     }
     return info
+  }
+
+  /** The file `fn` was defined in, or null. */
+  fileOf (fn) {
+    if (!this.open()) return null
+    try {
+      const location = this.locationOf(this.internalProperties(fn))
+      return location === null ? null : location.file
+    } catch (err) {
+      reportInternalError('function location', err)
+      return null
+    }
+  }
+
+  /** `{ scriptId, lineNumber, columnNumber, file, line }` from a function's internal properties, or null. */
+  locationOf (internals) {
+    const location = internals.find((p) => p.name === '[[FunctionLocation]]')
+    if (!location) return null
+    const { scriptId, lineNumber, columnNumber } = location.value.value
+    return { scriptId, lineNumber, columnNumber, file: toFilePath(this.scriptUrl(scriptId)), line: lineNumber + 1 }
+  }
+
+  /** A bound function: its target's location and name, after the class of what it is bound to when it has one. */
+  describeBound (fn, internals, target) {
+    const targetFn = this.remoteValue(target.value.objectId)
+    const described = typeof targetFn === 'function' ? this.describe(targetFn) : { name: null, file: null, line: null }
+    const boundThis = internals.find((p) => p.name === '[[BoundThis]]')
+    const className = boundThis && boundThis.value.type === 'object' ? instanceClass(boundThis.value) : null
+    const method = described.name || null
+    return {
+      name: className !== null && method !== null ? `${className}.${method}` : method || className || ownName(fn),
+      file: described.file,
+      line: described.line,
+      className
+    }
+  }
+
+  /**
+   * The user's function a framework's wrapper calls, found in the wrapper's closures (breadth first, a few
+   * levels deep): a NestJS route handler closes over the controller `instance` and its method (`callback`),
+   * named `CatsController.findOne`; a Nest middleware over its class's `use` bound to an instance, named after
+   * the class (`RequestIdMiddleware`), or over the user's function (a functional middleware). Null if none.
+   */
+  wrappedUserFunction (fn) {
+    const queue = [fn]
+    const seen = new Set(queue)
+    for (let visited = 0; queue.length > 0 && visited < MAX_WRAPPER_FUNCTIONS; visited++) {
+      const variables = this.closureVariables(queue.shift())
+      const instance = variables.get('instance')
+      const callback = variables.get('callback')
+      if (instance !== undefined && instance.type === 'object' && callback !== undefined && callback.type === 'function') {
+        const method = this.remoteValue(callback.objectId)
+        const described = this.describe(method)
+        return { ...described, name: `${instanceClass(instance)}.${method.name || described.name}` }
+      }
+      for (const [name, variable] of variables) {
+        if (variable.type !== 'function' || !WRAPPED_VARIABLES.has(name)) continue
+        const value = this.remoteValue(variable.objectId)
+        if (typeof value !== 'function' || seen.has(value)) continue
+        seen.add(value)
+        const internals = this.internalProperties(value)
+        const target = internals.find((p) => p.name === '[[TargetFunction]]')
+        if (target !== undefined) {
+          const bound = this.describeBound(value, internals, target)
+          // A Nest middleware: its class's `use`, bound to the instance Nest made.
+          if (bound.file !== null && !isFrameworkFile(bound.file)) return { ...bound, name: bound.className || bound.name, kind: 'middleware' }
+          const targetFn = this.remoteValue(target.value.objectId)
+          if (typeof targetFn === 'function' && !seen.has(targetFn)) queue.push(targetFn)
+          continue
+        }
+        const location = this.locationOf(internals)
+        if (location === null || !path.isAbsolute(location.file || '')) continue
+        if (isFrameworkFile(location.file)) queue.push(value)
+        else if (name === 'middleware') return { ...this.describe(value), kind: 'middleware' }
+        else return this.describe(value)
+      }
+    }
+    return null
+  }
+
+  /** name -> remote object of the variables `fn` closes over (its closure and block scopes, innermost first). */
+  closureVariables (fn) {
+    const variables = new Map()
+    const scopes = this.internalProperties(fn).find((p) => p.name === '[[Scopes]]')
+    if (!scopes) return variables
+    const { result: scopeList } = this.post('Runtime.getProperties', { objectId: scopes.value.objectId, ownProperties: true })
+    for (const scope of scopeList) {
+      if (!scope.value || !/^(Closure|Block)/.test(scope.value.description)) continue
+      const { result } = this.post('Runtime.getProperties', { objectId: scope.value.objectId, ownProperties: true })
+      for (const variable of result) {
+        if (!variable.value || !variable.value.objectId || variables.has(variable.name)) continue
+        variables.set(variable.name, variable.value)
+      }
+    }
+    return variables
+  }
+
+  /** The JavaScript value of a remote object of this session. */
+  remoteValue (objectId) {
+    this.post('Runtime.callFunctionOn', { objectId, functionDeclaration: `function () { globalThis.${TEMP_GLOBAL} = this }` })
+    const value = globalThis[TEMP_GLOBAL]
+    delete globalThis[TEMP_GLOBAL]
+    return value
   }
 
   /** The script's URL: from a coverage report (every script with compiled functions), else the debugger's list. */
@@ -261,23 +413,8 @@ class FunctionLookup {
   closureValue (fn, variableName) {
     if (!this.open()) return undefined
     try {
-      const scopes = this.internalProperties(fn).find((p) => p.name === '[[Scopes]]')
-      if (!scopes) return undefined
-      const { result: scopeList } = this.post('Runtime.getProperties', { objectId: scopes.value.objectId, ownProperties: true })
-      for (const scope of scopeList) {
-        if (!scope.value || !/^Closure/.test(scope.value.description)) continue
-        const { result: variables } = this.post('Runtime.getProperties', { objectId: scope.value.objectId, ownProperties: true })
-        const variable = variables.find((v) => v.name === variableName)
-        if (variable && variable.value && variable.value.objectId) {
-          this.post('Runtime.callFunctionOn', {
-            objectId: variable.value.objectId,
-            functionDeclaration: `function () { globalThis.${TEMP_GLOBAL} = this }`
-          })
-          const value = globalThis[TEMP_GLOBAL]
-          delete globalThis[TEMP_GLOBAL]
-          return value
-        }
-      }
+      const variable = this.closureVariables(fn).get(variableName)
+      if (variable !== undefined) return this.remoteValue(variable.objectId)
     } catch (err) {
       reportInternalError('closure look-up', err)
     }
@@ -333,9 +470,70 @@ function nameFromSource (lines, lineNumber, columnNumber, file) {
   return target.slice(target.lastIndexOf('.') + 1)
 }
 
-/** `<anonymous> routes/db.js:42`, relative to the working directory when below it. */
+// How far wrappedUserFunction() looks into a framework's closures.
+const MAX_WRAPPER_FUNCTIONS = 24
+// Files of frameworks whose functions wrap the user's (the pipeline of a NestJS route or middleware), and the
+// variables of their closures that lead to it: Nest's route proxy calls `targetCallback`, the route's handler
+// closes over the controller `instance` and its method (`callback`); a middleware is `use` of an instance bound
+// (`targetCallback`), reached through `handler`, `middlewareFunction` and `proxy`, or the user's `middleware`
+// function that a functional middleware's class calls. Nothing else of the closures (the modules they import) is
+// looked at.
+const FRAMEWORK_FILE = /[\\/]node_modules[\\/]@nestjs[\\/]core[\\/]/
+const WRAPPED_VARIABLES = new Set(['targetCallback', 'proxy', 'middlewareFunction', 'handler', 'routeHandler', 'middleware'])
+
+function isFrameworkFile (file) {
+  return typeof file === 'string' && FRAMEWORK_FILE.test(file)
+}
+
+/** A function's own name; not the `bound x` V8 gives a bound function. */
+function ownName (fn) {
+  const name = fn.name
+  return typeof name === 'string' && name !== '' && !name.startsWith('bound ') ? name : null
+}
+
+/** The class of an object as the inspector shows it, or null for a plain object. */
+function instanceClass (remote) {
+  const name = remote.className
+  return typeof name === 'string' && name !== 'Object' && name !== '' ? name : null
+}
+
+// express-validator's chain functions (`body('email').isEmail()`) carry their builder: the fields and locations
+// they check. Its functions for each location, by the name the builder gives the location.
+const VALIDATOR_LOCATIONS = { body: 'body', params: 'param', query: 'query', cookies: 'cookie', headers: 'header' }
+
+/** What a library says a middleware function is, where it says it (express-validator: `body('email')`). */
+function libraryLabel (fn) {
+  try {
+    const builder = fn.builder
+    if (builder === null || typeof builder !== 'object' || typeof fn.run !== 'function') return null
+    const { fields, locations } = builder
+    if (!Array.isArray(fields) || !Array.isArray(locations) || fields.length === 0) return null
+    const where = locations.length === 1 && VALIDATOR_LOCATIONS[locations[0]] ? VALIDATOR_LOCATIONS[locations[0]] : 'check'
+    const quoted = fields.map((field) => `'${String(field)}'`)
+    return `${where}(${quoted.length === 1 ? quoted[0] : `[${quoted.join(', ')}]`})`
+  } catch {
+    return null
+  }
+}
+
+/** The npm package a file belongs to (`express-rate-limit`, `@nestjs/platform-express`), or null. */
+function packageOf (file) {
+  const parts = file.split(/[\\/]/)
+  const at = parts.lastIndexOf('node_modules')
+  if (at === -1 || at + 1 >= parts.length) return null
+  const name = parts[at + 1]
+  if (!name.startsWith('@')) return name
+  return at + 2 < parts.length ? `${name}/${parts[at + 2]}` : null
+}
+
+/**
+ * The name of a function that has none: its package's when it comes from one (`express-rate-limit`), else
+ * `<anonymous> routes/db.js:42`, relative to the working directory when below it.
+ */
 function anonymousName (info) {
   if (!info.file) return '<anonymous>'
+  const fromPackage = packageOf(info.file)
+  if (fromPackage !== null) return fromPackage
   const relative = path.relative(process.cwd(), info.file)
   const shown = relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : info.file
   return `<anonymous> ${shown}:${info.line}`
@@ -344,11 +542,16 @@ function anonymousName (info) {
 module.exports = {
   LayerInfo,
   layerInfo,
+  paramInfo,
+  classInfo,
+  fixedInfo,
   containerInfo,
   hasPendingNames,
   resolveNames,
   FunctionLookup,
   holdsFunction,
   nameFromSource,
-  anonymousName
+  anonymousName,
+  packageOf,
+  libraryLabel
 }

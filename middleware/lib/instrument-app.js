@@ -1,10 +1,12 @@
 'use strict'
 
-const { FunctionLookup, layerInfo, containerInfo } = require('./function-names')
+const { FunctionLookup, layerInfo, paramInfo, containerInfo } = require('./function-names')
+const { isNestRouteHandler, prepareNest } = require('./nest-adapter')
 const { reportInternalError } = require('./internal-errors')
 const {
   layerMethodNames,
   wrapSegmentLayer,
+  wrapPipelineLayer,
   wrapContainerLayer,
   wrapRouteLayer,
   markUntimedLayer,
@@ -158,7 +160,7 @@ class AppInstrumenter {
     }
     if (layer.route) {
       const route = layer.route
-      this.instrumentRoute(route)
+      this.instrumentRoute(route, lookup)
       // The route's own template is fixed: joined to the mount prefix per request, computed once here.
       wrapRouteLayer(layer, { refresh: () => this.refreshRoute(route), path: routePath(route.path) })
       return
@@ -196,7 +198,7 @@ class AppInstrumenter {
     if (isExpressApp(app) && app[kAppState] === undefined) this.instrumentTree(app)
   }
 
-  instrumentRoute (route) {
+  instrumentRoute (route, lookup) {
     let state = route[kRouteState]
     if (state === undefined) {
       state = { knownLength: -1 }
@@ -204,14 +206,20 @@ class AppInstrumenter {
     }
     for (const layer of route.stack) {
       if (isWrapped(layer) || typeof layer.handle !== 'function') continue
-      const kind = layer.handle.length === 4 ? 'error-handler' : 'handler'
-      wrapSegmentLayer(layer, layerInfo(kind, layer.handle))
+      const handle = layer.handle
+      // A NestJS route: its pipeline's units are the segments (nest-adapter.js), once Nest's classes are found.
+      if (handle.length !== 4 && isNestRouteHandler(handle) && prepareNest(handle, lookup)) {
+        wrapPipelineLayer(layer, layerInfo('route', handle))
+        continue
+      }
+      wrapSegmentLayer(layer, layerInfo(handle.length === 4 ? 'error-handler' : 'handler', handle))
     }
     state.knownLength = route.stack.length
   }
 
   refreshRoute (route) {
-    if (route.stack.length !== route[kRouteState].knownLength) this.safely(() => this.instrumentRoute(route))
+    if (route.stack.length === route[kRouteState].knownLength) return
+    this.withLookup((lookup) => this.instrumentRoute(route, lookup))
   }
 
   /** `router.param(name, fn)` / `app.param(...)` after instrumentation: wrap the new callbacks at once. */
@@ -237,7 +245,7 @@ class AppInstrumenter {
       for (let i = 0; i < callbacks.length; i++) {
         const fn = callbacks[i]
         if (typeof fn !== 'function' || fn[kWrapped] === true) continue
-        callbacks[i] = wrapParamCallback(fn, layerInfo('param', fn, name), handlesPromises)
+        callbacks[i] = wrapParamCallback(fn, paramInfo(fn, name), handlesPromises)
       }
     }
   }

@@ -31,6 +31,17 @@ function defaultSampleRatio (env) {
 }
 
 /**
+ * OTEL_TRACES_EXPORTER, as an OpenTelemetry SDK reads it: `otlp` (the default) or `none` (the breakdown only,
+ * no spans). nodebench writes no other exporter's format: any other value fails at construction.
+ */
+function defaultExporter (env) {
+  const value = (env.OTEL_TRACES_EXPORTER || '').trim().toLowerCase()
+  if (value === '' || value === 'otlp') return 'otlp'
+  if (value === 'none') return 'none'
+  throw invalidOption(codes.NB_ERR_EXPORTER, 'exporter (from OTEL_TRACES_EXPORTER)', env.OTEL_TRACES_EXPORTER, '"otlp" or "none"')
+}
+
+/**
  * Validates the options of nodebenchTrace() once, at construction, and returns a frozen copy the request
  * path can trust.
  */
@@ -52,7 +63,7 @@ function normalizeOptions (options, env = process.env) {
     throw invalidOption(codes.NB_ERR_SERVICE_NAME, 'serviceName', serviceName, 'a non-empty string')
   }
 
-  const exporter = options.exporter ?? 'otlp'
+  const exporter = options.exporter ?? defaultExporter(env)
   if (exporter !== 'otlp' && exporter !== 'none' && !isSpanExporter(exporter)) {
     throw invalidOption(codes.NB_ERR_EXPORTER, 'exporter', exporter,
       '"otlp", "none" or an OpenTelemetry SpanExporter (an object with export() and shutdown())')

@@ -1,6 +1,7 @@
 'use strict'
 
 const { performance } = require('node:perf_hooks')
+const { isContainer } = require('@nodebench/breakdown')
 
 // Which record belongs to a response: a WeakMap rather than a property of the response. Express gives every
 // response a hidden class (map) of its own, so a property added to one costs a new map and a copy of its
@@ -84,6 +85,8 @@ class RequestRecord {
     this.templates = null // entry index -> mount template (containers)
     this.containers = null // open containers, innermost last: entry indexes
     this.containerBaseUrls = null
+    // The entry of the framework route (kind `route`, a NestJS pipeline) the request is in, or -1.
+    this.routeEntry = -1
     // Tracing state, set only for sampled requests.
     this.sampled = false
     this.traceId = null
@@ -91,8 +94,9 @@ class RequestRecord {
     this.remoteParent = null
     this.span = null
     this.parentSpan = null
-    // The request, until the record is finished; `skip`: not counted (nodebench's own endpoint).
+    // The request and its response, until the record is finished; `skip`: not counted (nodebench's own endpoint).
     this.request = null
+    this.response = null
     this.skip = false
   }
 
@@ -105,16 +109,45 @@ class RequestRecord {
     return index
   }
 
+  /**
+   * Opens a unit of a framework's pipeline (a NestJS guard, interceptor, pipe, controller method, reply or
+   * exception filter) under the route it runs in. Units run one after another: one that begins ends whatever
+   * segment is still open at that moment (the unit before it, or the middleware whose error a filter answers),
+   * so segments never overlap. `err`: the error the unit handles (a filter's exception).
+   */
+  openUnit (info, err = null) {
+    const at = performance.now()
+    const times = this.times
+    for (let index = this.segmentCount - 1; index >= 0; index--) {
+      if (times[index * STRIDE + END] === -1 && !isContainer(this.infos[index])) {
+        times[index * STRIDE + END] = at
+        break
+      }
+    }
+    const index = this.segmentCount++
+    const route = this.routeEntry
+    const containers = this.containers
+    const parent = route !== -1 && times[route * STRIDE + END] === -1
+      ? route
+      : containers === null || containers.length === 0 ? -1 : containers[containers.length - 1]
+    this.infos.push(info)
+    times.push(at, -1, parent)
+    if (err !== null && err !== undefined) this.noteError(index, err)
+    return index
+  }
+
+  noteError (index, err) {
+    if (this.errors === null) this.errors = []
+    this.errors[index] = err
+    this.errored = true
+  }
+
   /** Ends a segment at next(err) / throw / rejection. A second call (a layer calling next twice) is ignored. */
   closeEntry (index, err) {
     const at = index * STRIDE + END
     if (this.done || this.times[at] !== -1) return
     this.times[at] = performance.now()
-    if (err && err !== 'route' && err !== 'router') {
-      if (this.errors === null) this.errors = []
-      this.errors[index] = err
-      this.errored = true
-    }
+    if (err && err !== 'route' && err !== 'router') this.noteError(index, err)
   }
 
   segmentInfo (index) {

@@ -2,6 +2,7 @@
 
 const { performance } = require('node:perf_hooks')
 const onHeaders = require('on-headers')
+const { isContainer } = require('@nodebench/breakdown')
 const { recordOf } = require('./request-record')
 const { hasPendingNames, resolveNames } = require('./function-names')
 const { reportInternalError } = require('./internal-errors')
@@ -32,7 +33,7 @@ function serverTimingHeader (record, nowMs) {
   const parts = []
   for (let i = 0; i < record.segmentCount; i++) {
     const info = record.segmentInfo(i)
-    if (info.kind === 'router') continue
+    if (isContainer(info)) continue
     const end = record.entryEnd(i) === -1 ? nowMs : record.entryEnd(i)
     parts.push(`${metricName(info.name)};dur=${(end - record.entryStart(i)).toFixed(3)};desc=${quoted(info.name)}`)
   }

@@ -5,11 +5,14 @@ const { performance } = require('node:perf_hooks')
 // What nodebench's spans say, shared by the two ways it writes them: as ReadableSpans for an exporter
 // (span-pipeline.js) and as OTLP protobuf bytes straight from the request record (otlp-encoder.js).
 
+// instrumentation-express's types for Express's own kinds; a NestJS route is Express's request handler too.
+// The units of Nest's pipeline (guard, interceptor, pipe, response, filter) are not Express's: no express.*.
 const EXPRESS_TYPES = Object.freeze({
   middleware: 'middleware',
   param: 'middleware',
   'error-handler': 'middleware',
   handler: 'request_handler',
+  route: 'request_handler',
   router: 'router'
 })
 
@@ -19,12 +22,10 @@ const attributesByLayer = new WeakMap()
 function layerAttributes (info) {
   let attributes = attributesByLayer.get(info)
   if (attributes === undefined) {
-    attributes = {
-      'nodebench.kind': info.kind,
-      'express.type': EXPRESS_TYPES[info.kind],
-      'express.name': info.name,
-      'code.function.name': info.name
-    }
+    const expressType = EXPRESS_TYPES[info.kind]
+    attributes = expressType === undefined
+      ? { 'nodebench.kind': info.kind, 'code.function.name': info.name }
+      : { 'nodebench.kind': info.kind, 'express.type': expressType, 'express.name': info.name, 'code.function.name': info.name }
     if (info.file !== null) attributes['code.file.path'] = info.file
     if (info.line !== null) attributes['code.line.number'] = info.line
     attributesByLayer.set(info, Object.freeze(attributes))

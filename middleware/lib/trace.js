@@ -95,6 +95,7 @@ function nodebenchTrace (options) {
       reportInternalError('finish request', err)
     } finally {
       record.request = null
+      record.response = null
     }
   }
 
@@ -102,6 +103,7 @@ function nodebenchTrace (options) {
   function beginRequest (req, res) {
     const record = new RequestRecord(req[METHOD], performance.now())
     record.request = req
+    record.response = res
     // Keyed by the response (every layer call receives `res` too); neither `req` nor `res` is changed.
     attachRecord(res, record)
     res[ON]('finish', onResponseFinish)

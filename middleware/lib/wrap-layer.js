@@ -104,6 +104,20 @@ function requestWrapper (original) {
   }
 }
 
+/**
+ * A route handler that runs a framework's pipeline (a NestJS route): its entry is a container (kind `route`)
+ * whose units (nest-adapter.js) are the segments; while it is open, units go under it.
+ */
+function pipelineWrapper (original) {
+  return function handleRequest (req, res, next) {
+    const record = recordOf(res)
+    if (record === undefined || record.done || arityOf(this) > 3) return original.call(this, req, res, next)
+    const segmentEnd = openSegment(record, this, req, next)
+    record.routeEntry = record.segmentCount - 1
+    return original.call(this, req, res, segmentEnd)
+  }
+}
+
 function errorWrapper (original) {
   return function handleError (error, req, res, next) {
     const record = recordOf(res)
@@ -166,6 +180,16 @@ function wrapSegmentLayer (layer, info) {
   if (names === null) return false
   setLayerState(layer, names, info, null,
     cachedWrapper('request', layer[names[0]], requestWrapper),
+    cachedWrapper('error', layer[names[1]], errorWrapper))
+  return true
+}
+
+/** A route handler running a framework's pipeline, whose units are the segments (pipelineWrapper). */
+function wrapPipelineLayer (layer, info) {
+  const names = layerMethodNames(layer)
+  if (names === null) return false
+  setLayerState(layer, names, info, null,
+    cachedWrapper('pipeline', layer[names[0]], pipelineWrapper),
     cachedWrapper('error', layer[names[1]], errorWrapper))
   return true
 }
@@ -258,6 +282,7 @@ module.exports = {
   kOriginal,
   layerMethodNames,
   wrapSegmentLayer,
+  wrapPipelineLayer,
   wrapContainerLayer,
   wrapRouteLayer,
   markUntimedLayer,

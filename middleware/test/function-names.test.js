@@ -7,7 +7,7 @@ const os = require('node:os')
 const path = require('node:path')
 const vm = require('node:vm')
 const {
-  FunctionLookup, layerInfo, containerInfo, hasPendingNames, resolveNames, nameFromSource, anonymousName
+  FunctionLookup, layerInfo, paramInfo, containerInfo, hasPendingNames, resolveNames, nameFromSource, anonymousName, packageOf, libraryLabel
 } = require('../lib/function-names')
 
 function describeAll (...fns) {
@@ -82,7 +82,10 @@ test('a layer is named when resolveNames() runs, not when it is created; a funct
   const exp = {}
   exp.loadDocument = function (req, res, next) {}
   const info = layerInfo('middleware', exp.loadDocument)
-  const param = layerInfo('param', function (req, res, next, id) {}, 'document')
+  const param = paramInfo(function (req, res, next, id) {}, 'document')
+  exp.document = function (req, res, next, id) {}
+  const sameName = paramInfo(exp.document, 'document')
+  const named = paramInfo(function findDocument (req, res, next, id) {}, 'document')
   assert.equal(hasPendingNames(), true)
   assert.deepEqual([info.name, info.file, info.line, info.key], [null, null, null, null])
   assert.equal(info.kind, 'middleware')
@@ -94,6 +97,8 @@ test('a layer is named when resolveNames() runs, not when it is created; a funct
   assert.equal(info.fn, null, 'the function is not kept once named')
   assert.equal(param.name, 'document', 'a param callback is named after its parameter')
   assert.equal(param.key, `param document ${__filename}:${param.line}`)
+  assert.equal(sameName.name, 'document', 'exp.document = function: the name is the parameter\'s')
+  assert.equal(named.name, 'findDocument (:document)', 'a function with a name of its own keeps it, beside its parameter')
 
   const again = layerInfo('handler', exp.loadDocument)
   assert.equal(hasPendingNames(), false, 'a function named before needs no look-up')
@@ -154,4 +159,28 @@ test("an app's requests use no inspector and name nothing; the first breakdown n
     await close()
     await trace.shutdown()
   }
+})
+
+test('an anonymous function from a package is named after its package; a bound method after its class', () => {
+  assert.equal(packageOf('/app/node_modules/express-rate-limit/dist/index.cjs'), 'express-rate-limit')
+  assert.equal(packageOf('/app/node_modules/@nestjs/platform-express/adapters/express-adapter.js'), '@nestjs/platform-express')
+  assert.equal(packageOf('/app/node_modules/a/node_modules/b/index.js'), 'b')
+  assert.equal(packageOf('/app/lib/routes.js'), null)
+  assert.equal(anonymousName({ name: null, file: '/app/node_modules/express-rate-limit/dist/index.cjs', line: 881 }), 'express-rate-limit')
+  class Limiter {
+    handle (req, res, next) { next() }
+  }
+  const [bound] = describeAll(new Limiter().handle.bind(new Limiter()))
+  assert.equal(bound.name, 'Limiter.handle')
+  assert.equal(bound.className, 'Limiter')
+  assert.equal(bound.file, __filename)
+})
+
+test("what a library says a middleware is: express-validator's chains by location and field", () => {
+  const { body, param, query, check } = require('express-validator')
+  assert.equal(libraryLabel(body('email').isEmail()), "body('email')")
+  assert.equal(libraryLabel(param('id').isInt()), "param('id')")
+  assert.equal(libraryLabel(query(['page', 'size']).isInt()), "query(['page', 'size'])")
+  assert.equal(libraryLabel(check('token')), "check('token')")
+  assert.equal(libraryLabel(function plain (req, res, next) {}), null)
 })

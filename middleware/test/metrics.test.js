@@ -68,7 +68,7 @@ test('a scrape path on the app: counts per status, and shares from the sums equa
 
   const segmentSums = samples.filter((s) => s.name === 'nodebench_segment_duration_sum')
   assert.deepEqual(segmentSums.map((s) => [s.labels.nodebench_segment_order, s.labels.nodebench_segment_name, s.labels.nodebench_segment_kind]),
-    [['0', 'logger', 'middleware'], ['1', 'id', 'param'], ['2', 'renderItem', 'handler'], ['3', 'unattributed', 'unattributed']])
+    [['0', 'logger', 'middleware'], ['1', 'loadItem (:id)', 'param'], ['2', 'renderItem', 'handler'], ['3', 'unattributed', 'unattributed']])
   for (const [index, segment] of operation.segments.entries()) {
     assert.ok(Math.abs(segmentSums[index].value / requestSeconds - segment.share) < 1e-6, segment.name)
   }
@@ -76,7 +76,7 @@ test('a scrape path on the app: counts per status, and shares from the sums equa
 
   // Buckets are cumulative and end with every request; the param handler waits over 1 ms (a 3 ms timer
   // fires up to 1 ms early: the event loop's clock is read once per turn).
-  const idBuckets = samples.filter((s) => s.name === 'nodebench_segment_duration_bucket' && s.labels.nodebench_segment_name === 'id')
+  const idBuckets = samples.filter((s) => s.name === 'nodebench_segment_duration_bucket' && s.labels.nodebench_segment_name === 'loadItem (:id)')
   assert.equal(idBuckets.at(-1).labels.le, '+Inf')
   assert.equal(idBuckets.at(-1).value, 14)
   assert.equal(idBuckets.find((s) => s.labels.le === '0.001').value, 0)

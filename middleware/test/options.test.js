@@ -112,6 +112,14 @@ test('OTEL_SERVICE_NAME and OTEL_TRACES_SAMPLER(_ARG) give the defaults', () => 
     { code: 'NB_ERR_SAMPLE_RATIO', message: /OTEL_TRACES_SAMPLER_ARG.*received 'lots'/ })
 })
 
+test('OTEL_TRACES_EXPORTER chooses the exporter when the option is not given: otlp or none; anything else fails', () => {
+  assert.equal(normalizeOptions({}, { OTEL_TRACES_EXPORTER: 'none' }).exporter, 'none')
+  assert.equal(normalizeOptions({}, { OTEL_TRACES_EXPORTER: ' OTLP ' }).exporter, 'otlp')
+  assert.equal(normalizeOptions({ exporter: 'otlp' }, { OTEL_TRACES_EXPORTER: 'none' }).exporter, 'otlp', 'the option wins')
+  assert.throws(() => normalizeOptions({}, { OTEL_TRACES_EXPORTER: 'zipkin' }), (err) => err.code === 'NB_ERR_EXPORTER' &&
+    /option "exporter \(from OTEL_TRACES_EXPORTER\)" must be "otlp" or "none"; received 'zipkin'/.test(err.message))
+})
+
 test('an exporter instance is accepted as it is', () => {
   const exporter = { export () {}, shutdown () { return Promise.resolve() } }
   assert.equal(normalizeOptions({ exporter }, {}).exporter, exporter)

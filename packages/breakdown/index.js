@@ -1,6 +1,6 @@
 'use strict'
 
-const { SCHEMA_VERSION, BreakdownAggregator } = require('./lib/aggregator')
+const { SCHEMA_VERSION, BreakdownAggregator, CONTAINER_KINDS, isContainer } = require('./lib/aggregator')
 const { renderTable, renderMarkdown, renderHtml, renderJson } = require('./lib/render')
 const { escapeHtml, escapeMarkdown } = require('./lib/escape')
 const { breakdownMetrics, REQUEST_METRIC, SEGMENT_METRIC, ATTRIBUTES, UNATTRIBUTED, BOUNDARIES_SECONDS } = require('./lib/metrics')
@@ -8,6 +8,8 @@ const { breakdownMetrics, REQUEST_METRIC, SEGMENT_METRIC, ATTRIBUTES, UNATTRIBUT
 module.exports = {
   SCHEMA_VERSION,
   BreakdownAggregator,
+  CONTAINER_KINDS,
+  isContainer,
   renderTable,
   renderMarkdown,
   renderHtml,

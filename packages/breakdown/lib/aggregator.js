@@ -122,13 +122,12 @@ class DurationStats {
 }
 
 /**
- * One segment (a layer) of one operation. Its name, kind, file and line are its layer's, read from `info`
- * when a snapshot or state is made: the middleware names layers after they are first timed.
+ * One segment (a layer) of one operation. Its name, kind, file and line are its layer's, read from the layer's
+ * info when a snapshot or state is made: the middleware names layers after they are first timed.
  */
 class SegmentStats extends DurationStats {
-  constructor (info, firstSeen) {
+  constructor (firstSeen) {
     super()
-    this.info = info
     // Sum of the positions in the request's path; the mean orders segments (a request that took
     // another path, e.g. the first one or an error, does not reorder them).
     this.positionSum = 0
@@ -136,29 +135,46 @@ class SegmentStats extends DurationStats {
   }
 }
 
-/**
- * A segment's key in its operation: the layer's `key` (`kind name file:line`, so two layers running the same
- * function at the same place are one segment), or, while the layer has no name yet (`key` null), the layer
- * itself. mergedSegments() joins the two once the key is known.
- */
-function segmentKey (info) {
-  return typeof info.key === 'string' ? info.key : info
+// Kinds whose entries contain segments rather than being one: a router or mounted app (Express), and a route
+// whose handler runs a framework's own pipeline (NestJS: guards, interceptors, pipes, the controller method).
+// Their own time is routing or the framework's glue: unattributed.
+const CONTAINER_KINDS = new Set(['router', 'route'])
+
+function isContainer (info) {
+  return CONTAINER_KINDS.has(info.kind)
 }
 
-/** The operation's segments, those recorded before their layer was named merged into the same key's. */
-function mergedSegments (operation) {
+// Distinct path shapes kept per operation, from which a layer's occurrence among layers of the same key is read.
+const MAX_SHAPES = 32
+
+/**
+ * Which segments an operation shows, read from its statistics when a snapshot or state is made. Segments are
+ * kept per layer (its info object); a layer's key is `kind name file:line` once it is named. Two layers with
+ * the same key are the same segment when they take each other's place (another layer running the same
+ * function at the same position), and distinct segments when one request passes both (three validation chains
+ * made by one factory): the second is `key #2`, named `name #2`, by its occurrence among the layers of that key
+ * in the request paths the operation has seen.
+ */
+function segmentViews (operation) {
+  const occurrences = operation.occurrences()
   const byKey = new Map()
-  for (const segment of operation.segments.values()) {
-    const key = segmentKey(segment.info)
+  for (const [info, stats] of operation.segments) {
+    const occurrence = occurrences.get(info) ?? 1
+    const suffix = occurrence > 1 ? ` #${occurrence}` : ''
+    const key = typeof info.key === 'string' ? info.key + suffix : info
     const known = byKey.get(key)
-    byKey.set(key, known === undefined ? segment : combinedSegment(known, segment))
+    if (known === undefined) {
+      byKey.set(key, { key: typeof key === 'string' ? key : null, name: info.name === null ? null : info.name + suffix, info, stats })
+    } else {
+      known.stats = combinedSegment(known.stats, stats)
+      if (stats.firstSeen < known.stats.firstSeen) known.info = info
+    }
   }
   return Array.from(byKey.values())
 }
 
 function combinedSegment (a, b) {
-  const first = a.firstSeen <= b.firstSeen ? a : b
-  const combined = new SegmentStats(first.info, first.firstSeen)
+  const combined = new SegmentStats(a.firstSeen <= b.firstSeen ? a.firstSeen : b.firstSeen)
   combined.add(a)
   combined.add(b)
   combined.positionSum = a.positionSum + b.positionSum
@@ -178,13 +194,19 @@ class OperationStats {
     this.statuses = new Map()
     this.lastStatus = -1
     this.lastStatusStats = null
+    // Segment statistics per layer (its info object, or one per key for segments merged from states).
     this.segments = new Map()
     this.segmentSeq = 0
+    this.stateInfos = new Map()
     // The layers of the last request's path, by position, and their statistics: the requests of one
     // operation mostly take the same path, so a segment is found by comparing its layer with the one at
-    // its position last time rather than by a look-up in `segments`.
+    // its position last time rather than by a look-up in `segments`. A path of another shape is kept in
+    // `shapes` (segmentViews reads which layers of one key a request passes).
     this.pathInfos = []
     this.pathStats = []
+    this.pathLength = 0
+    this.shapeChanged = false
+    this.shapes = []
   }
 
   responseTimeFor (status) {
@@ -219,16 +241,71 @@ class OperationStats {
     if (this.pathInfos[position] === info) {
       stats = this.pathStats[position]
     } else {
-      const key = segmentKey(info)
-      stats = this.segments.get(key)
+      stats = this.segments.get(info)
       if (stats === undefined) {
-        stats = new SegmentStats(info, this.segmentSeq++)
-        this.segments.set(key, stats)
+        stats = new SegmentStats(this.segmentSeq++)
+        this.segments.set(info, stats)
       }
       this.pathInfos[position] = info
       this.pathStats[position] = stats
+      this.shapeChanged = true
     }
     stats.positionSum += position
+    return stats
+  }
+
+  /** After a request: keeps the shape of its path (pathInfos up to `length`) when it is one not seen before. */
+  notePath (length) {
+    if (!this.shapeChanged && length === this.pathLength) return
+    this.shapeChanged = false
+    this.pathLength = length
+    this.addShape(this.pathInfos.slice(0, length))
+  }
+
+  addShape (shape) {
+    if (this.shapes.length >= MAX_SHAPES) return
+    if (!this.shapes.some((known) => known.length === shape.length && known.every((info, i) => info === shape[i]))) {
+      this.shapes.push(shape)
+    }
+  }
+
+  /**
+   * info -> its occurrence (2, 3, ...) among the distinct layers of its name and place (whatever their kind) in
+   * one request, where above 1.
+   */
+  occurrences () {
+    const occurrences = new Map()
+    for (const shape of this.shapes) {
+      const seen = new Map()
+      for (const info of shape) {
+        if (typeof info.key !== 'string') continue
+        const place = `${info.name} ${info.file}:${info.line}`
+        let infos = seen.get(place)
+        if (infos === undefined) seen.set(place, (infos = []))
+        if (!infos.includes(info)) infos.push(info)
+        const occurrence = infos.indexOf(info) + 1
+        if (occurrence > (occurrences.get(info) ?? 1)) occurrences.set(info, occurrence)
+      }
+    }
+    return occurrences
+  }
+
+  /** The info standing for a segment merged from another process's state: one per key in this operation. */
+  stateInfo ({ key, name, kind, file, line }) {
+    let info = this.stateInfos.get(key)
+    if (info === undefined) {
+      info = Object.freeze({ key, name, kind, file, line })
+      this.stateInfos.set(key, info)
+    }
+    return info
+  }
+
+  segmentOf (info) {
+    let stats = this.segments.get(info)
+    if (stats === undefined) {
+      stats = new SegmentStats(this.segmentSeq++)
+      this.segments.set(info, stats)
+    }
     return stats
   }
 }
@@ -306,10 +383,11 @@ class BreakdownAggregator {
     let position = 0
     for (let i = 0; i < request.segmentCount; i++) {
       const info = request.segmentInfo(i)
-      // A router or mounted app contains its layers' segments: its own time is routing (unattributed).
-      if (info.kind === 'router') continue
+      // A router, mounted app or framework route contains its layers' segments: its own time is unattributed.
+      if (isContainer(info)) continue
       operation.segmentFor(info, position++).record(request.segmentDurationMs(i))
     }
+    operation.notePath(position)
   }
 
   /**
@@ -329,14 +407,14 @@ class BreakdownAggregator {
         errors: operation.errors,
         aborted: operation.aborted,
         responseTimes: Array.from(operation.statuses, ([status, stats]) => ({ status, ...stats.exportState() })),
-        segments: mergedSegments(operation).map((segment) => ({
-          key: segment.info.key,
-          name: segment.info.name,
-          kind: segment.info.kind,
-          file: segment.info.file,
-          line: segment.info.line,
-          positionSum: segment.positionSum,
-          ...segment.exportState()
+        segments: segmentViews(operation).map((view) => ({
+          key: view.key,
+          name: view.name,
+          kind: view.info.kind,
+          file: view.info.file,
+          line: view.info.line,
+          positionSum: view.stats.positionSum,
+          ...view.stats.exportState()
         }))
       }))
     }
@@ -362,12 +440,7 @@ class BreakdownAggregator {
         operation.responseTimeFor(responseTime.status).addState(responseTime)
       }
       for (const segmentState of operationState.segments) {
-        let segment = operation.segments.get(segmentState.key)
-        if (segment === undefined) {
-          const { key, name, kind, file, line } = segmentState
-          segment = new SegmentStats({ key, name, kind, file, line }, operation.segmentSeq++)
-          operation.segments.set(key, segment)
-        }
+        const segment = operation.segmentOf(operation.stateInfo(segmentState))
         segment.positionSum += segmentState.positionSum
         segment.addState(segmentState)
       }
@@ -390,15 +463,16 @@ class BreakdownAggregator {
       operation.errors += from.errors
       operation.aborted += from.aborted
       for (const [status, stats] of from.statuses) operation.responseTimeFor(status).add(stats)
-      for (const segment of mergedSegments(from)) {
-        const key = segmentKey(segment.info)
-        let into = operation.segments.get(key)
-        if (into === undefined) {
-          into = new SegmentStats(segment.info, operation.segmentSeq++)
-          operation.segments.set(key, into)
-        }
-        into.positionSum += segment.positionSum
-        into.add(segment)
+      for (const shape of from.shapes) operation.addShape(shape)
+      for (const view of segmentViews(from)) {
+        // Named layers by their key (with its occurrence), as a state would carry them; a layer not named yet
+        // (no key) as itself, so that it joins its key once it is.
+        const info = view.key === null
+          ? view.info
+          : operation.stateInfo({ ...view.info, key: view.key, name: view.name })
+        const into = operation.segmentOf(info)
+        into.positionSum += view.stats.positionSum
+        into.add(view.stats)
       }
     }
   }
@@ -424,14 +498,14 @@ function operationSnapshot (operation) {
   const totalMs = responseTime.totalMs
   const segments = orderedSegments(operation)
   let attributedMs = 0
-  const segmentSnapshots = segments.map((segment, order) => {
+  const segmentSnapshots = segments.map(({ name, info, stats: segment }, order) => {
     attributedMs += segment.totalMs
     return {
-      name: segment.info.name,
-      kind: segment.info.kind,
+      name,
+      kind: info.kind,
       order,
-      file: segment.info.file,
-      line: segment.info.line,
+      file: info.file,
+      line: info.line,
       count: segment.count,
       meanMs: round(segment.totalMs / segment.count),
       p50Ms: round(segment.percentileMs(50)),
@@ -461,10 +535,13 @@ function operationSnapshot (operation) {
   }
 }
 
-/** An operation's segments in path order: by mean position, then by when each was first seen. */
+/**
+ * An operation's segments in path order (by mean position, then by when each was first seen), each
+ * `{ key, name, info, stats }`: its key and name with its occurrence, its layer's info, its statistics.
+ */
 function orderedSegments (operation) {
-  return mergedSegments(operation)
-    .sort((a, b) => a.positionSum / a.count - b.positionSum / b.count || a.firstSeen - b.firstSeen)
+  return segmentViews(operation).sort((a, b) =>
+    a.stats.positionSum / a.stats.count - b.stats.positionSum / b.stats.count || a.stats.firstSeen - b.stats.firstSeen)
 }
 
 function compareOperations (a, b) {
@@ -481,6 +558,8 @@ function round (ms) {
 
 module.exports = {
   SCHEMA_VERSION,
+  CONTAINER_KINDS,
+  isContainer,
   STATE_VERSION,
   orderedSegments,
   BreakdownAggregator,

@@ -66,16 +66,16 @@ function breakdownMetrics (aggregator) {
     }
     let attributedMs = 0
     const ordered = orderedSegments(operation)
-    for (const [order, segment] of ordered.entries()) {
-      attributedMs += segment.totalMs
+    for (const [order, { name, info, stats }] of ordered.entries()) {
+      attributedMs += stats.totalMs
       segments.push({
         attributes: {
           ...base,
-          [ATTRIBUTES.segmentName]: segment.info.name ?? '<unnamed>',
-          [ATTRIBUTES.segmentKind]: segment.info.kind,
+          [ATTRIBUTES.segmentName]: name ?? '<unnamed>',
+          [ATTRIBUTES.segmentKind]: info.kind,
           [ATTRIBUTES.segmentOrder]: order
         },
-        histogram: histogramOf(segment)
+        histogram: histogramOf(stats)
       })
     }
     segments.push({

@@ -206,3 +206,34 @@ test('segments recorded before their layer is named are merged with the same lay
   merged.mergeState(named.exportState())
   assert.deepEqual(merged.snapshot().operations[0].segments.map((s) => [s.name, s.count]), [['logger', 6], ['viewDocument', 6]])
 })
+
+test('distinct layers of one name and place in one request are distinct segments (#2, #3), in every aggregate made of them', () => {
+  // Three validation chains made by one factory: the same name, file and line, three layers.
+  const chain = () => ({ key: 'handler middleware /app/node_modules/validator/chain.js:10', name: 'middleware', kind: 'handler', file: '/app/node_modules/validator/chain.js', line: 10 })
+  const [first, second, third] = [chain(), chain(), chain()]
+  const aggregator = new BreakdownAggregator()
+  for (let i = 0; i < 3; i++) aggregator.recordRequest(request('/users/:id', 10, [[LOGGER, 1], [first, 1], [second, 2], [third, 3], [VIEW, 2]]))
+  const names = (snapshot) => snapshot.operations[0].segments.map((s) => [s.name, s.count, s.totalMs])
+  const expected = [['logger', 3, 3], ['middleware', 3, 3], ['middleware #2', 3, 6], ['middleware #3', 3, 9], ['viewDocument', 3, 6]]
+  assert.deepEqual(names(aggregator.snapshot()), expected)
+  // Merged from a state (another process), added to another aggregator (a lifetime total): the same segments.
+  const merged = new BreakdownAggregator()
+  merged.mergeState(aggregator.exportState())
+  merged.mergeState(aggregator.exportState())
+  assert.deepEqual(names(merged.snapshot()), expected.map(([name, count, total]) => [name, count * 2, total * 2]))
+  const added = new BreakdownAggregator()
+  added.add(aggregator)
+  added.add(merged)
+  assert.deepEqual(names(added.snapshot()), expected.map(([name, count, total]) => [name, count * 3, total * 3]))
+})
+
+test('a framework route (kind route) contains its units, as a router does: its own time is unattributed', () => {
+  const route = info('CatsController.findOne', 'route')
+  const guard = info('ApiKeyGuard', 'guard')
+  const handler = info('CatsController.findOne', 'handler')
+  const aggregator = new BreakdownAggregator()
+  aggregator.recordRequest(request('/cats/:id', 10, [[LOGGER, 1], [route, 8], [guard, 1], [handler, 5]]))
+  const [operation] = aggregator.snapshot().operations
+  assert.deepEqual(operation.segments.map((s) => [s.kind, s.name]), [['middleware', 'logger'], ['guard', 'ApiKeyGuard'], ['handler', 'CatsController.findOne']])
+  assert.equal(operation.unattributedShare, 3 / 10)
+})

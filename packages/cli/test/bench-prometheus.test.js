@@ -32,7 +32,7 @@ function checkCells (out) {
     assert.equal(cell.breakdown.instances[0].requests, cell.requests)
   }
   const read = results.cells.find((c) => c.scenario === 'item-read')
-  assert.deepEqual(read.breakdown.operations[0].segments.map((s) => s.name), ['jsonParser', 'id', 'renderItem'])
+  assert.deepEqual(read.breakdown.operations[0].segments.map((s) => s.name), ['jsonParser', 'loadItem (:id)', 'renderItem'])
   assert.match(fs.readFileSync(path.join(out, 'report.md'), 'utf8'), /from Prometheus, served by pid \d+ at 127\.0\.0\.1:\d+ \(300 requests\)/)
   return results
 }

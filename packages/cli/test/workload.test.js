@@ -111,7 +111,7 @@ test('bench measures an app of its own with its workload: scenarios named as the
   const operation = read.breakdown.operations.find((o) => o.route === '/items/:id')
   assert.equal(operation.count, 300)
   // The param handler's segment is named for its parameter, as in every breakdown.
-  assert.deepEqual(operation.segments.map((s) => s.name), ['jsonParser', 'id', 'renderItem'])
+  assert.deepEqual(operation.segments.map((s) => s.name), ['jsonParser', 'loadItem (:id)', 'renderItem'])
   assert.deepEqual([create.scenario, create.status, create.expectedStatus, create.statusCodes], ['item-create', 'ok', 201, { 201: 100 }])
   const markdown = fs.readFileSync(path.join(out, 'report.md'), 'utf8')
   assert.match(markdown, /item create \(json\)/)
