@@ -100,5 +100,5 @@ test('installed from their tarballs, the packages load without the checkout, and
   assert.equal(results.workload.name, 'shop')
   assert.deepEqual(results.cells.map((cell) => [cell.scenario, cell.status]), [['item-read', 'ok'], ['item-create', 'ok']])
   const operation = results.cells[0].breakdown.operations.find((o) => o.route === '/items/:id')
-  assert.deepEqual(operation.segments.map((s) => s.name), ['jsonParser', 'id', 'renderItem'])
+  assert.deepEqual(operation.segments.map((s) => s.name), ['jsonParser', 'loadItem (:id)', 'renderItem'])
 })

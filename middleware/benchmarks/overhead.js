@@ -217,7 +217,9 @@ function checkLoadResult (url, result) {
 }
 
 async function loadTest (url, route, connections, durationSeconds) {
-  return checkLoadResult(url, await autocannon({ url: url + route.path, headers: route.headers, connections, duration: durationSeconds }))
+  const { path: routePath, headers } = route
+  const result = await autocannon({ url: url + routePath, headers, connections, duration: durationSeconds })
+  return checkLoadResult(url, result)
 }
 
 /**
@@ -327,7 +329,8 @@ async function measurePair (variant, round, options, context) {
       await Promise.all(urls.map((url) => loadTestInChild(url, route, options.connections, options.warmupSeconds)))
     }
     const cpuBefore = apps.map((app) => processCpuSeconds(app.child.pid))
-    results = await Promise.all(urls.map((url) => loadTestInChild(url, route, options.connections, options.durationSeconds)))
+    const { connections, durationSeconds } = options
+    results = await Promise.all(urls.map((url) => loadTestInChild(url, route, connections, durationSeconds)))
     cpuMicros = apps.map((app, i) => cpuMicrosPerRequest(cpuBefore[i], processCpuSeconds(app.child.pid), results[i]))
   } finally {
     stops = await Promise.all(apps.map((app) => stopServer(app, log)))

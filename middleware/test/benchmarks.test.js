@@ -103,6 +103,33 @@ test('overhead.js --paired: a target against bare is the paired ratio; against a
   assert.throws(() => parseArguments(['--paired', '--variants', 'nodebench-1,otel-official']), /--paired .* must include bare/)
 })
 
+test('overhead.js: the NestJS variants are paired with the NestJS app bare, and judged against it', () => {
+  const { summarize, renderTargets, parseArguments } = require('../benchmarks/overhead.js')
+  assert.throws(() => parseArguments(['--paired', '--variants', 'bare,nest-breakdown']), /--paired .* must include nest-bare/)
+  assert.deepEqual(parseArguments(['--paired', '--variants', 'nest-bare,nest-breakdown']).variants, ['nest-bare', 'nest-breakdown'])
+  const run = (variant, round, pairedWith, cpuMicrosPerRequest) => ({
+    variant, round, pairedWith, cpuMicrosPerRequest, requestsPerSec: 1e6 / cpuMicrosPerRequest, latencyP50Ms: 5, latencyP99Ms: 9, otlpBytes: null, spansExported: null, requestsServed: null
+  })
+  const runs = [
+    run('nest-bare', 1, 'nest-breakdown', 100), run('nest-breakdown', 1, 'nest-breakdown', 104),
+    run('nest-bare', 2, 'nest-breakdown', 120), run('nest-breakdown', 2, 'nest-breakdown', 130)
+  ]
+  const summary = summarize(runs, ['nest-bare', 'nest-breakdown'], { paired: true })
+  const [low, high] = [120 / 130, 100 / 104]
+  assert.equal(summary.variants.find((v) => v.variant === 'nest-breakdown').ratioToBare, (low + high) / 2)
+  assert.equal(summary.variants.find((v) => v.variant === 'nest-bare').ratioToBare, 1)
+  assert.match(renderTargets(summary), /^NestJS breakdown vs NestJS bare: 0\.94 \(target >= 0\.95, paired CPU per request; round by round 0\.92 to 0\.96\) FAIL$/m)
+})
+
+test('overhead.js: the NestJS example runs as the nest-bare and nest-breakdown apps', { timeout: 120_000 }, async () => {
+  const report = JSON.parse(await runScript('overhead.js', ['--rounds', '1', '--duration', '1', '--warmup', '0', '--variants', 'nest-bare,nest-breakdown', '--sink', 'none', '--json']))
+  assert.deepEqual(report.runs.map((run) => run.variant), ['nest-bare', 'nest-breakdown'])
+  for (const run of report.runs) {
+    assert.ok(run.totalRequests > 0 && run.cpuMicrosPerRequest > 0, `${run.variant} served and was timed`)
+    assert.ok(run.requestsServed >= run.totalRequests, `${run.variant} counted what it served`)
+  }
+})
+
 test('first-request.js: bare and traced processes each serve a first and a second request per app', { timeout: 120_000 }, async () => {
   const report = JSON.parse(await runScript('first-request.js', ['--rounds', '1', '--apps', '1,3', '--json']))
   assert.equal(report.schema, 1)

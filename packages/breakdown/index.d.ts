@@ -1,6 +1,13 @@
 export declare const SCHEMA_VERSION: 1
 
-export type SegmentKind = 'middleware' | 'param' | 'handler' | 'error-handler' | 'router'
+/**
+ * What a segment is. Express's: middleware, param, handler (a function of a route's own stack), error-handler.
+ * A NestJS route's units: guard, interceptor, pipe, handler (the controller method), response (Nest writing the
+ * reply), filter (an exception filter). Containers, whose time is not a segment's: router (a router or mounted
+ * app), route (a framework route whose units are the segments).
+ */
+export type SegmentKind = 'middleware' | 'param' | 'handler' | 'error-handler' | 'router' |
+  'guard' | 'interceptor' | 'pipe' | 'response' | 'filter' | 'route'
 export type ResponseFormat = 'html' | 'json' | 'other'
 
 export interface SegmentSnapshot {
@@ -82,6 +89,11 @@ export declare class BreakdownAggregator {
   /** Adds a state from `exportState()` (of this or another process). */
   mergeState (state: BreakdownState): void
 }
+
+/** The kinds whose entries contain segments (router, route). */
+export declare const CONTAINER_KINDS: ReadonlySet<SegmentKind>
+/** Whether a segment info is a container's (its time is routing or a framework's glue: unattributed). */
+export declare function isContainer (info: { kind: SegmentKind }): boolean
 
 export declare function renderTable (snapshot: BreakdownSnapshot, options?: { color?: boolean }): string
 export declare function renderMarkdown (snapshot: BreakdownSnapshot): string
