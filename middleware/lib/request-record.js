@@ -136,6 +136,17 @@ class RequestRecord {
     return index
   }
 
+  /** Ends every segment from entry `first` on that is still open (a route left through the router's next). */
+  closeOpenEntries (first) {
+    const times = this.times
+    let now = -1
+    for (let index = first; index < this.segmentCount; index++) {
+      if (times[index * STRIDE + END] !== -1 || isContainer(this.infos[index])) continue
+      if (now === -1) now = performance.now()
+      times[index * STRIDE + END] = now
+    }
+  }
+
   noteError (index, err) {
     if (this.errors === null) this.errors = []
     this.errors[index] = err

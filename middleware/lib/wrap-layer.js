@@ -140,15 +140,32 @@ function containerWrapper (original) {
   }
 }
 
+/**
+ * A route's handlers get the route's own `next`, while `req.next` stays the router's: Express itself calls
+ * `req.next` on a handler's behalf (res.format's 406, res.render's error), and so may the handler. Leaving the
+ * route that way leaves the handler too: the route's layer gets a `next` that ends the segments still open in
+ * the route before it calls the router's, and it is `req.next` while the route runs (as the router's `next` is
+ * `req.next` for every layer of the router), Express's own again once the route is left.
+ */
 function routeWrapper (original) {
   return function handleRequest (req, res, next) {
     const record = recordOf(res)
-    if (record !== undefined && !record.done) {
-      const container = this[kContainer]
-      container.refresh()
-      record.route = record.prefix + container.path
-    }
-    return original.call(this, req, res, next)
+    if (record === undefined || record.done) return original.call(this, req, res, next)
+    const container = this[kContainer]
+    container.refresh()
+    record.route = record.prefix + container.path
+    if (req.next !== next) return original.call(this, req, res, next)
+    const routeEnd = routeExit(record, record.segmentCount, next, req)
+    req.next = routeEnd
+    return original.call(this, req, res, routeEnd)
+  }
+}
+
+function routeExit (record, firstEntry, next, req) {
+  return function nodebenchRouteExit (err) {
+    if (!record.done) record.closeOpenEntries(firstEntry)
+    if (req.next === nodebenchRouteExit) req.next = next
+    return next(err)
   }
 }
 
