@@ -10,6 +10,9 @@
 // (callgrind_control --dump); a 5 ms timer runs while it waits, since callgrind only takes commands while the
 // program runs. Without it, it serves up to the last checkpoint and exits.
 //
+// Traced, it prints `timed <segments> segments in <requests> requests` at the end: the breakdown's segments (the
+// per-segment figures of instructions.js are per one of them).
+//
 // With a sink it prints `sink received <spans> spans (<bytes> bytes) in <exports> exports` at the end, once the
 // tracer has flushed: what the exporter delivered, read from the sink's /stats (for nodebench-metrics,
 // `sink received <exports> metric exports (<bytes> bytes)`).
@@ -102,7 +105,15 @@ async function main () {
       if (lines !== null) lines.close()
       agent.destroy()
       server.close()
-      if (tracing !== null) await tracing.shutdown()
+      if (tracing !== null) {
+        // What a request passes through: the segments timed per request (instructions.js divides by them).
+        const operations = tracing.breakdown().operations
+        const requests = operations.reduce((sum, operation) => sum + operation.count, 0)
+        let segments = 0
+        for (const operation of operations) for (const segment of operation.segments) segments += segment.count
+        process.stdout.write(`timed ${segments} segments in ${requests} requests\n`)
+        await tracing.shutdown()
+      }
       if (sink !== null) {
         const stats = await (await fetch(`${await sink.listening}/stats`)).json()
         if (variant === 'nodebench-metrics') {

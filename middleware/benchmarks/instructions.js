@@ -118,7 +118,8 @@ function dumpCounters (pid) {
 
 /**
  * One callgrind run of `variant`: resolves to the instructions counted between consecutive checkpoints,
- * `[{ from, to, instructions }]` (the first from 0: start-up included).
+ * `[{ from, to, instructions }]` (the first from 0: start-up included), with `segmentsPerRequest` and
+ * `spansPerRequest` (what fixed-requests.js printed at its end; null for bare) on the array.
  */
 function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, signal, keepDumps = null) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-callgrind-'))
@@ -134,6 +135,8 @@ function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, sig
   const reached = []
   let pending = Promise.resolve()
   let buffered = ''
+  let segmentsPerRequest = null
+  let spansPerRequest = null
   child.stdout.setEncoding('utf8')
   child.stdout.on('data', (chunk) => {
     buffered += chunk
@@ -141,6 +144,10 @@ function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, sig
     while ((newline = buffered.indexOf('\n')) !== -1) {
       const line = buffered.slice(0, newline)
       buffered = buffered.slice(newline + 1)
+      const timed = /^timed (\d+) segments in (\d+) requests$/.exec(line)
+      if (timed !== null) segmentsPerRequest = Number(timed[1]) / Number(timed[2])
+      const sunk = /^sink received (\d+) spans/.exec(line)
+      if (sunk !== null) spansPerRequest = Number(sunk[1]) / checkpoints[checkpoints.length - 1]
       const match = /^checkpoint (\d+)$/.exec(line)
       if (match === null) continue
       const served = Number(match[1])
@@ -166,7 +173,7 @@ function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, sig
           windows.push({ from: i === 0 ? 0 : reached[i - 1], to, instructions: total, gc, compile })
         }
         if (keepDumps !== null) keep(dir, path.join(keepDumps, variant), child.pid)
-        resolve(windows)
+        resolve(Object.assign(windows, { segmentsPerRequest, spansPerRequest }))
       } catch (err) {
         reject(err)
       } finally {
@@ -210,9 +217,14 @@ async function countAll (options, count) {
   return Object.fromEntries(options.variants.map((variant, i) => [variant, results[i]]))
 }
 
-/** Per variant and window: instructions per request, and the traced variants' excess over bare in the same window. */
+/**
+ * Per variant and window: instructions per request, and the traced variants' excess over bare in the same
+ * window; per timed segment (the excess over the segments a request passes), and for a variant that exports
+ * spans, per span (its excess over the breakdown's, when the breakdown was counted too, over the spans sent).
+ */
 function summarize (countsByVariant) {
   const bareWindows = countsByVariant.bare
+  const breakdownWindows = countsByVariant['nodebench-breakdown'] ?? null
   const rows = []
   for (const [variant, windows] of Object.entries(countsByVariant)) {
     for (const [i, window] of windows.entries()) {
@@ -222,7 +234,17 @@ function summarize (countsByVariant) {
       const bare = bareWindow.instructions / requests
       const mutator = (window.instructions - window.gc - window.compile) / requests
       const bareMutator = (bareWindow.instructions - bareWindow.gc - bareWindow.compile) / requests
+      const segments = windows.segmentsPerRequest ?? null
+      const spans = windows.spansPerRequest ?? null
+      const overBreakdown = breakdownWindows !== null && variant !== 'bare' && variant !== 'nodebench-breakdown'
+        ? perRequest - breakdownWindows[i].instructions / requests
+        : null
       rows.push({
+        segmentsPerRequest: segments,
+        spansPerRequest: spans,
+        perSegment: variant === 'bare' || !segments ? null : (perRequest - bare) / segments,
+        mutatorPerSegment: variant === 'bare' || !segments ? null : (mutator - bareMutator) / segments,
+        perSpan: overBreakdown === null || !spans ? null : overBreakdown / spans,
         variant,
         from: window.from,
         to: window.to,
@@ -254,7 +276,11 @@ function renderRows (rows) {
     const extra = row.overBare === null
       ? ''
       : ` ${signed(row.overBare)} (${(row.overBareShare * 100).toFixed(1)}%) | ${signed(row.mutatorOverBare)} (${(row.mutatorOverBareShare * 100).toFixed(1)}%)`
-    lines.push(`${row.variant.padEnd(20)} ${window}${all} |${mutator} ${split}${extra}${row.from === 0 ? ' start-up included' : ''}`.trimEnd())
+    const perSegment = row.perSegment === null
+      ? ''
+      : `; per segment ${signed(row.perSegment)} | ${signed(row.mutatorPerSegment)} (${row.segmentsPerRequest.toFixed(1)} a request)`
+    const perSpan = row.perSpan === null ? '' : `; per span over the breakdown ${signed(row.perSpan)} (${row.spansPerRequest.toFixed(2)} a request)`
+    lines.push(`${row.variant.padEnd(20)} ${window}${all} |${mutator} ${split}${extra}${perSegment}${perSpan}${row.from === 0 ? ' start-up included' : ''}`.trimEnd())
   }
   return lines.join('\n')
 }

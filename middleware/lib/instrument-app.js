@@ -6,6 +6,7 @@ const { reportInternalError } = require('./internal-errors')
 const {
   layerMethodNames,
   wrapSegmentLayer,
+  wrapHandlerLayer,
   wrapPipelineLayer,
   wrapContainerLayer,
   wrapRouteLayer,
@@ -56,6 +57,24 @@ function rootOf (app) {
     root = root.parent
   }
   return root
+}
+
+/** A route's template, under the prefix of the routers it is mounted in (the last one joined is kept). */
+class RouteTemplate {
+  constructor (path, refresh) {
+    this.path = path
+    this.refresh = refresh
+    this.lastPrefix = ''
+    this.lastTemplate = path
+  }
+
+  templateUnder (prefix) {
+    if (prefix !== this.lastPrefix) {
+      this.lastPrefix = prefix
+      this.lastTemplate = prefix + this.path
+    }
+    return this.lastTemplate
+  }
 }
 
 class AppInstrumenter {
@@ -161,8 +180,9 @@ class AppInstrumenter {
     if (layer.route) {
       const route = layer.route
       this.instrumentRoute(route, lookup)
-      // The route's own template is fixed: joined to the mount prefix per request, computed once here.
-      wrapRouteLayer(layer, { refresh: () => this.refreshRoute(route), path: routePath(route.path) })
+      // The route's own template is fixed; joined to the mount prefix, it is the same string from one request to
+      // the next (prefixes are cached per mount), so the operation's look-up compares it by identity.
+      wrapRouteLayer(layer, new RouteTemplate(routePath(route.path), () => this.refreshRoute(route)))
       return
     }
     if (isRouter(handle)) {
@@ -212,7 +232,7 @@ class AppInstrumenter {
         wrapPipelineLayer(layer, layerInfo('route', handle))
         continue
       }
-      wrapSegmentLayer(layer, layerInfo(handle.length === 4 ? 'error-handler' : 'handler', handle))
+      wrapHandlerLayer(layer, layerInfo(handle.length === 4 ? 'error-handler' : 'handler', handle))
     }
     state.knownLength = route.stack.length
   }

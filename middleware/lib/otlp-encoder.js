@@ -328,27 +328,99 @@ class RandomSpanIds {
   }
 }
 
-const partsByLayer = new WeakMap()
-const partsByRouter = new Map()
-
-function layerParts (info) {
-  let parts = partsByLayer.get(info)
-  if (parts === undefined) {
-    parts = encodeLayerParts(spanName(info, null), layerAttributes(info))
-    partsByLayer.set(info, parts)
+/**
+ * A layer's spans, encoded once: its `parts` (for a span with an error, written field by field), and the whole
+ * Span message of a span without one (`bytes`, with zero ids and times) and where in it the trace id, span id,
+ * parent span id, start and end go: such a span is one copy and 48 bytes written in place.
+ */
+class SpanTemplate {
+  constructor (parts) {
+    this.parts = parts
+    const writer = new ProtoWriter(64 + parts.head.length + parts.tail.length)
+    writer.tag(2, 2)
+    const span = writer.start()
+    const zeros = Buffer.alloc(16)
+    const contentAt = writer.pos
+    writer.buffer[writer.pos++] = 0x0a // trace_id (1)
+    writer.buffer[writer.pos++] = 16
+    writer.raw(zeros)
+    writer.buffer[writer.pos++] = 0x12 // span_id (2)
+    writer.buffer[writer.pos++] = SPAN_ID_BYTES
+    writer.raw(zeros.subarray(0, SPAN_ID_BYTES))
+    writer.buffer[writer.pos++] = 0x22 // parent_span_id (4)
+    writer.buffer[writer.pos++] = SPAN_ID_BYTES
+    writer.raw(zeros.subarray(0, SPAN_ID_BYTES))
+    writer.raw(parts.head)
+    const startAt = writer.pos + 1
+    writer.tag(7, 1)
+    writer.raw(zeros.subarray(0, 8))
+    writer.tag(8, 1)
+    writer.raw(zeros.subarray(0, 8))
+    writer.raw(parts.tail)
+    writer.tag(16, 5)
+    writer.fixed32(FLAGS_LOCAL_PARENT)
+    const before = writer.pos
+    writer.end(span)
+    // end() moves the content when its length needs other than two bytes.
+    const shift = writer.pos - before
+    this.bytes = writer.toBuffer()
+    this.traceAt = contentAt + shift + 2
+    this.spanAt = this.traceAt + 18
+    this.parentAt = this.spanAt + 10
+    this.startAt = startAt + shift
+    this.endAt = this.startAt + 9
   }
-  return parts
 }
 
-function routerParts (info, template) {
-  const key = template || '/'
-  let parts = partsByRouter.get(key)
-  if (parts === undefined) {
-    parts = encodeLayerParts(spanName(info, template), routerAttributes(template))
-    if (partsByRouter.size < 1000) partsByRouter.set(key, parts)
+const templatesByLayer = new WeakMap()
+const templatesByRouter = new Map()
+
+function layerTemplate (info) {
+  let template = templatesByLayer.get(info)
+  if (template === undefined) {
+    template = new SpanTemplate(encodeLayerParts(spanName(info, null), layerAttributes(info)))
+    templatesByLayer.set(info, template)
   }
-  return parts
+  return template
 }
+
+function routerTemplate (info, routerPath) {
+  const key = routerPath || '/'
+  let template = templatesByRouter.get(key)
+  if (template === undefined) {
+    template = new SpanTemplate(encodeLayerParts(spanName(info, routerPath), routerAttributes(routerPath)))
+    if (templatesByRouter.size < 1000) templatesByRouter.set(key, template)
+  }
+  return template
+}
+
+/**
+ * A performance.now() time as a fixed64 of nanoseconds since the epoch at `at`: writeTime's arithmetic
+ * (toHrTime's, then writeHrTimeAsFixed64's), written byte by byte.
+ */
+function writeFixed64Time (buffer, at, performanceMs) {
+  const ms = ORIGIN_REMAINDER_MS + performanceMs
+  const wholeSeconds = Math.trunc(ms / 1000)
+  const seconds = ORIGIN_SECONDS + wholeSeconds
+  const nanos = Math.round((ms - wholeSeconds * 1000) * 1e6)
+  const lower16 = (seconds & 0xffff) * 1e9
+  const upper = (seconds / 65536 >>> 0) * 1e9
+  const low32WithCarry = (lower16 >>> 0) + ((upper & 0xffff) * 65536 >>> 0) + nanos
+  const high = Math.floor(lower16 / TWO_POW_32) + (upper / 65536 >>> 0) + Math.floor(low32WithCarry / TWO_POW_32) >>> 0
+  const low = low32WithCarry >>> 0
+  buffer[at] = low
+  buffer[at + 1] = low >>> 8
+  buffer[at + 2] = low >>> 16
+  buffer[at + 3] = low >>> 24
+  buffer[at + 4] = high
+  buffer[at + 5] = high >>> 8
+  buffer[at + 6] = high >>> 16
+  buffer[at + 7] = high >>> 24
+}
+
+// The request span's attributes but url.path, per operation and status: encoded once (a bounded cache).
+const requestAttributesCache = new Map()
+const REQUEST_ATTRIBUTES_CACHE_SIZE = 1000
 
 /**
  * Writes the spans of finished, sampled request records as `Span` messages, each as field 2 (spans) of
@@ -406,8 +478,29 @@ class RecordSpanEncoder {
 
   writeSegment (writer, record, index) {
     const info = record.segmentInfo(index)
-    const parts = info.kind === 'router' ? routerParts(info, record.entryTemplate(index)) : layerParts(info)
+    const template = info.kind === 'router' ? routerTemplate(info, record.entryTemplate(index)) : layerTemplate(info)
     const parentIndex = record.entryParent(index)
+    if (record.entryError(index) !== null) {
+      this.writeFailedSegment(writer, record, index, template.parts, parentIndex)
+      return
+    }
+    const bytes = template.bytes
+    writer.ensure(bytes.length)
+    const buffer = writer.buffer
+    const at = writer.pos
+    buffer.set(bytes, at)
+    copyBytes(this.traceId, 0, buffer, at + template.traceAt, 16)
+    copyBytes(this.ids, index * SPAN_ID_BYTES, buffer, at + template.spanAt, SPAN_ID_BYTES)
+    const parentAt = at + template.parentAt
+    if (parentIndex >= 0) copyBytes(this.ids, parentIndex * SPAN_ID_BYTES, buffer, parentAt, SPAN_ID_BYTES)
+    else copyBytes(this.requestSpanId, 0, buffer, parentAt, SPAN_ID_BYTES)
+    writeFixed64Time(buffer, at + template.startAt, record.entryStart(index))
+    writeFixed64Time(buffer, at + template.endAt, record.entryEnd(index))
+    writer.pos = at + bytes.length
+  }
+
+  /** A segment's span with its error: the exception event and the error status, written field by field. */
+  writeFailedSegment (writer, record, index, parts, parentIndex) {
     writer.tag(2, 2)
     const span = writer.start()
     if (parentIndex >= 0) this.writeIds(writer, this.ids, index * SPAN_ID_BYTES, this.ids, parentIndex * SPAN_ID_BYTES)
@@ -416,13 +509,9 @@ class RecordSpanEncoder {
     writeTime(writer, 7, record.entryStart(index))
     writeTime(writer, 8, record.entryEnd(index))
     const error = record.entryError(index)
-    if (error === null) {
-      writer.raw(parts.tail)
-    } else {
-      writer.raw(parts.attributes)
-      writeEvent(writer, exceptionEvent(error, toHrTime(record.entryEnd(index))))
-      writeCountsAndStatus(writer, STATUS_ERROR, errorMessage(error))
-    }
+    writer.raw(parts.attributes)
+    writeEvent(writer, exceptionEvent(error, toHrTime(record.entryEnd(index))))
+    writeCountsAndStatus(writer, STATUS_ERROR, errorMessage(error))
     writer.tag(16, 5)
     writer.fixed32(FLAGS_LOCAL_PARENT)
     writer.end(span)
@@ -444,10 +533,8 @@ class RecordSpanEncoder {
     writer.varint(SPAN_KIND_SERVER)
     writeTime(writer, 7, record.startMs)
     writeTime(writer, 8, record.endMs)
-    const attributes = requestEndAttributes(record)
-    attributes['http.request.method'] = record.method
-    attributes['url.path'] = urlPath
-    writeAttributes(writer, attributes, 9)
+    writer.raw(requestAttributes(record))
+    writeAttributes(writer, { 'url.path': urlPath }, 9)
     writer.tag(10, 0)
     writer.varint(0)
     writeCountsAndStatus(writer, record.statusCode >= 500 ? STATUS_ERROR : STATUS_OK, '')
@@ -455,6 +542,26 @@ class RecordSpanEncoder {
     writer.fixed32(remote !== null && remote.isRemote ? FLAGS_REMOTE_PARENT : FLAGS_LOCAL_PARENT)
     writer.end(span)
   }
+}
+
+/**
+ * The request span's attributes in the order the OTLP serializer writes them (requestEndAttributes', then the
+ * method), but url.path, which the caller writes after them: the same bytes for every request of an operation
+ * and status, encoded once.
+ */
+function requestAttributes (record) {
+  const key = `${record.method} ${record.statusCode} ${record.format} ${record.aborted ? 1 : 0} ${record.route}`
+  let bytes = requestAttributesCache.get(key)
+  if (bytes === undefined) {
+    const attributes = requestEndAttributes(record)
+    attributes['http.request.method'] = record.method
+    const writer = new ProtoWriter(256)
+    writeAttributes(writer, attributes, 9)
+    bytes = writer.toBuffer()
+    if (requestAttributesCache.size >= REQUEST_ATTRIBUTES_CACHE_SIZE) requestAttributesCache.clear()
+    requestAttributesCache.set(key, bytes)
+  }
+  return bytes
 }
 
 /**

@@ -2,6 +2,7 @@
 
 const { ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest } = require('./otlp-encoder')
 const { reportInternalError, log } = require('./internal-errors')
+const { SocketOtlpTransport } = require('./otlp-socket')
 
 // The export path for exporter 'otlp' when nodebench runs the pipeline itself. It does what a
 // BatchSpanProcessor in front of an OTLPTraceExporter does (a bounded queue, batches, a schedule delay, an
@@ -37,10 +38,38 @@ const ENCODED_BATCH_SERIALIZER = Object.freeze({
 
 const SPAN_COUNT_HELPER = Object.freeze({ name: 'span', countItems: (batch) => batch.spans })
 
-function createOtlpHttpDelegate () {
-  const { createOtlpHttpExportDelegate, convertLegacyHttpOptions } = require('@opentelemetry/otlp-exporter-base/node-http')
-  const options = convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' })
+function createOtlpHttpDelegate (options = otlpHttpOptions()) {
+  const { createOtlpHttpExportDelegate } = require('@opentelemetry/otlp-exporter-base/node-http')
   return createOtlpHttpExportDelegate(options, ENCODED_BATCH_SERIALIZER, 'otlp_http_span_exporter', SPAN_COUNT_HELPER)
+}
+
+/** The OTLP/HTTP settings OTLPTraceExporter reads (endpoint, headers, compression, timeout: OTEL_EXPORTER_OTLP_*). */
+function otlpHttpOptions () {
+  const { convertLegacyHttpOptions } = require('@opentelemetry/otlp-exporter-base/node-http')
+  return convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': 'application/x-protobuf' })
+}
+
+/**
+ * How batches are sent: over nodebench's own kept-alive sockets (otlp-socket.js) to a plain http:// endpoint
+ * without compression or proxy, with OpenTelemetry's delegate behind them for retries; else the delegate alone.
+ */
+function createOtlpTransport () {
+  const options = otlpHttpOptions()
+  let url = null
+  try {
+    url = new URL(options.url)
+  } catch {}
+  // Node.js's http honours HTTP_PROXY when asked to (NODE_USE_ENV_PROXY, --use-env-proxy): the delegate then.
+  const proxied = Boolean(process.env.NODE_USE_ENV_PROXY) || process.execArgv.includes('--use-env-proxy')
+  if (url === null || url.protocol !== 'http:' || options.compression !== 'none' || proxied) return createOtlpHttpDelegate(options)
+  return new SocketOtlpTransport({
+    url,
+    headers: options.headers,
+    timeoutMillis: options.timeoutMillis,
+    maxConnections: MAX_EXPORTS_IN_FLIGHT,
+    deserializeResponse: ENCODED_BATCH_SERIALIZER.deserializeResponse,
+    fallback: () => createOtlpHttpDelegate(options)
+  })
 }
 
 class EncodedBatch {
@@ -180,7 +209,7 @@ class RecordExporter {
    */
   prepare () {
     if (this.resource === null) this.resource = this.resourceOf()
-    if (this.delegate === null) this.delegate = createOtlpHttpDelegate()
+    if (this.delegate === null) this.delegate = createOtlpTransport()
     if (this.resourceBytes === null) {
       const encoding = this.encodedResource()
       this.resourceBytes = encoding
@@ -267,4 +296,4 @@ class RecordExporter {
   }
 }
 
-module.exports = { RecordExporter, createOtlpHttpDelegate, MAX_EXPORTS_IN_FLIGHT }
+module.exports = { RecordExporter, createOtlpHttpDelegate, createOtlpTransport, MAX_EXPORTS_IN_FLIGHT }

@@ -88,6 +88,11 @@ function nodebenchTrace (options) {
     detachRecord(res)
     try {
       record.finish(res, aborted)
+      // Express's req.next again, where nodebench's is still there (wrap-layer.js).
+      const req = record.request
+      if (record.ownNext !== null && req !== null && req.next === record.ownNext) req.next = record.ownNextFor
+      record.ownNext = null
+      record.ownNextFor = null
       if (record.skip) return
       aggregator.recordRequest(record)
       if (record.sampled) spans.end(record, record.request)

@@ -41,30 +41,51 @@ function layerMethodNames (layer) {
 
 // One `next` per segment: it must know which segment it closes, since a layer may call it late, twice,
 // or after the response has finished. It is the one allocation per layer per request nodebench makes.
-//
-// Express keeps `req.next` equal to the `next` a layer receives (its router sets both), and code relies on
-// it: `res.format` calls the chosen handler with `req.next`, apps store or compare it. So while a timed
-// layer runs, `req.next` is this function too; when the segment ends it is Express's own again, as the
-// layers after it (untimed ones included) would find it without nodebench. Where the two differ in Express
-// (a param callback's `next`), nodebench does not touch `req.next`.
-function segmentNext (record, index, next, req) {
+function segmentNext (record, index, next) {
   return function nodebenchNext (err) {
     if (!record.done) record.closeEntry(index, err)
-    if (req.next === nodebenchNext) req.next = next
     return next(err)
   }
 }
 
-/** Opens a segment for `layer` and returns the `next` that closes it, installed as `req.next` where Express's is. */
+// Express keeps `req.next` equal to the `next` a router-level layer receives (its router sets `req.next` once,
+// to the `next` it hands every layer), and code relies on it: `res.format` calls the chosen handler with
+// `req.next`, apps store or compare it. So while a timed router-level layer runs, `req.next` is the `next`
+// nodebench hands it. It is written where Express's would be found: when `req.next` is Express's `next` for
+// the layer, or the one nodebench wrote last (`record.ownNext`), which stands for it and calls it. It is not
+// put back when the segment ends (the next layer writes its own: one store of `req.next` per layer instead of
+// two, each of which misses V8's caches on Node.js 20 and 22, where every request has a map of its own); the
+// record puts Express's back when the response finishes. Where the two differ in Express (a route's handlers,
+// a param callback), nodebench does not touch `req.next`; where an app wrote a `req.next` of its own, neither.
+
+/** Opens a segment for a router-level `layer`: its `next`, which is `req.next` where Express's would be. */
 function openSegment (record, layer, req, next) {
-  const segmentEnd = segmentNext(record, record.openEntry(layer[kInfo]), next, req)
-  if (req.next === next) req.next = segmentEnd
+  const segmentEnd = segmentNext(record, record.openEntry(layer[kInfo]), next)
+  const current = req.next
+  if (current === next || (current === record.ownNext && current !== null)) {
+    req.next = segmentEnd
+    record.ownNext = segmentEnd
+    record.ownNextFor = next
+  }
   return segmentEnd
 }
 
-function containerNext (record, index, next) {
+/** Opens a segment for a layer of a route's own stack, which Express hands the route's `next` (not `req.next`). */
+function openHandlerSegment (record, layer, next) {
+  return segmentNext(record, record.openEntry(layer[kInfo]), next)
+}
+
+/**
+ * A router or mounted app is left through its `done`, once Express has put `req.next` back as it was when the
+ * router was entered: nodebench's `req.next` of that moment is its own again.
+ */
+function containerNext (record, index, next, ownNext, ownNextFor) {
   return function nodebenchContainerExit (err) {
-    if (!record.done) record.exitContainer(index)
+    if (!record.done) {
+      record.exitContainer(index)
+      record.ownNext = ownNext
+      record.ownNextFor = ownNextFor
+    }
     return next(err)
   }
 }
@@ -104,6 +125,15 @@ function requestWrapper (original) {
   }
 }
 
+/** A function of a route's own stack (`app.get(path, a, b, c)`: three of them). */
+function handlerWrapper (original) {
+  return function handleRequest (req, res, next) {
+    const record = recordOf(res)
+    if (record === undefined || record.done || arityOf(this) > 3) return original.call(this, req, res, next)
+    return original.call(this, req, res, openHandlerSegment(record, this, next))
+  }
+}
+
 /**
  * A route handler that runs a framework's pipeline (a NestJS route): its entry is a container (kind `route`)
  * whose units (nest-adapter.js) are the segments; while it is open, units go under it.
@@ -112,7 +142,7 @@ function pipelineWrapper (original) {
   return function handleRequest (req, res, next) {
     const record = recordOf(res)
     if (record === undefined || record.done || arityOf(this) > 3) return original.call(this, req, res, next)
-    const segmentEnd = openSegment(record, this, req, next)
+    const segmentEnd = openHandlerSegment(record, this, next)
     record.routeEntry = record.segmentCount - 1
     return original.call(this, req, res, segmentEnd)
   }
@@ -127,6 +157,15 @@ function errorWrapper (original) {
   }
 }
 
+/** An error handler of a route's own stack (`app.get(path, handler, errorHandler)`). */
+function handlerErrorWrapper (original) {
+  return function handleError (error, req, res, next) {
+    const record = recordOf(res)
+    if (record === undefined || record.done || arityOf(this) !== 4) return original.call(this, error, req, res, next)
+    return original.call(this, error, req, res, openHandlerSegment(record, this, next))
+  }
+}
+
 function containerWrapper (original) {
   return function handleRequest (req, res, next) {
     const record = recordOf(res)
@@ -134,7 +173,7 @@ function containerWrapper (original) {
     const container = this[kContainer]
     container.refresh()
     const index = record.enterContainer(this[kInfo], req, this)
-    const result = original.call(this, req, res, containerNext(record, index, next))
+    const result = original.call(this, req, res, containerNext(record, index, next, record.ownNext, record.ownNextFor))
     if (container.discover !== null) container.discover(req)
     return result
   }
@@ -153,18 +192,20 @@ function routeWrapper (original) {
     if (record === undefined || record.done) return original.call(this, req, res, next)
     const container = this[kContainer]
     container.refresh()
-    record.route = record.prefix + container.path
-    if (req.next !== next) return original.call(this, req, res, next)
-    const routeEnd = routeExit(record, record.segmentCount, next, req)
+    record.route = container.templateUnder(record.prefix)
+    const current = req.next
+    if (current !== next && (current !== record.ownNext || current === null)) return original.call(this, req, res, next)
+    const routeEnd = routeExit(record, record.segmentCount, next)
     req.next = routeEnd
+    record.ownNext = routeEnd
+    record.ownNextFor = next
     return original.call(this, req, res, routeEnd)
   }
 }
 
-function routeExit (record, firstEntry, next, req) {
+function routeExit (record, firstEntry, next) {
   return function nodebenchRouteExit (err) {
     if (!record.done) record.closeOpenEntries(firstEntry)
-    if (req.next === nodebenchRouteExit) req.next = next
     return next(err)
   }
 }
@@ -191,7 +232,7 @@ function setLayerState (layer, names, info, container, requestMethod, errorMetho
   layer[names[1]] = errorMethod
 }
 
-/** Times a plain layer (middleware, route handler, error handler). */
+/** Times a router-level layer (middleware, error handler). */
 function wrapSegmentLayer (layer, info) {
   const names = layerMethodNames(layer)
   if (names === null) return false
@@ -201,13 +242,23 @@ function wrapSegmentLayer (layer, info) {
   return true
 }
 
+/** Times a layer of a route's own stack (a handler, or an error handler among them). */
+function wrapHandlerLayer (layer, info) {
+  const names = layerMethodNames(layer)
+  if (names === null) return false
+  setLayerState(layer, names, info, null,
+    cachedWrapper('handler', layer[names[0]], handlerWrapper),
+    cachedWrapper('handler-error', layer[names[1]], handlerErrorWrapper))
+  return true
+}
+
 /** A route handler running a framework's pipeline, whose units are the segments (pipelineWrapper). */
 function wrapPipelineLayer (layer, info) {
   const names = layerMethodNames(layer)
   if (names === null) return false
   setLayerState(layer, names, info, null,
     cachedWrapper('pipeline', layer[names[0]], pipelineWrapper),
-    cachedWrapper('error', layer[names[1]], errorWrapper))
+    cachedWrapper('handler-error', layer[names[1]], handlerErrorWrapper))
   return true
 }
 
@@ -260,7 +311,7 @@ function wrapParamCallback (fn, info, handlesPromises) {
     let result
     try {
       // Express hands a param callback a `next` of its own, not req.next: left as it is.
-      result = fn.call(this, req, res, segmentNext(record, index, next, req), value, name)
+      result = fn.call(this, req, res, segmentNext(record, index, next), value, name)
     } catch (err) {
       record.closeEntry(index, err)
       throw err
@@ -299,6 +350,7 @@ module.exports = {
   kOriginal,
   layerMethodNames,
   wrapSegmentLayer,
+  wrapHandlerLayer,
   wrapPipelineLayer,
   wrapContainerLayer,
   wrapRouteLayer,

@@ -171,7 +171,8 @@ test('fixed-requests.js --pause stops at each checkpoint until told to go on, th
   })
   const code = await new Promise((resolve) => child.on('close', resolve))
   assert.equal(code, 0)
-  assert.deepEqual(lines, ['checkpoint 8', 'checkpoint 16'])
+  // Traced, it ends with the segments it timed: the 11 layers of 16 requests.
+  assert.deepEqual(lines, ['checkpoint 8', 'checkpoint 16', 'timed 176 segments in 16 requests'])
 })
 
 test('fixed-requests.js: every span reaches otlp-sink.js, and it says how many arrived', { timeout: 60_000 }, async () => {
@@ -227,6 +228,15 @@ test('instructions.js: windows per variant, the excess over bare in the same win
   assert.match(text, /^bare {17}0-10 {15}600 \| {6}100 \(0, 500\) {9} start-up included$/m)
   assert.match(text, /^bare {17}10-30 {14}130 \| {6}100 \(20, 10\)$/m)
   assert.match(text, /^nodebench-0\.1 {8}10-30 {14}140 \| {6}110 \(20, 10\) {9} \+10 \(7\.7%\) \| \+10 \(10\.0%\)$/m)
+
+  // Per timed segment, and per span sent over the breakdown's, where the runs said how many there were.
+  const described = Object.fromEntries(Object.entries(counts).map(([variant, windows]) => [variant, Object.assign([...windows], {
+    segmentsPerRequest: variant === 'bare' ? null : 10, spansPerRequest: variant === 'nodebench-0.1' ? 1.1 : null
+  })]))
+  const perUnit = summarize(described).filter((row) => row.from === 10)
+  assert.deepEqual(perUnit.map((row) => [row.variant, row.perSegment, row.mutatorPerSegment, row.perSpan]),
+    [['bare', null, null, null], ['nodebench-breakdown', 1.3, 0.3, null], ['nodebench-0.1', 1, 1, -3 / 1.1]])
+  assert.match(renderRows(summarize(described)), /^nodebench-breakdown {2}10-30 .* \+13 \(10\.0%\) \| \+3 \(3\.0%\); per segment \+1 \| \+0 \(10\.0 a request\)$/m)
 })
 
 test('instructions.js: when one variant fails, the others are stopped and its error is the one reported', async () => {

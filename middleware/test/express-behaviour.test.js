@@ -173,6 +173,41 @@ const controlFlow = [
     }
   },
   {
+    // nodebench writes req.next only where Express's would be found, and puts Express's back at the end.
+    name: "an app's own req.next is left alone, and req.next is Express's again once the response has finished",
+    requests: [{ path: '/own-next' }, { path: '/api/after' }],
+    build (app, { express, seen }) {
+      let custom = null
+      app.use('/own-next', function replaceNext (req, res, next) {
+        const expressNext = req.next
+        custom = function customNext (err) { return expressNext(err) }
+        req.next = custom
+        next()
+      })
+      app.use('/own-next', function readNext (req, res, next) {
+        seen.push(['the app\'s req.next stays', req.next === custom])
+        next()
+      })
+      app.get('/own-next', function answer (req, res) {
+        res.on('finish', () => seen.push(['after finish: still the app\'s', req.next === custom]))
+        res.send('own')
+      })
+      const api = express.Router()
+      api.get('/after', function after (req, res) {
+        // Express's router's own `next` (named next), not one of nodebench's.
+        res.on('finish', () => seen.push(['after finish: req.next is', req.next.name]))
+        res.send('after')
+      })
+      app.use('/api', api)
+    },
+    check ({ traced }) {
+      assert.deepEqual(traced.context.seen, [
+        ['the app\'s req.next stays', true], ['after finish: still the app\'s', true],
+        ['after finish: req.next is', 'next']
+      ])
+    }
+  },
+  {
     name: "next('route') skips to the next route with the same path",
     requests: [{ path: '/route' }],
     build (app) {

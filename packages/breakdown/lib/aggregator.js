@@ -51,39 +51,65 @@ function newHistogram () {
     HISTOGRAM_OPTIONS.numberOfSignificantValueDigits)
 }
 
+const HIGHEST_MICROS = HISTOGRAM_OPTIONS.highestTrackableValue
+
 function toMicros (ms) {
   const micros = Math.round(ms * 1000)
   if (micros < 1) return 1
-  if (micros > HISTOGRAM_OPTIONS.highestTrackableValue) return HISTOGRAM_OPTIONS.highestTrackableValue
+  if (micros > HIGHEST_MICROS) return HIGHEST_MICROS
   return micros
 }
 
-/** Distribution of one duration: exact count, sum and max; percentiles from an hdr histogram. */
+/**
+ * Distribution of one duration: exact count, sum and max; percentiles from an hdr histogram.
+ *
+ * A value is counted straight into the histogram's bucket array (`_counts`, hdr-histogram-js's
+ * TypedArrayHistogram): the library's recordValue() also keeps the histogram's total count, minimum and
+ * maximum up to date on every value, ~430 instructions a value (benchmarks/README.md in @nodebench/trace),
+ * against ~40 for the bucket alone. The library rebuilds those three from the counts
+ * (establishInternalTackingValues) when the histogram is next read: `histogram` is only read through
+ * synced(). The buckets, percentiles, encodings and merges are the library's, unchanged.
+ */
 class DurationStats {
   constructor () {
     this.count = 0
     this.totalMs = 0
     this.maxMs = 0
     this.histogram = newHistogram()
+    this.counts = this.histogram._counts
+    this.unsynced = false
   }
 
   record (ms) {
     this.count++
     this.totalMs += ms
     if (ms > this.maxMs) this.maxMs = ms
-    this.histogram.recordValue(toMicros(ms))
+    let micros = Math.round(ms * 1000)
+    if (micros < 1) micros = 1
+    else if (micros > HIGHEST_MICROS) micros = HIGHEST_MICROS
+    this.counts[this.histogram.countsArrayIndex(micros)]++
+    this.unsynced = true
+  }
+
+  /** The histogram, its total count, minimum and maximum rebuilt from the counts recorded since last read. */
+  synced () {
+    if (this.unsynced) {
+      this.unsynced = false
+      this.histogram.establishInternalTackingValues()
+    }
+    return this.histogram
   }
 
   percentileMs (p) {
     if (this.count === 0) return 0
     // The histogram answers with its bucket's upper edge, which can lie above the exact maximum.
-    return Math.min(this.histogram.getValueAtPercentile(p) / 1000, this.maxMs)
+    return Math.min(this.synced().getValueAtPercentile(p) / 1000, this.maxMs)
   }
 
   /** Adds the counts of `values` with an upper bound of at most each of `boundsMicros` (ascending) to `counts`. */
   addBucketCounts (boundsMicros, counts) {
     if (this.count === 0) return
-    const histogram = this.histogram
+    const histogram = this.synced()
     const last = Math.min(histogram.countsArrayIndex(toMicros(this.maxMs)), histogram.countsArrayLength - 1)
     let bucket = 0
     for (let index = 0; index <= last; index++) {
@@ -100,7 +126,7 @@ class DurationStats {
     this.count += other.count
     this.totalMs += other.totalMs
     if (other.maxMs > this.maxMs) this.maxMs = other.maxMs
-    this.histogram.add(other.histogram)
+    this.synced().add(other.synced())
   }
 
   /** A JSON-safe copy that another process can merge exactly (the histogram compressed, base64). */
@@ -109,7 +135,7 @@ class DurationStats {
       count: this.count,
       totalMs: this.totalMs,
       maxMs: this.maxMs,
-      histogram: hdr.encodeIntoCompressedBase64(this.histogram)
+      histogram: hdr.encodeIntoCompressedBase64(this.synced())
     }
   }
 
@@ -117,7 +143,7 @@ class DurationStats {
     this.count += state.count
     this.totalMs += state.totalMs
     if (state.maxMs > this.maxMs) this.maxMs = state.maxMs
-    this.histogram.add(hdr.decodeFromCompressedBase64(state.histogram, HISTOGRAM_OPTIONS.bitBucketSize, false))
+    this.synced().add(hdr.decodeFromCompressedBase64(state.histogram, HISTOGRAM_OPTIONS.bitBucketSize, false))
   }
 }
 
@@ -141,7 +167,9 @@ class SegmentStats extends DurationStats {
 const CONTAINER_KINDS = new Set(['router', 'route'])
 
 function isContainer (info) {
-  return CONTAINER_KINDS.has(info.kind)
+  // On every segment of every request: two comparisons rather than a Set look-up.
+  const kind = info.kind
+  return kind === 'router' || kind === 'route'
 }
 
 // Distinct path shapes kept per operation, from which a layer's occurrence among layers of the same key is read.
@@ -345,11 +373,22 @@ class BreakdownAggregator {
     // route -> method -> format -> OperationStats: looked up without building a key string per request.
     this.byRoute = new Map()
     this.operations = []
+    this.lastOperation = null
     this.since = new Date().toISOString()
     this.droppedOperations = 0
   }
 
   operationFor (method, route, format) {
+    // The last request's operation, compared first: an app's requests mostly come in runs of one operation, and
+    // its method, route and format strings are then the same strings (compared by identity).
+    const last = this.lastOperation
+    if (last !== null && last.route === route && last.method === method && last.format === format) return last
+    const operation = this.lookUpOperation(method, route, format)
+    if (operation !== undefined) this.lastOperation = operation
+    return operation
+  }
+
+  lookUpOperation (method, route, format) {
     let byMethod = this.byRoute.get(route)
     if (byMethod === undefined) {
       byMethod = new Map()
