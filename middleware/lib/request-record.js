@@ -44,14 +44,14 @@ function detachRecord (res) {
 const STATUS_CODE = 'statusCode'
 const GET_HEADER = 'getHeader'
 
-// Entries are stored flat, in two arrays per request instead of an object per layer: `infos` holds each
-// entry's layer, `times` three numbers per entry (start, end or -1 while open, parent entry or -1). An
-// array of numbers only keeps them unboxed (V8's double elements); mixed with the layer objects, every
-// time would be a heap number of its own.
-const STRIDE = 3
+// Entries are stored flat, in arrays per request instead of an object per layer: `infos` holds each entry's
+// layer, `times` two numbers per entry (start, end or -1 while open). An array of numbers only keeps them
+// unboxed (V8's double elements); mixed with the layer objects, every time would be a heap number of its own.
+// `parents` (an entry's router or framework route, for its span) is made only when an entry has one: most
+// entries of most apps are at the top.
+const STRIDE = 2
 const START = 0
 const END = 1
-const PARENT = 2
 
 const kTemplates = Symbol('nodebench.templates')
 const TEMPLATE_CACHE_SIZE = 64
@@ -80,6 +80,7 @@ class RequestRecord {
     this.segmentCount = 0
     this.infos = []
     this.times = []
+    this.parents = null // entry index -> parent entry, when any entry has one
     // Rare: created on first use.
     this.errors = null // entry index -> error
     this.templates = null // entry index -> mount template (containers)
@@ -105,11 +106,21 @@ class RequestRecord {
 
   openEntry (info) {
     const index = this.segmentCount++
-    const containers = this.containers
     this.infos.push(info)
-    this.times.push(performance.now(), -1,
-      containers === null || containers.length === 0 ? -1 : containers[containers.length - 1])
+    this.times.push(performance.now(), -1)
+    const containers = this.containers
+    if (containers !== null && containers.length > 0) this.setParent(index, containers[containers.length - 1])
+    else if (this.parents !== null) this.parents.push(-1)
     return index
+  }
+
+  setParent (index, parent) {
+    let parents = this.parents
+    if (parents === null) {
+      parents = this.parents = []
+      for (let i = 0; i < index; i++) parents.push(-1)
+    }
+    parents.push(parent)
   }
 
   /**
@@ -134,7 +145,9 @@ class RequestRecord {
       ? route
       : containers === null || containers.length === 0 ? -1 : containers[containers.length - 1]
     this.infos.push(info)
-    times.push(at, -1, parent)
+    times.push(at, -1)
+    if (parent !== -1) this.setParent(index, parent)
+    else if (this.parents !== null) this.parents.push(-1)
     if (err !== null && err !== undefined) this.noteError(index, err)
     return index
   }
@@ -178,7 +191,7 @@ class RequestRecord {
   }
 
   entryParent (index) {
-    return this.times[index * STRIDE + PARENT]
+    return this.parents === null ? -1 : this.parents[index]
   }
 
   entryError (index) {

@@ -116,11 +116,13 @@ function arityOf (layer) {
   return layer[kArity]
 }
 
+// recordOf() never answers a finished record (trace.js detaches it first): the wrappers need not ask.
+
 function requestWrapper (original) {
   return function handleRequest (req, res, next) {
     const record = recordOf(res)
     // A handler with four arguments is skipped by Express on the request path: no segment.
-    if (record === undefined || record.done || arityOf(this) > 3) return original.call(this, req, res, next)
+    if (record === undefined || arityOf(this) > 3) return original.call(this, req, res, next)
     return original.call(this, req, res, openSegment(record, this, req, next))
   }
 }
@@ -129,7 +131,7 @@ function requestWrapper (original) {
 function handlerWrapper (original) {
   return function handleRequest (req, res, next) {
     const record = recordOf(res)
-    if (record === undefined || record.done || arityOf(this) > 3) return original.call(this, req, res, next)
+    if (record === undefined || arityOf(this) > 3) return original.call(this, req, res, next)
     return original.call(this, req, res, openHandlerSegment(record, this, next))
   }
 }
@@ -141,7 +143,7 @@ function handlerWrapper (original) {
 function pipelineWrapper (original) {
   return function handleRequest (req, res, next) {
     const record = recordOf(res)
-    if (record === undefined || record.done || arityOf(this) > 3) return original.call(this, req, res, next)
+    if (record === undefined || arityOf(this) > 3) return original.call(this, req, res, next)
     const segmentEnd = openHandlerSegment(record, this, next)
     record.routeEntry = record.segmentCount - 1
     return original.call(this, req, res, segmentEnd)
@@ -152,7 +154,7 @@ function errorWrapper (original) {
   return function handleError (error, req, res, next) {
     const record = recordOf(res)
     // Only four-argument handlers see errors; Express passes others by.
-    if (record === undefined || record.done || arityOf(this) !== 4) return original.call(this, error, req, res, next)
+    if (record === undefined || arityOf(this) !== 4) return original.call(this, error, req, res, next)
     return original.call(this, error, req, res, openSegment(record, this, req, next))
   }
 }
@@ -161,7 +163,7 @@ function errorWrapper (original) {
 function handlerErrorWrapper (original) {
   return function handleError (error, req, res, next) {
     const record = recordOf(res)
-    if (record === undefined || record.done || arityOf(this) !== 4) return original.call(this, error, req, res, next)
+    if (record === undefined || arityOf(this) !== 4) return original.call(this, error, req, res, next)
     return original.call(this, error, req, res, openHandlerSegment(record, this, next))
   }
 }
