@@ -31,7 +31,6 @@ export declare class JaegerClient {
   traceSpans (traceId: string): Promise<Span[]>
 }
 
-export declare function flattenSpans (result: unknown): Span[]
 export declare function breakdownFromSpans (spans: Span[], options?: { service?: string, maxOperations?: number }): JaegerSnapshot
 export declare function breakdownFromJaeger (options: { url: string, service: string, since: Date, until?: Date, timeoutMs?: number, onProgress?: (page: { traces: number, from: Date, to: Date }) => void }): Promise<JaegerSnapshot>
 /** The breakdown an app serves at its expose path; `headers` go with the request (an access rule may ask for one). */
@@ -55,13 +54,6 @@ export interface PrometheusSnapshot extends BreakdownSnapshot {
   /** The label matchers that selected the series. */
   selector: Record<string, string>
   instances: PrometheusInstance[]
-}
-
-export declare class PrometheusClient {
-  constructor (options: { url: string, timeoutMs?: number })
-  readonly url: string
-  query (expression: string, time: Date): Promise<{ resultType: string, result: any[] }>
-  labelValues (name: string, options: { match: string, start?: Date, end?: Date }): Promise<string[]>
 }
 
 /**
@@ -93,8 +85,6 @@ export declare function startPrometheus (options?: {
 }): Promise<RunningPrometheus>
 /** The prometheus service when it runs (`state`), else a Prometheus of the caller's own (scraping every second). */
 export declare function prometheusForRun (options?: { state?: import('@nodebench/services').ServiceState | null, onProgress?: (message: string) => void, env?: NodeJS.ProcessEnv }): Promise<{ url: string, targetsDir: string, scrapeIntervalMs: number, owned: boolean, stop (): Promise<void> }>
-/** `host:port`, `host:port/path` or `http://host:port/path` -> { address, path } (default /metrics). */
-export declare function parseTarget (text: string): ScrapeTarget
 /** Sets the targets of group `name` in `targetsDir` (file_sd), each series scraped from them carrying `labels`. */
 export declare function writeTargets (targetsDir: string, name: string, targets: ScrapeTarget[], labels?: Record<string, string>): string
 /** Resolves once each of `count` targets carrying `labels` was scraped successfully at or after `after`. */
@@ -124,7 +114,6 @@ export declare function startJaeger (options?: {
 
 export declare function jaegerBinary (options?: { onProgress?: (message: string) => void, env?: NodeJS.ProcessEnv }): Promise<string>
 export declare const jaegerService: import('@nodebench/services').ServiceSpec
-export declare const JAEGER_VERSION: string
 
 export declare const errorCodes: Readonly<{
   NB_ERR_JAEGER_START: 'NB_ERR_JAEGER_START'

@@ -1,7 +1,9 @@
 'use strict'
 
 // No module of the repository's packages requires itself back through others: an import cycle hands one
-// side a half-built exports object, and shows two concerns that belong in one module (or in a third).
+// side a half-built exports object, and shows two concerns that belong in one module (or in a third). And the
+// CLI's folders are its architecture: a load kernel and renderers, one folder per feature that depends on
+// those two and never on another feature, the command line over them.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -50,4 +52,68 @@ test('no import cycle within any package', () => {
   for (const file of files) if (state.get(file) === undefined) visit(file, [file])
   assert.ok(files.length > 50, `read ${files.length} modules`)
   assert.deepEqual(cycles, [])
+})
+
+const CLI_LIB = path.join(ROOT, 'packages', 'cli', 'lib')
+const CLI_FEATURES = ['bench', 'flame', 'browser', 'report']
+// lib's own leaf helpers, which anything may use: how a command line is refused and how option values are read.
+const CLI_HELPERS = ['usage-error.js', 'command-options.js']
+
+/**
+ * The requires in the CLI's `lib` that cross its layers, as 'from -> to': a feature (bench, flame, browser,
+ * report) may require its own folder, the kernel and the renderers; the kernel only itself; the renderers only
+ * themselves; any of them lib's leaf helpers. The command line (lib's own files, commands/) may require all.
+ */
+function layerViolations (lib) {
+  const folderOf = (file) => {
+    const [first, ...rest] = path.relative(lib, file).split(path.sep)
+    return rest.length === 0 ? '.' : first
+  }
+  const allowed = {
+    kernel: ['kernel'],
+    render: ['render'],
+    ...Object.fromEntries(CLI_FEATURES.map((feature) => [feature, [feature, 'kernel', 'render']]))
+  }
+  const helpers = new Set(CLI_HELPERS.map((name) => path.join(lib, name)))
+  const wrong = []
+  for (const file of moduleFiles(lib)) {
+    const folder = folderOf(file)
+    if (!Object.hasOwn(allowed, folder)) continue
+    for (const required of localRequires(file)) {
+      if (!required.startsWith(lib + path.sep) || helpers.has(required)) continue
+      if (!allowed[folder].includes(folderOf(required))) wrong.push(`${path.relative(lib, file)} -> ${path.relative(lib, required)}`)
+    }
+  }
+  return wrong
+}
+
+test('packages/cli/lib: features require only the kernel and the renderers; the kernel and the renderers no feature', () => {
+  for (const folder of ['kernel', 'render', 'commands', ...CLI_FEATURES]) {
+    assert.ok(fs.statSync(path.join(CLI_LIB, folder)).isDirectory(), `packages/cli/lib/${folder}/`)
+  }
+  assert.deepEqual(layerViolations(CLI_LIB), [])
+})
+
+test('the layer rule names a feature requiring another, the kernel or a renderer requiring a feature', (t) => {
+  const lib = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'nodebench-layers-'))
+  t.after(() => fs.rmSync(lib, { recursive: true, force: true }))
+  const files = {
+    'usage-error.js': '',
+    'api.js': "require('./bench/run'); require('./flame/run')",
+    'kernel/load.js': "require('./paths'); require('../usage-error'); require('../bench/run')",
+    'kernel/paths.js': '',
+    'render/page.js': "require('../kernel/paths')",
+    'bench/run.js': "require('../kernel/load'); require('../render/page'); require('../flame/run')",
+    'flame/run.js': "require('./profile')",
+    'flame/profile.js': ''
+  }
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(lib, name)), { recursive: true })
+    fs.writeFileSync(path.join(lib, name), `'use strict'\n${text}\n`)
+  }
+  assert.deepEqual(layerViolations(lib).sort(), [
+    path.join('bench', 'run.js') + ' -> ' + path.join('flame', 'run.js'),
+    path.join('kernel', 'load.js') + ' -> ' + path.join('bench', 'run.js'),
+    path.join('render', 'page.js') + ' -> ' + path.join('kernel', 'paths.js')
+  ])
 })

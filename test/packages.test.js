@@ -96,9 +96,47 @@ test('installed from their tarballs, the packages load without the checkout, and
   const run = await runCli(['bench', '--cmd', `"${process.execPath}" server.js --port {port}`, '--url', 'http://127.0.0.1',
     '--reps', '1', '--warmup', '0', '--amount', '200', '--processes', '1', '--out', path.join(dir, 'run')], { cwd: app, bin })
   assert.equal(run.code, 0, run.stderr)
+  // The run's folder is beside the app, not under it: its paths are printed whole, not as ../run.
+  assert.ok(run.stderr.includes(`nodebench bench: results ${path.join(dir, 'run', 'results.json')}\n`), run.stderr)
   const results = JSON.parse(fs.readFileSync(path.join(dir, 'run', 'results.json'), 'utf8'))
   assert.equal(results.workload.name, 'shop')
   assert.deepEqual(results.cells.map((cell) => [cell.scenario, cell.status]), [['item-read', 'ok'], ['item-create', 'ok']])
   const operation = results.cells[0].breakdown.operations.find((o) => o.route === '/items/:id')
   assert.deepEqual(operation.segments.map((s) => s.name), ['jsonParser', 'loadItem (:id)', 'renderItem'])
+})
+
+// What a published package exposes: its exports map's entries (or its main), each name typed in the entry's
+// declaration file; nothing else of it can be required. @nodebench/breakdown is reshaped on another branch
+// (its metrics); its names are checked once that lands.
+const SURFACES = PUBLISHED.filter((dir) => dir !== 'packages/breakdown')
+
+/** Whether `name` is declared (or re-exported) in the text of a .d.ts. */
+function declared (types, name) {
+  return new RegExp(`export (declare )?(function|const|class|let|type|interface|enum) ${name}\\b|export \\{[^}]*\\b${name}\\b[^}]*\\}`).test(types)
+}
+
+test('each published package exposes its surface only, every name of it typed', () => {
+  for (const dir of SURFACES) {
+    const manifest = require(path.join(ROOT, dir, 'package.json'))
+    const entries = manifest.exports
+      ? Object.entries(manifest.exports).filter(([subpath]) => subpath !== './package.json')
+        .map(([subpath, target]) => ({ subpath, main: target.default, types: target.types }))
+      : [{ subpath: '.', main: manifest.main, types: manifest.types }]
+    for (const { subpath, main, types } of entries) {
+      const where = `${manifest.name}${subpath === '.' ? '' : subpath.slice(1)}`
+      assert.ok(types && fs.existsSync(path.join(ROOT, dir, types)), `${where}: a declaration file`)
+      assert.ok(manifest.files.includes(types.replace(/^\.\//, '')), `${where}: ${types} is published`)
+      const text = fs.readFileSync(path.join(ROOT, dir, types), 'utf8')
+      const names = Object.keys(require(path.join(ROOT, dir, main)))
+      assert.ok(names.length > 0 && names.length <= 30, `${where}: a short list (${names.length})`)
+      assert.deepEqual(names.filter((name) => !declared(text, name)), [], `${where}: every name in ${types}`)
+    }
+    if (manifest.exports) {
+      assert.throws(() => require(`${manifest.name}/lib/errors`), { code: 'ERR_PACKAGE_PATH_NOT_EXPORTED' }, `${manifest.name}: its lib/ is private`)
+    }
+  }
+  const services = require('@nodebench/services')
+  for (const internal of ['terminate', 'startLoggedChild', 'readServiceState', 'writeServiceState']) {
+    assert.equal(services[internal], undefined, `@nodebench/services does not expose ${internal}`)
+  }
 })

@@ -3,12 +3,14 @@
 // `npm test`: every *.test.js / *.test.mjs of the workspaces, one file at a time (the tests start real
 // servers and the OpenTelemetry SDK, which is process-global). Node 20's `--test` does not expand globs
 // and, given a directory, would also run helpers and fixtures; so the files are listed here. First, what
-// the tests run besides npm packages is built or installed (prepare.js), outside any test's time limit.
+// the tests run besides npm packages is built or installed (prepare.js), outside any test's time limit. A run
+// that leaves a process it started behind fails, naming each one (which is then stopped): leftover-processes.js.
 
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { prepareTestDependencies } = require('./prepare')
+const { MARK, checkoutProcesses, leftoverProcesses, stopProcesses } = require('./leftover-processes')
 
 const root = path.join(__dirname, '..')
 const TEST_DIRS = ['test', 'middleware/test', 'collector/test', 'packages', 'examples']
@@ -42,7 +44,18 @@ async function main () {
     console.error(`nodebench tests: ${err.step} is not available, so no test was run:\n${err.message}`)
     process.exit(1)
   }
-  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...files], { cwd: root, stdio: 'inherit' })
+  const runId = `${process.pid}-${Date.now()}`
+  const before = checkoutProcesses(root)
+  const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...files], {
+    cwd: root, stdio: 'inherit', env: { ...process.env, [MARK]: runId }
+  })
+  const left = await leftoverProcesses({ runId, root, before })
+  if (left.length > 0) {
+    console.error(`nodebench tests: the run left ${left.length} process${left.length === 1 ? '' : 'es'} it started running ` +
+      `(stopped now):\n${left.map(({ pid, command }) => `  pid ${pid}: ${command}`).join('\n')}`)
+    await stopProcesses(left)
+    process.exit(1)
+  }
   process.exit(result.status === null ? 1 : result.status)
 }
 

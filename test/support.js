@@ -56,6 +56,22 @@ function isolatedEnv (dir) {
   return { ...env, NODEBENCH_STATE_DIR: path.join(dir, 'services'), NODEBENCH_DATA_DIR: path.join(dir, 'data') }
 }
 
+/**
+ * isolatedEnv over a new temporary folder, for a test that starts nodebench's background services: when `t`
+ * ends, every service still running there is stopped (`nodebench services stop` reads their pids from the
+ * state folder), and only then is the folder removed. Returns `{ dir, env }`.
+ */
+function servicesEnv (t, prefix = 'nodebench-test-') {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+  const env = isolatedEnv(dir)
+  t.after(async () => {
+    const stopped = await runCli(['services', 'stop'], { env, timeout: 120_000 })
+    fs.rmSync(dir, { recursive: true, force: true })
+    if (stopped.code !== 0) throw new Error(`nodebench services stop failed (exit ${stopped.code}): ${stopped.stderr}`)
+  })
+  return { dir, env }
+}
+
 /** Sets environment variables of this process until `t` ends. */
 function setEnv (t, vars) {
   const saved = {}
@@ -113,4 +129,4 @@ function startProcess (t, script, args = [], { env = {}, ready = /^listening on 
   })
 }
 
-module.exports = { temporaryDir, request, runCli, isolatedEnv, setEnv, stopProcess, startProcess, NODEBENCH_BIN }
+module.exports = { temporaryDir, request, runCli, isolatedEnv, servicesEnv, setEnv, stopProcess, startProcess, NODEBENCH_BIN }

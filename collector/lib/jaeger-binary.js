@@ -1,7 +1,7 @@
 'use strict'
 
 const os = require('node:os')
-const { ensureGoBinary } = require('@nodebench/services')
+const { ensureGoBinary } = require('@nodebench/services/components')
 const { JAEGER_ALTERNATIVES } = require('./errors')
 
 // How nodebench builds Jaeger v2 from the Go module proxy, once. `go install` refuses

@@ -1,7 +1,8 @@
 'use strict'
 
 const path = require('node:path')
-const { readServiceState, writeServiceState, PROJECT_CACHE_DIR } = require('@nodebench/services')
+const { PROJECT_CACHE_DIR } = require('@nodebench/services')
+const { readServiceState, writeServiceState } = require('@nodebench/services/components')
 const { startJaeger, answers } = require('./jaeger')
 const { jaegerBinary } = require('./jaeger-binary')
 

@@ -3,7 +3,8 @@
 const net = require('node:net')
 const path = require('node:path')
 const { setTimeout: sleep } = require('node:timers/promises')
-const { freeLoopbackPort, startLoggedChild, PROJECT_CACHE_DIR } = require('@nodebench/services')
+const { freeLoopbackPort, PROJECT_CACHE_DIR } = require('@nodebench/services')
+const { startLoggedChild } = require('@nodebench/services/components')
 const { jaegerBinary } = require('./jaeger-binary')
 const { codes, NodebenchError } = require('./errors')
 

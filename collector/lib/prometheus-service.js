@@ -2,7 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { readServiceState, writeServiceState } = require('@nodebench/services')
+const { readServiceState, writeServiceState } = require('@nodebench/services/components')
 const { startPrometheus, reconfigure, answers, writeTargets, parseTarget } = require('./prometheus')
 const { codes, NodebenchError } = require('./errors')
 

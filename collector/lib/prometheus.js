@@ -3,7 +3,8 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { setTimeout: sleep } = require('node:timers/promises')
-const { ensurePrometheus, freeLoopbackPort, startLoggedChild, PROJECT_CACHE_DIR } = require('@nodebench/services')
+const { ensurePrometheus, freeLoopbackPort, PROJECT_CACHE_DIR } = require('@nodebench/services')
+const { startLoggedChild } = require('@nodebench/services/components')
 const { codes, NodebenchError } = require('./errors')
 
 // Prometheus as nodebench runs it: Debian's binary (or PROMETHEUS_PATH) with a configuration nodebench

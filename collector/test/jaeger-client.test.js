@@ -2,7 +2,8 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const { JaegerClient, breakdownFromJaeger, parseSince, flattenSpans, errorCodes } = require('..')
+const { JaegerClient, breakdownFromJaeger, parseSince, errorCodes } = require('..')
+const { flattenSpans } = require('../lib/jaeger-client')
 const { freeLoopbackPort } = require('@nodebench/services')
 const { startTestJaeger } = require('./helpers')
 

@@ -55,39 +55,6 @@ export declare function startDatabase (options?: StartDatabaseOptions): Promise<
 /** The path of the FerretDB launcher (tools/ferretdb), built with Go the first time. */
 export declare function ferretdbBinary (options?: { onProgress?: OnProgress, env?: NodeJS.ProcessEnv }): Promise<string>
 
-export interface GoBuildContext {
-  /** Where the build must write the executable (a temporary file, renamed into place afterwards). */
-  output: string
-  /** The build environment: the caller's, with GOFLAGS including -mod=mod. */
-  env: NodeJS.ProcessEnv
-  /** Runs `go <args>` in the build environment; resolves to its output. */
-  go (args: string[], options?: { cwd?: string }): Promise<string>
-}
-
-export interface EnsureGoBinaryOptions {
-  /** File name prefix: letters, digits, '.', '_', '+', '-'. */
-  name: string
-  version: string
-  /** go.mod, go.sum and *.go files: their hash is part of the cache key. */
-  sourceFiles: string[]
-  build (context: GoBuildContext): Promise<unknown>
-  /** Name in messages; default `name`. */
-  displayName?: string
-  /** How long a build takes, for the progress message ('about a minute'). */
-  buildTime?: string
-  /** What the user can do instead of installing Go, listed in NB_ERR_GO_MISSING. */
-  alternatives?: string[]
-  onProgress?: OnProgress
-  env?: NodeJS.ProcessEnv
-  /** Default <root>/.cache/bin. */
-  binDir?: string
-  /** Default NODEBENCH_CACHE_DIR, $XDG_CACHE_HOME/nodebench or ~/.cache/nodebench. */
-  userCacheDir?: string
-}
-
-/** The path of `<binDir>/<name>-<version>-<hash>`, copied from the per-user cache or built when missing. */
-export declare function ensureGoBinary (options: EnsureGoBinaryOptions): Promise<string>
-
 export type ServiceName = 'db' | 'jaeger' | 'prometheus' | string
 /** The built-in database, then the services registered with registerService. */
 export declare function serviceNames (): ServiceName[]
@@ -116,18 +83,9 @@ export interface ServiceSpec {
 
 /** Adds a service `nodebench services` can start, stop and report on. */
 export declare function registerService (name: string, spec: ServiceSpec): void
-export declare function readServiceState (name: string, options: { stateDir: string }): ServiceState | null
-export declare function writeServiceState (state: ServiceState, options: { stateDir: string }): string
+/** A loopback port free at the time of asking. */
 export declare function freeLoopbackPort (): Promise<number>
-export declare function terminate (pid: number, options?: { graceMs?: number }): Promise<void>
-/** `binary` started with its output appended to `logFile`; SIGTERM at this process's exit unless detached. */
-export declare function startLoggedChild (binary: string, args: string[], options: { env?: NodeJS.ProcessEnv, detached?: boolean, logFile: string }): {
-  child: import('node:child_process').ChildProcess
-  /** Why it ended (a signal, `code N`, a spawn error), or null while it runs. */
-  exited (): string | null
-  /** SIGTERM, then SIGKILL; the same promise however often it is called. */
-  stop (): Promise<void>
-}
+/** Where a checkout keeps its caches (<root>/.cache), or an installed nodebench (node_modules/.cache/nodebench). */
 export declare const PROJECT_CACHE_DIR: string
 /** The FerretDB version the embedded database's launcher is built with (from tools/ferretdb/go.mod), e.g. 'v1.24.0'. */
 export declare function ferretdbVersion (): string
@@ -185,6 +143,8 @@ export interface EnsureChromiumOptions {
   canInstall?: boolean
   /** The apt-get to run; default the one on PATH. */
   aptGet?: string
+  /** How long to wait while another apt-get or dpkg holds Debian's package lock (one line says so); default 10 minutes. */
+  lockTimeoutMs?: number
 }
 
 /**
@@ -206,6 +166,63 @@ export declare function ensureValgrind (options?: EnsureChromiumOptions): Promis
  * Debian's prometheus package installed with apt-get (as root); NB_ERR_PROMETHEUS_MISSING otherwise.
  */
 export declare function ensurePrometheus (options?: EnsureChromiumOptions): Promise<string>
+
+/**
+ * The path of an nginx executable (bench --topology nginx): NGINX_PATH, else /usr/sbin/nginx, else Debian's
+ * nginx package installed with apt-get (as root); NB_ERR_NGINX_MISSING otherwise.
+ */
+export declare function ensureNginx (options?: EnsureChromiumOptions): Promise<string>
+
+export interface StartNginxOptions {
+  /** A directory of nginx's own: its configuration, logs, pid and temporary files. */
+  dir: string
+  /** Where it listens, on 127.0.0.1. */
+  port: number
+  /** The instances behind it, host:port. */
+  upstreams: string[]
+  /** Default least_conn; every server has max_fails=3 fail_timeout=30s. */
+  balancer?: 'least_conn' | 'round_robin'
+  onProgress?: OnProgress
+  env?: NodeJS.ProcessEnv
+  /** Default 30000. */
+  readyTimeoutMs?: number
+}
+
+export interface RunningNginx {
+  pid: number
+  /** http://127.0.0.1:<port> */
+  url: string
+  port: number
+  dir: string
+  /** nginx's version, e.g. '1.22.1'. */
+  version: string
+  /** Whether a reload can reset a request on an idle keep-alive connection (nginx before 1.27.4). */
+  reloadResetsIdle: boolean
+  /** Its access log: parseAccessLog reads it (complete once nginx stopped). */
+  accessLog: string
+  upstreams (): string[]
+  /** Rewrites the configuration, checks it and reloads nginx; resolves once its new workers run. */
+  setUpstreams (upstreams: string[]): Promise<void>
+  /** SIGTERM, then SIGKILL; the same promise however often it is called. */
+  stop (): Promise<void>
+}
+
+/** nginx on loopback in front of `upstreams`, with a configuration nodebench writes; stops with this process. */
+export declare function startNginx (options: StartNginxOptions): Promise<RunningNginx>
+
+export interface AccessLogEntry {
+  /** When the request ended, ms since the epoch. */
+  time: number
+  /** What the client got. */
+  status: number
+  /** The instances nginx tried, in order; status null when no answer came. */
+  attempts: Array<{ address: string, status: number | null }>
+}
+
+/** The lines of the access log startNginx configures. */
+export declare function parseAccessLog (text: string): AccessLogEntry[]
+/** The text of the error pages nginx writes itself (no instance answered): tells its 502s from the app's 5xx. */
+export declare const PROXY_ERROR_MARK: string
 
 export interface NodeBinaryOptions {
   onProgress?: OnProgress
@@ -242,6 +259,8 @@ export type ErrorCode =
   | 'NB_ERR_CHROMIUM_MISSING'
   | 'NB_ERR_VALGRIND_MISSING'
   | 'NB_ERR_PROMETHEUS_MISSING'
+  | 'NB_ERR_NGINX_MISSING'
+  | 'NB_ERR_NGINX_START'
 
 export declare const errorCodes: Readonly<{ [code in ErrorCode]: code }>
 

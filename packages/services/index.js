@@ -1,38 +1,33 @@
 'use strict'
 
-const { ensureGoBinary } = require('./lib/go-binary')
 const { ferretdbBinary, ferretdbVersion, startDatabase, resolveDatabase } = require('./lib/database')
 const { registerService, serviceNames, serviceOptions, serviceState, startService, stopService, serviceStatus } = require('./lib/services')
-const { readState: readServiceState, writeState: writeServiceState } = require('./lib/service-state')
 const { userCacheDir, PROJECT_CACHE_DIR } = require('./lib/cache-dirs')
-const { freeLoopbackPort, terminate, startLoggedChild } = require('./lib/processes')
+const { freeLoopbackPort } = require('./lib/processes')
 const { ensureChromium } = require('./lib/chromium')
 const { ensureValgrind } = require('./lib/valgrind')
-const { ensurePrometheus } = require('./lib/prometheus')
+const { ensurePrometheus } = require('./lib/prometheus-binary')
 const { ensureNginx, startNginx, parseAccessLog, PROXY_ERROR_MARK } = require('./lib/nginx')
 const { nodeBinary } = require('./lib/node-binary')
 const { codes, NodebenchError } = require('./lib/errors')
+
+// What an app, a test or the nodebench command uses: the database, the background services, the executables
+// nodebench runs and the Node.js binaries of the version matrix. What a package needs to add a service of its
+// own (a Go build, a logged child, the service's state file) is `@nodebench/services/components`.
 
 module.exports = {
   resolveDatabase,
   startDatabase,
   ferretdbBinary,
   ferretdbVersion,
-  ensureGoBinary,
   registerService,
   serviceNames,
   serviceOptions,
   serviceState,
-  readServiceState,
-  writeServiceState,
   startService,
   stopService,
   serviceStatus,
-  userCacheDir,
-  PROJECT_CACHE_DIR,
   freeLoopbackPort,
-  terminate,
-  startLoggedChild,
   ensureChromium,
   ensureValgrind,
   ensurePrometheus,
@@ -41,6 +36,8 @@ module.exports = {
   parseAccessLog,
   PROXY_ERROR_MARK,
   nodeBinary,
+  userCacheDir,
+  PROJECT_CACHE_DIR,
   errorCodes: codes,
   NodebenchError
 }

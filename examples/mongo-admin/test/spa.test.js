@@ -11,7 +11,7 @@ const { seed } = require('../seed')
 const { startTestDatabase } = require('./helpers')
 
 // The AngularJS port (public/spa/) against the server-rendered pages, in a real headless Chromium (Debian's,
-// driven by playwright-core as packages/cli/lib/bench/browser-check.js does; no browser is downloaded), on the
+// driven by playwright-core as packages/cli/test/page-check.js does; no browser is downloaded), on the
 // app in this process and a real embedded database seeded as the study's workload.
 
 const LAUNCH_ARGS = Object.freeze(['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'])

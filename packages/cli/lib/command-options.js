@@ -3,27 +3,36 @@
 const { parseArgs } = require('node:util')
 const { usageError } = require('./usage-error')
 
-// What the commands' option parsers (bench, flame, browser) share. Every error is NB_ERR_USAGE (exit 2, one
-// line), prefixed with the command's name.
+// What the commands' option parsers and the features' configurations (bench, flame, browser) share to read
+// option values: from the command line they are strings, from JavaScript numbers and arrays will do. Every
+// error is NB_ERR_USAGE (exit 2, one line), prefixed with the command's name.
 
 /**
  * The helpers of one command's parser:
  * - `usageError(message)`;
  * - `parse(argv, options)`: parseArgs' `values`, strictly (no positionals, no unknown option);
+ * - `parseCommand(argv, options, configOf)`: `{ command: 'help' }` for --help, else `{ command, config }`, the
+ *   config `configOf(values)` makes;
  * - `wholeNumber(text, name, min, max)`: `--<name> <text>` as a whole number from `min` to `max`;
- * - `baseUrl(text)`: `--url <text>` as a base URL without its trailing slash.
+ * - `listOf(text, name, known, { paths })`: `--<name> a,b` (or an array) as the distinct items, each one of
+ *   `known` (or, with `paths`, a path starting with '/').
  * @param {string} command e.g. 'bench'
  */
 function commandOptions (command) {
   const fail = (message) => usageError(message, command)
+  const parse = (argv, options) => {
+    try {
+      return parseArgs({ args: argv, options, allowPositionals: false, strict: true }).values
+    } catch (err) {
+      throw fail(err.message)
+    }
+  }
   return {
     usageError: fail,
-    parse (argv, options) {
-      try {
-        return parseArgs({ args: argv, options, allowPositionals: false, strict: true }).values
-      } catch (err) {
-        throw fail(err.message)
-      }
+    parse,
+    parseCommand (argv, options, configOf) {
+      const values = parse(argv, options)
+      return values.help ? { command: 'help' } : { command, config: configOf(values) }
     },
     wholeNumber (text, name, min, max) {
       const value = Number(text)
@@ -32,12 +41,17 @@ function commandOptions (command) {
       }
       return value
     },
-    baseUrl (text) {
-      try {
-        return new URL(text).href.replace(/\/$/, '')
-      } catch {
-        throw fail(`--url '${text}' is not a URL; expected e.g. http://127.0.0.1:3000`)
+    listOf (text, name, known, { paths = false } = {}) {
+      const items = [...new Set((Array.isArray(text) ? text : String(text).split(',')).map((item) => String(item).trim()).filter(Boolean))]
+      if (items.length === 0) throw fail(`--${name} is empty; expected a comma-separated list of ${known.join(', ')}`)
+      for (const item of items) {
+        if (paths && item.startsWith('/')) continue
+        if (!known.includes(item)) {
+          throw fail(`unknown ${name.replace(/s$/, '').replace(/-/, ' ')} '${item}'; expected one of ${known.join(', ')}` +
+            (paths ? ', or a path such as /db/nodebench' : ''))
+        }
       }
+      return items
     }
   }
 }

@@ -3,7 +3,14 @@
 const { codes, isNodebenchError } = require('@nodebench/errors')
 const { parseArguments } = require('./arguments')
 const { runServicesCommand } = require('./commands/services')
+const { runReportCommand } = require('./commands/report')
+const { runBenchCommand } = require('./commands/bench')
+const { runFlameCommand } = require('./commands/flame')
+const { runBrowserCommand } = require('./commands/browser')
 const { USAGE } = require('./usage')
+
+// The command line's entry: parse (arguments.js), run the command (commands/<name>.js, each a thin shell over
+// the feature's API in api.js), turn what went wrong into one line and an exit code.
 
 const COMMANDS = Object.freeze({
   async help (parsed, { stdout }) {
@@ -11,11 +18,10 @@ const COMMANDS = Object.freeze({
     return 0
   },
   services: runServicesCommand,
-  // Required on use: they load autocannon, vega or the collector, which the other commands do not need.
-  report: (parsed, io) => require('./commands/report').runReportCommand(parsed, io),
-  bench: (parsed, io) => require('./commands/bench').runBenchCommand(parsed, io),
-  flame: (parsed, io) => require('./commands/flame').runFlameCommand(parsed, io),
-  browser: (parsed, io) => require('./commands/browser').runBrowserCommand(parsed, io)
+  report: runReportCommand,
+  bench: runBenchCommand,
+  flame: runFlameCommand,
+  browser: runBrowserCommand
 })
 
 /**

@@ -3,15 +3,9 @@
 const USAGE = `Usage: nodebench <command>
 
 Commands:
-  bench [options]        a workload's load matrix on an app (default: the study's): results.json,
+  bench [options] [<app>]
+                         a workload's load matrix on an app (default: the study's): results.json,
                          report.md and report.html (charts) in --out (default runs/<time>); progress on stderr
-    --app <dir>          an app with the example's entry points (default examples/mongo-admin), on the
-                         embedded database unless MONGODB_URI is set
-    --cmd "<command>" --url <base>
-                         or your own start command ({port} and {processes} are filled in), ready when
-                         --url answers; --url alone: an app already running
-    --workload <file>    the scenarios to send (default: nodebench.workload.js or .json in --app's
-                         directory, else in the current one)
     --scenarios <names>  --formats <names>: the workload's (the study's: doc-read,write,collection-read
                          and html,json)   --processes 1,2,3,4,8   --reps 5
     --connections <n>    --amount <requests> | --duration <seconds> (defaults: the workload's)
@@ -36,8 +30,11 @@ Commands:
     --out <dir>          --json: the results on stdout
     --browser            also load the workload's pages in Chromium (a quick browser pass, below) and
                          add its section to the report
+    --flame [--flame-duration <s>]
+                         also profile every scenario in each format (flame, below: V8's profiler, one
+                         process, 10 s windows, 5 with --quick) and add the flamegraphs to the report
   browser [--pages home,collection,<path>] [--front-ends <names>] [--runs 5] [--cache cold,warm]
-          [--network none|lan|fast-3g|slow-3g] [--timeout 30] [--app <dir> | --url <base>] [--out <dir>] [--json]
+          [--network none|lan|fast-3g|slow-3g] [--timeout 30] [--out <dir>] [--json] [<app>]
                          the study's client-side half: each front end's pages (the study's: the server-
                          rendered pages and the AngularJS port) loaded in Debian's Chromium, a fresh context
                          each load: DOMContentLoaded, load, data shown, JS heap after a forced collection,
@@ -46,13 +43,14 @@ Commands:
                          the study's figures in browser.json, browser.md and browser.html (charts)
   demo [--out <dir>]     bench --quick --browser on examples/mongo-admin (what npm run demo runs)
   flame [--scenario <name>] [--format <name>|both] [--profiler v8|0x|clinic] [--warmup 5] [--duration 10]
-        [--connections 10] [--out flamegraphs] [--app <dir> | --cmd "node app.js ..."] [--workload <file>]
+        [--connections 10] [--out flamegraphs] [<app>]
                          CPU flamegraphs of a workload's scenario (default its first) in each format: after
                          --warmup seconds of load, a window of --duration seconds sampled (default V8's
                          sampling profiler; .cpuprofile beside <scenario>-<format>.html in --out); each
                          segment's share of the CPU beside its share of the time, the profiler's measured
                          overhead, and where the CPU went in HTML against JSON (template rendering, JSON,
-                         database driver, Express, nodebench itself, V8/GC, ...)
+                         database driver, Express, nodebench itself, V8/GC, ...); the app is an app
+                         directory or a Node.js script (--cmd "node server.js ..."), its port learnt from it
   report --source jaeger --service <name> [--jaeger <query-url>] [--since 10m] [--json|--md]
                          the breakdown computed from the traces Jaeger holds (default query URL:
                          JAEGER_QUERY_URL, else http://localhost:16686), with links to exemplar traces
@@ -76,6 +74,18 @@ Commands:
   services status [db|jaeger|prometheus]
                          one line per service: running or not, pid, address, since when
   help, --help, -h       this text
+
+<app>: how bench, flame and browser name the app they start or reach, and the workload they send it:
+  --app <dir>            an app directory with the example's entry points (server.js --port <p>
+                         --processes <n>, printing "listening on <url>"); default examples/mongo-admin in a
+                         nodebench checkout, on the embedded database unless MONGODB_URI is set
+  --cmd "<command>"      or your own start command, run by the shell: {port} becomes a free port and
+                         {processes} the process count; the app answers at --url (with {port}'s port), else
+                         at http://127.0.0.1:{port}
+  --url <base>           with --cmd: where the started app answers; alone: an app already running (neither
+                         started nor stopped)
+  --workload <file>      the scenarios to send (default: nodebench.workload.js or .json in --app's
+                         directory, else in the current one)
 
 The first start builds FerretDB (about a minute) or Jaeger (several minutes) with Go; both are cached
 afterwards. Apps that use @nodebench/services find a started database by themselves; set MONGODB_URI to

@@ -8,7 +8,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { runCli, isolatedEnv, temporaryDir } = require('../../../test/support')
+const { runCli, servicesEnv } = require('../../../test/support')
 
 const SHOP = path.join(__dirname, 'fixtures', 'shop')
 
@@ -38,8 +38,8 @@ function checkCells (out) {
 }
 
 test('bench reads every cell\'s breakdown from Prometheus: a Prometheus of its own, or the running service', { timeout: 300_000 }, async (t) => {
-  const dir = temporaryDir(t, 'nodebench-bench-prometheus-')
-  const env = isolatedEnv(dir)
+  // The prometheus service this test starts is stopped before its state folder is removed.
+  const { dir, env } = servicesEnv(t, 'nodebench-bench-prometheus-')
 
   const own = await benchShop(path.join(dir, 'own'), env)
   assert.equal(own.code, 0, own.stderr)
@@ -47,7 +47,6 @@ test('bench reads every cell\'s breakdown from Prometheus: a Prometheus of its o
   checkCells(path.join(dir, 'own'))
 
   const started = await runCli(['services', 'start', 'prometheus', '--scrape-interval', '1s'], { env })
-  t.after(() => runCli(['services', 'stop', 'prometheus'], { env }))
   assert.equal(started.code, 0, started.stderr)
   const url = /^PROMETHEUS_URL=(\S+)$/m.exec(started.stdout)[1]
   const service = await benchShop(path.join(dir, 'service'), env)

@@ -9,7 +9,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { summarize, renderMarkdown, renderHtml, writeReport } = require('../lib/bench/report')
 const { chartsOf } = require('../lib/bench/report-charts')
-const { checkReportInBrowser } = require('../lib/bench/browser-check')
+const { checkReportInBrowser } = require('./page-check')
 const { temporaryDir } = require('../../../test/support')
 
 const FIXTURE = path.join(__dirname, 'fixtures', 'results-quick.json')

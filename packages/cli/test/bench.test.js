@@ -10,9 +10,9 @@ const os = require('node:os')
 const path = require('node:path')
 const { MongoClient } = require('mongodb')
 const { startDatabase, freeLoopbackPort } = require('@nodebench/services')
-const { parseBenchArguments } = require('../lib/bench/config')
-const { cellsOf, cellFigures } = require('../lib/bench/runner')
-const { requestsOf } = require('../lib/workload')
+const { parseBenchArguments } = require('../lib/commands/bench')
+const { cellsOf, cellFigures } = require('../lib/bench/matrix')
+const { requestsOf } = require('../lib/kernel/workload')
 const { temporaryDir, runCli } = require('../../../test/support')
 
 const STUDY_WORKLOAD = path.join(__dirname, '..', '..', '..', 'examples', 'mongo-admin', 'nodebench.workload.js')
@@ -27,7 +27,7 @@ test('options: the study\'s matrix by default, --quick, overrides, and usage err
   assert.equal(config.reps, 5)
   assert.deepEqual(config.connections, { 'doc-read': 100, write: 25, 'collection-read': 100 })
   assert.deepEqual(config.amounts, { 'doc-read': 5000, write: 5000, 'collection-read': 5000 })
-  assert.match(config.app, /examples[/\\]mongo-admin$/)
+  assert.match(config.target.app, /examples[/\\]mongo-admin$/)
   assert.equal(config.outDir, path.resolve('runs', '2026-11-21T10-00-00-000Z'))
 
   const quick = parseBenchArguments(['--quick']).config
@@ -40,7 +40,7 @@ test('options: the study\'s matrix by default, --quick, overrides, and usage err
   assert.deepEqual([custom.connections, custom.amounts, custom.duration], [{ write: 10, 'doc-read': 10 }, { write: null, 'doc-read': null }, 3])
 
   const external = parseBenchArguments(['--url', 'http://127.0.0.1:9/', '--workload', STUDY_WORKLOAD]).config
-  assert.deepEqual([external.app, external.url, external.processes], [null, 'http://127.0.0.1:9', [1]])
+  assert.deepEqual([external.target.app, external.target.url, external.processes], [null, 'http://127.0.0.1:9', [1]])
   assert.equal(external.workload.file, STUDY_WORKLOAD)
 
   for (const [argv, message] of [

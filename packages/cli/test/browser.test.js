@@ -9,9 +9,9 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const http = require('node:http')
 const path = require('node:path')
-const { parseBrowserArguments } = require('../lib/browser/config')
+const { parseBrowserArguments } = require('../lib/commands/browser')
 const { splitPageTime } = require('../lib/browser/time-split')
-const { checkReportInBrowser } = require('../lib/bench/browser-check')
+const { checkReportInBrowser } = require('./page-check')
 const { runCli, isolatedEnv, temporaryDir } = require('../../../test/support')
 
 const usage = (message) => (err) => err.code === 'NB_ERR_USAGE' && message.test(err.message)
@@ -31,7 +31,7 @@ test('options: the workload\'s front ends and default pages, paths as pages, and
     [['--network', '5g'], /--network must be one of none, lan, fast-3g, slow-3g; received '5g'/],
     [['--cache', 'hot'], /unknown cache 'hot'; expected one of cold, warm/],
     [['--runs', '0'], /--runs must be a whole number from 1 to 100/],
-    [['--app', 'a', '--url', 'http://x'], /--app excludes --url/]
+    [['--app', 'a', '--url', 'http://x'], /--app excludes --cmd and --url/]
   ]) {
     assert.throws(() => parseBrowserArguments(argv), usage(message), argv.join(' '))
   }

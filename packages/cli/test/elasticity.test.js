@@ -7,7 +7,7 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { analyzeEvents, settling } = require('../lib/bench/elasticity')
-const { LoadObserver, classifyError } = require('../lib/bench/load-observer')
+const { LoadObserver, classifyError } = require('../lib/kernel/load-observer')
 const { PROXY_ERROR_MARK } = require('@nodebench/services')
 
 test('failures by class: socket errors, timeouts, nginx\'s own 5xx told from the app\'s, unexpected statuses', () => {

@@ -9,8 +9,8 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { startDatabase } = require('@nodebench/services')
-const { parseFlameArguments } = require('../lib/flame/config')
-const { checkReportInBrowser } = require('../lib/bench/browser-check')
+const { parseFlameArguments } = require('../lib/commands/flame')
+const { checkReportInBrowser } = require('./page-check')
 const { runCli } = require('../../../test/support')
 
 const usage = (message) => (err) => ['NB_ERR_USAGE', 'NB_ERR_WORKLOAD'].includes(err.code) && message.test(err.message)
@@ -23,7 +23,7 @@ test('options: defaults, choices, and usage errors', () => {
   assert.match(config.argv[0], /examples[/\\]mongo-admin[/\\]server\.js$/)
   const custom = parseFlameArguments(['--scenario', 'write', '--format', 'json', '--profiler', 'clinic', '--duration', '3',
     '--cmd', 'node my-app.js --port 3000', '--workload', path.join(__dirname, '..', '..', '..', 'examples', 'mongo-admin', 'nodebench.workload.js')]).config
-  assert.deepEqual([custom.formats, custom.profiler, custom.duration, custom.app, custom.argv], [['json'], 'clinic', 3, null, ['my-app.js', '--port', '3000']])
+  assert.deepEqual([custom.formats, custom.profiler, custom.duration, custom.target.app, custom.argv], [['json'], 'clinic', 3, null, ['my-app.js', '--port', '3000']])
   for (const [argv, message] of [
     [['--scenario', 'browse'], /unknown scenario 'browse'/],
     [['--format', 'xml'], /--format must be html, json or both \(scenario 'doc-read'\); received 'xml'/],
@@ -33,7 +33,7 @@ test('options: defaults, choices, and usage errors', () => {
     [['--warmup', 'soon'], /--warmup must be a whole number from 0 to 600; received 'soon'/],
     [['--duration', 'long'], /--duration must be a whole number from 1 to 600; received 'long'/],
     [['--cmd', 'python app.py'], /--cmd must be a Node\.js script and its arguments/],
-    [['--app', 'a', '--cmd', 'node b.js'], /--app and --cmd exclude each other/]
+    [['--app', 'a', '--cmd', 'node b.js'], /--app excludes --cmd and --url/]
   ]) {
     assert.throws(() => parseFlameArguments(argv), usage(message), argv.join(' '))
   }

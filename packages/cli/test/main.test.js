@@ -8,13 +8,12 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const net = require('node:net')
-const os = require('node:os')
 const path = require('node:path')
 const { Writable } = require('node:stream')
 const { spawn } = require('node:child_process')
 const { MongoClient } = require('mongodb')
 const { main } = require('..')
-const { runCli, isolatedEnv } = require('../../../test/support')
+const { runCli, servicesEnv } = require('../../../test/support')
 
 function stringStream () {
   const stream = new Writable({ write (chunk, encoding, done) { stream.text += chunk; done() } })
@@ -31,13 +30,7 @@ async function runMain (argv, env = process.env) {
 
 /** An environment whose state and data dirs are temporary; the database left running is stopped after `t`. */
 function isolatedServicesEnv (t) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-cli-'))
-  const isolated = isolatedEnv(dir)
-  t.after(async () => {
-    await runCli(['services', 'stop'], { env: isolated, timeout: 60_000 })
-    fs.rmSync(dir, { recursive: true, force: true })
-  })
-  return isolated
+  return servicesEnv(t, 'nodebench-cli-').env
 }
 
 /** Resolves once a TCP connection to the host and port of `uri` opens, rejects when it cannot. */

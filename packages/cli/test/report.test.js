@@ -9,7 +9,7 @@ const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { startJaeger, JaegerClient } = require('@nodebench/collector')
 const { parseArguments } = require('..')
-const { temporaryDir, runCli } = require('../../../test/support')
+const { temporaryDir, runCli, servicesEnv } = require('../../../test/support')
 
 test('parseArguments: report', () => {
   assert.deepEqual(parseArguments(['report', '--service', 'svc'], {}),
@@ -122,8 +122,7 @@ test('report --source app: an app whose access rule wants a token refuses withou
 })
 
 test('services start jaeger prints where apps send spans and where reports read them; stop stops it', { timeout: 180_000 }, async (t) => {
-  const env = { ...process.env, NODEBENCH_STATE_DIR: temporaryDir(t, 'nodebench-cli-report-') }
-  t.after(() => runCli(['services', 'stop', 'jaeger'], { env, timeout: 120_000 }))
+  const { env } = servicesEnv(t, 'nodebench-cli-report-')
   const started = await runCli(['services', 'start', 'jaeger'], { env, timeout: 120_000 })
   assert.equal(started.code, 0, started.stderr)
   const [endpointLine, queryLine] = started.stdout.trim().split('\n').slice(-2)

@@ -7,7 +7,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { checkWorkload, loadWorkload, requestsOf, workloadFileOf } = require('../lib/workload')
+const { checkWorkload, loadWorkload, requestsOf, workloadFileOf } = require('../lib/kernel/workload')
 const { temporaryDir, runCli } = require('../../../test/support')
 
 const SHOP = path.join(__dirname, 'fixtures', 'shop')
@@ -143,4 +143,18 @@ test('flame profiles a scenario of an app of its own with its workload', { timeo
   assert.match(run.stdout, /^\d+\s+renderItem\s+handler\s+[\d.]+%\s+[\d.]+%/m)
   assert.match(run.stderr, /json: .*item-read-json\.html \(\d+ samples, \d+ requests; nodebench itself \d+\.\d%\)/)
   assert.ok(fs.statSync(path.join(out, 'item-read-json.html')).size > 10_000)
+})
+
+test('flame names the app as bench does (--cmd with {port}, --url), and shows paths outside the current folder whole', { timeout: 300_000 }, async (t) => {
+  const dir = temporaryDir(t, 'nodebench-workload-')
+  const out = path.join(dir, 'flame')
+  const run = await runCli(['flame', '--cmd', `"${process.execPath}" server.js --port {port}`, '--url', 'http://127.0.0.1',
+    '--scenario', 'item-read', '--warmup', '1', '--duration', '2', '--connections', '2', '--out', out], { cwd: SHOP })
+  assert.equal(run.code, 0, run.stderr)
+  const [, port] = /item-read \(json\) at http:\/\/127\.0\.0\.1:(\d+): 1 s of warm-up/.exec(run.stderr) ?? []
+  assert.ok(Number(port) > 0, run.stderr)
+  assert.match(run.stdout, /^\d+\s+renderItem\s+handler\s+[\d.]+%\s+[\d.]+%/m)
+  // The flamegraphs are outside the current folder (the app's): their paths are printed absolute.
+  assert.ok(run.stderr.includes(`nodebench flame: json: ${path.join(out, 'item-read-json.html')} (`), run.stderr)
+  assert.ok(run.stderr.includes(`nodebench flame: ${path.join(out, 'item-read-comparison.md')} (and item-read-comparison.json)`), run.stderr)
 })

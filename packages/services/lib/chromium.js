@@ -19,6 +19,7 @@ const CHROMIUM_CANDIDATES = Object.freeze(['/usr/bin/chromium', '/usr/bin/chromi
  * @param {string[]} [options.candidates] default /usr/bin/chromium, /usr/bin/chromium-browser
  * @param {boolean} [options.canInstall] default: running as root with apt-get on PATH
  * @param {string} [options.aptGet] the apt-get to run; default the one on PATH
+ * @param {number} [options.lockTimeoutMs] how long to wait for Debian's package lock; default 10 minutes
  * @param {string} [options.usedFor] what needs it, in messages; default "the report's browser check"
  * @returns {Promise<string>}
  */

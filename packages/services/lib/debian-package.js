@@ -3,6 +3,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
+const { setTimeout: sleep } = require('node:timers/promises')
 
 // Executables nodebench takes from Debian packages (Chromium for the report's browser check, valgrind for
 // the instruction-count benchmark). nodebench never downloads them itself: it uses the path an environment
@@ -10,6 +11,11 @@ const { spawn } = require('node:child_process')
 // on the project's machines and CI); apt keeps its own cache.
 
 const OUTPUT_LIMIT = 64 * 1024
+// Another apt-get or dpkg (a second nodebench, the system's unattended upgrades) holds Debian's package lock:
+// apt-get says so and exits at once. nodebench waits for it, this long at most, trying again every second.
+const LOCK_TIMEOUT_MS = 10 * 60_000
+const LOCK_RETRY_MS = 1000
+const LOCK_HELD = /Could not get lock (\S+?)\.? |Unable to acquire the dpkg frontend lock \(([^)]+)\)|Unable to lock (?:the )?directory (\S+)/
 
 function writeToStderr (message) {
   process.stderr.write(message + '\n')
@@ -51,11 +57,50 @@ function runAptGet (aptGet, args, env) {
 // Concurrent callers of one process share one installation per package (one `apt-get update`).
 const installing = new Map()
 
-async function installDebianPackage (packageName, purpose, aptGet, env, onProgress) {
+/** Which lock apt-get's output says is held, and by whom; null when it failed for another reason. */
+function heldLock (output) {
+  const match = LOCK_HELD.exec(output)
+  if (match === null) return null
+  const holder = /It is held by process (\d+)(?: \(([^)]+)\))?/.exec(output)
+  return { lock: match[1] ?? match[2] ?? match[3], holder: holder === null ? null : `process ${holder[1]}${holder[2] ? ` (${holder[2]})` : ''}` }
+}
+
+/**
+ * runAptGet, waiting while another apt-get or dpkg holds the package lock: one line says so, then apt-get is
+ * tried again every second until it gets the lock or `lockTimeoutMs` has passed.
+ */
+async function runAptGetWhenFree (aptGet, args, { env, onProgress, lockTimeoutMs }) {
+  const deadline = Date.now() + lockTimeoutMs
+  let waiting = false
+  for (;;) {
+    try {
+      return await runAptGet(aptGet, args, env)
+    } catch (err) {
+      const held = heldLock(err.output || '')
+      if (held === null) throw err
+      if (Date.now() + LOCK_RETRY_MS > deadline) {
+        throw Object.assign(new Error(`Debian's package lock ${held.lock} was still held${held.holder ? ` by ${held.holder}` : ''} ` +
+          `after ${formatWait(lockTimeoutMs)}`), { output: err.output })
+      }
+      if (!waiting) {
+        waiting = true
+        onProgress(`nodebench: Debian's package lock ${held.lock} is held${held.holder ? ` by ${held.holder}` : ''} (another apt-get or dpkg); ` +
+          `waiting for it, ${formatWait(lockTimeoutMs)} at most...`)
+      }
+      await sleep(LOCK_RETRY_MS)
+    }
+  }
+}
+
+function formatWait (ms) {
+  return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`
+}
+
+async function installDebianPackage (packageName, purpose, aptGet, { env, onProgress, lockTimeoutMs }) {
   onProgress(`nodebench: installing Debian's ${packageName} package (apt-get), once, ${purpose}...`)
-  await runAptGet(aptGet, ['update'], env)
+  await runAptGetWhenFree(aptGet, ['update'], { env, onProgress, lockTimeoutMs })
   onProgress(`nodebench: apt-get install -y --no-install-recommends ${packageName}...`)
-  await runAptGet(aptGet, ['install', '-y', '--no-install-recommends', packageName], env)
+  await runAptGetWhenFree(aptGet, ['install', '-y', '--no-install-recommends', packageName], { env, onProgress, lockTimeoutMs })
 }
 
 /**
@@ -72,11 +117,13 @@ async function installDebianPackage (packageName, purpose, aptGet, env, onProgre
  * @param {NodeJS.ProcessEnv} [options.env] read for `envVar` and PATH; default process.env
  * @param {boolean} [options.canInstall] default: running as root with apt-get on PATH
  * @param {string} [options.aptGet] the apt-get to run; default the one on PATH
+ * @param {number} [options.lockTimeoutMs] how long to wait while another apt-get or dpkg holds the package lock;
+ *   default 10 minutes
  * @returns {Promise<string>}
  */
 async function ensureDebianExecutable (
   { packageName, envVar, candidates, purpose, missing },
-  { onProgress = writeToStderr, env = process.env, canInstall, aptGet } = {}
+  { onProgress = writeToStderr, env = process.env, canInstall, aptGet, lockTimeoutMs = LOCK_TIMEOUT_MS } = {}
 ) {
   if (env[envVar]) {
     if (isExecutableFile(env[envVar])) return env[envVar]
@@ -90,8 +137,8 @@ async function ensureDebianExecutable (
     throw missing(`none of ${candidates.join(', ')} exists and ${aptGetPath ? 'this process is not root' : 'apt-get is not on PATH'}`)
   }
   if (!installing.has(packageName)) {
-    installing.set(packageName, installDebianPackage(packageName, purpose, aptGetPath, env, onProgress)
-      .finally(() => installing.delete(packageName)))
+    const installation = installDebianPackage(packageName, purpose, aptGetPath, { env, onProgress, lockTimeoutMs })
+    installing.set(packageName, installation.finally(() => installing.delete(packageName)))
   }
   try {
     await installing.get(packageName)

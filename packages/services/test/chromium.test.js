@@ -92,3 +92,38 @@ test('a failed apt-get install is NB_ERR_CHROMIUM_MISSING with the end of its ou
   await assert.rejects(ensureChromium({ env: {}, candidates: [path.join(dir, 'chromium')], canInstall: true, aptGet: quiet, onProgress: () => {} }),
     coded('NB_ERR_CHROMIUM_MISSING', /apt-get installed chromium, but none of .* exists/))
 })
+
+test('another apt-get holding the package lock: one line says so, and the install waits for it', async (t) => {
+  const dir = temporaryDir(t)
+  const browser = path.join(dir, 'chromium')
+  const tries = path.join(dir, 'tries')
+  // The lock is held for the first two tries of each step, as apt-get 2.6 reports it.
+  const aptGet = executable(path.join(dir, 'apt-get'), `#!/bin/sh
+echo "$*" >> "${tries}"
+if [ "$(grep -c "^$1" "${tries}")" -le 2 ]; then
+  echo "E: Could not get lock /var/lib/dpkg/lock-frontend. It is held by process 4242 (apt-get)" >&2
+  echo "E: Unable to acquire the dpkg frontend lock (/var/lib/dpkg/lock-frontend), is another process using it?" >&2
+  exit 100
+fi
+if [ "$1" = install ]; then printf '#!/bin/sh\\n' > "${browser}"; chmod 755 "${browser}"; fi
+`)
+  const progress = []
+  assert.equal(await ensureChromium({ env: {}, candidates: [browser], canInstall: true, aptGet, onProgress: (m) => progress.push(m) }), browser)
+  assert.deepEqual(fs.readFileSync(tries, 'utf8').trim().split('\n').map((line) => line.split(' ')[0]),
+    ['update', 'update', 'update', 'install', 'install', 'install'])
+  const waiting = progress.filter((m) => /lock/.test(m))
+  assert.deepEqual(waiting, Array(2).fill("nodebench: Debian's package lock /var/lib/dpkg/lock-frontend is held by process 4242 (apt-get) (another apt-get or dpkg); waiting for it, 10 min at most..."),
+    'one line per step that had to wait')
+})
+
+test('a package lock held past the wait is NB_ERR_CHROMIUM_MISSING naming the lock and its holder', async (t) => {
+  const dir = temporaryDir(t)
+  const { aptGet } = fakeAptGet(dir, '')
+  fs.writeFileSync(aptGet, '#!/bin/sh\necho "E: Could not get lock /var/lib/apt/lists/lock. It is held by process 77 (apt-get)" >&2\nexit 100\n')
+  const started = Date.now()
+  const progress = []
+  await assert.rejects(ensureChromium({ env: {}, candidates: [path.join(dir, 'chromium')], canInstall: true, aptGet, lockTimeoutMs: 2500, onProgress: (m) => progress.push(m) }),
+    coded('NB_ERR_CHROMIUM_MISSING', /installing Debian's chromium package failed \(Debian's package lock \/var\/lib\/apt\/lists\/lock was still held by process 77 \(apt-get\) after 3 s\); the last lines of apt-get's output:\n {2}E: Could not get lock/))
+  assert.ok(Date.now() - started >= 1500, 'it waited')
+  assert.match(progress[1], /^nodebench: Debian's package lock \/var\/lib\/apt\/lists\/lock is held by process 77 \(apt-get\) .*waiting for it, 3 s at most\.\.\.$/)
+})

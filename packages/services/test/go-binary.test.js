@@ -5,7 +5,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
-const { ensureGoBinary } = require('..')
+const { ensureGoBinary } = require('../components')
 const { sourceHash } = require('../lib/go-binary')
 const { temporaryDir, coded } = require('./helpers')
 

@@ -42,9 +42,11 @@ test('commandOf: argv[0] of a running process; null for a gone one', { skip: pro
 
 test('terminate: SIGTERM, and SIGKILL for a process that ignores it', async (t) => {
   const polite = spawnNode('setInterval(() => {}, 1000)')
-  const stubborn = spawnNode("process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)")
+  // The stubborn one says when its handler is in place: on a busy machine, a fixed wait may be too short.
+  const stubborn = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); console.log('ready'); setInterval(() => {}, 1000)"],
+    { stdio: ['ignore', 'pipe', 'ignore'] })
   t.after(() => { polite.kill('SIGKILL'); stubborn.kill('SIGKILL') })
-  await new Promise((resolve) => setTimeout(resolve, 200)) // let the stubborn one install its handler
+  await new Promise((resolve) => stubborn.stdout.once('data', resolve))
   await terminate(polite.pid)
   assert.equal(isAlive(polite.pid), false)
   const started = Date.now()

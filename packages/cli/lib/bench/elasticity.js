@@ -1,7 +1,9 @@
 'use strict'
 
+const { round, median } = require('../kernel/statistics')
+
 // What happened around each event of an elasticity run (`--add-instance-at`, `--kill-instance-at`), read from
-// the load generator's per-second timeline (load-observer.js) and nginx's access log (which instance served
+// the load generator's per-second timeline (kernel/load-observer.js) and nginx's access log (which instance served
 // each request, what nginx retried elsewhere):
 // - throughput before the event and the level it reached after it, and how long until it settled there: the
 //   first second after the event from which every second (up to the next event or the run's end) is within
@@ -16,18 +18,6 @@ const SETTLE_TOLERANCE = 0.2
 const FAILURE_WINDOW_SEC = 5
 const RELOAD_WINDOW_SEC = 1
 
-function median (values) {
-  if (values.length === 0) return null
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
-
-function round (value, digits = 1) {
-  const scale = 10 ** digits
-  return Math.round(value * scale) / scale
-}
-
 /** Throughput level after an event and when it settled there (seconds after the event), or null. */
 function settling (seconds, eventSec) {
   if (seconds.length < 2) return { levelRequestsPerSec: null, settledAfterSec: null }
@@ -37,7 +27,7 @@ function settling (seconds, eventSec) {
   for (let i = seconds.length - 1; i >= 0 && within(seconds[i]); i--) settled = seconds[i]
   return {
     levelRequestsPerSec: level,
-    settledAfterSec: settled === null ? null : round(Math.max(0, settled.second - eventSec))
+    settledAfterSec: settled === null ? null : round(Math.max(0, settled.second - eventSec), 1)
   }
 }
 

@@ -1,25 +1,15 @@
 'use strict'
 
 const { PERCENTILES } = require('./report-data')
-const { isNumber, processesText, formatShare } = require('./report-format')
+const { scaleOutOf, measured } = require('./report-scale-out')
+const { isNumber, processesText, formatShare } = require('../render/format')
+const { chartSpec, renderCharts: renderSvgs } = require('../render/charts')
 
-// The bench report's charts, as Vega-Lite specs compiled to Vega and rendered to SVG strings in Node (no
-// browser, no script in the page). Each chart draws measured cells only; the failed cells it leaves out are
-// returned beside it so the page can say so under the chart.
+// The bench report's charts, as Vega-Lite specs (render/charts.js draws them as SVG). Each chart draws measured
+// cells only; the failed cells it leaves out are returned beside it so the page can say so under the chart.
 
 const FORMAT_COLORS = Object.freeze({ domain: ['html', 'json'], range: ['#f58518', '#4c78a8'] })
-
-const CONFIG = Object.freeze({
-  font: 'system-ui, -apple-system, "Segoe UI", sans-serif',
-  title: { anchor: 'start', fontSize: 13, subtitleFontSize: 11, subtitleColor: '#555' },
-  axis: { labelFontSize: 11, titleFontSize: 11, gridColor: '#e6e6e6' },
-  legend: { labelFontSize: 11, titleFontSize: 11 },
-  view: { stroke: '#ddd' }
-})
-
-function chartSpec (spec) {
-  return { background: 'white', padding: 8, config: CONFIG, ...spec }
-}
+const TOPOLOGY_COLORS = Object.freeze({ domain: ['cluster', 'nginx'], range: ['#4c78a8', '#e45756'] })
 
 function cellsOf (summary, scenario, format) {
   return summary.cells.filter((c) => c.scenario === scenario && (format === undefined || c.format === format))
@@ -187,9 +177,97 @@ function timeShareChart (summary, scenario, label, format) {
   }
 }
 
+// The scale-out section's charts (report-scale-out.js).
+
+/** Requests/s by processes, a line per topology: one chart per operation and format (when both ran). */
+function topologyCharts (scaleOut) {
+  if (!scaleOut.compared) return []
+  const groups = new Map()
+  for (const row of scaleOut.topologies) {
+    const key = `${row.label} (${row.format})`
+    if (!groups.has(key)) groups.set(key, { scenario: row.scenario, format: row.format, values: [] })
+    for (const [topology, cell] of [['cluster', row.cluster], ['nginx', row.nginx]]) {
+      if (!measured(cell)) continue
+      groups.get(key).values.push({ processes: row.processes, topology, requestsPerSec: cell.requestsPerSec.mean })
+    }
+  }
+  return Array.from(groups, ([title, { scenario, format, values }]) => ({
+    kind: 'topology',
+    scenario,
+    format,
+    title: `${title}: node:cluster against nginx`,
+    leftOut: [],
+    spec: chartSpec({
+      title: { text: `${title}: node:cluster against nginx`, subtitle: 'requests/s by processes (instances behind nginx)' },
+      width: 300,
+      height: 200,
+      data: { values },
+      mark: { type: 'line', point: true },
+      encoding: {
+        x: { field: 'processes', type: 'ordinal', title: 'processes', axis: { labelAngle: 0 } },
+        y: { field: 'requestsPerSec', type: 'quantitative', title: 'requests/s' },
+        color: { field: 'topology', type: 'nominal', scale: TOPOLOGY_COLORS, title: 'topology' }
+      }
+    })
+  })).filter((chart) => chart.spec.data.values.length > 0)
+}
+
+/** An elasticity repetition second by second: requests/s, p99 latency and failures, the events as rules. */
+function elasticityCharts (scaleOut) {
+  return scaleOut.elasticity.map(({ cell, rep, timeline, events }) => {
+    const values = timeline.map((s) => ({
+      second: s.second,
+      requests: s.requests,
+      p99: s.latencyMs === null ? null : s.latencyMs.p99,
+      failures: Object.values(s.failures).reduce((sum, n) => sum + n, 0)
+    }))
+    const rules = events.events.map((event) => ({
+      second: event.atSec, event: event.type === 'add' ? 'instance added' : 'instance killed'
+    }))
+    const eventColor = { domain: ['instance added', 'instance killed'], range: ['#54a24b', '#e45756'] }
+    const x = { field: 'second', type: 'quantitative', title: 'seconds into the run', scale: { domain: [0, values.length] } }
+    const most = Math.max(1, ...values.map((v) => v.failures))
+    const panel = (field, title, mark, y = {}) => ({
+      width: 560,
+      height: 110,
+      layer: [
+        {
+          data: { values },
+          transform: [{ filter: `isValid(datum.${field})` }],
+          mark,
+          encoding: { x, y: { field, type: 'quantitative', title, ...y } }
+        },
+        {
+          data: { values: rules },
+          mark: { type: 'rule', strokeDash: [4, 3] },
+          encoding: {
+            x: { field: 'second', type: 'quantitative', scale: x.scale },
+            color: { field: 'event', type: 'nominal', title: 'event', scale: eventColor }
+          }
+        }
+      ]
+    })
+    return {
+      kind: 'elasticity',
+      scenario: cell.scenario,
+      format: cell.format,
+      title: `${cell.title}, repetition ${rep}: second by second`,
+      leftOut: [],
+      spec: chartSpec({
+        title: { text: `${cell.title}, repetition ${rep}`, subtitle: 'per second: requests answered, p99 latency (ms), failures' },
+        vconcat: [
+          panel('requests', 'requests/s', { type: 'line', point: true }),
+          panel('p99', 'p99 ms', { type: 'line', point: true, color: '#f58518' }),
+          panel('failures', 'failures/s', { type: 'bar', color: '#e45756', width: 4 },
+            { scale: { domain: [0, most] }, axis: { format: 'd', tickMinStep: 1 } })
+        ]
+      })
+    }
+  })
+}
+
 /** Every chart of the report, in the order the page shows them (each group in the study's figure order). */
 function chartsOf (summary) {
-  const { scaleOutOf, topologyCharts, elasticityCharts } = require('./report-scaleout')
   const scaleOut = scaleOutOf(summary)
   const charts = [...topologyCharts(scaleOut), ...elasticityCharts(scaleOut)]
   const add = (chart) => chart && charts.push(chart)
@@ -204,30 +282,9 @@ function chartsOf (summary) {
   return charts
 }
 
-let vegaModules = null
-
-/** vega and vega-lite are ES modules: loaded once, on first use. */
-function loadVega () {
-  vegaModules = vegaModules || Promise.all([import('vega'), import('vega-lite')])
-  return vegaModules
-}
-
-/** A Vega-Lite spec rendered to an SVG string, headless (renderer 'none'). */
-async function renderSvg (vegaLiteSpec) {
-  const [vega, vegaLite] = await loadVega()
-  const view = new vega.View(vega.parse(vegaLite.compile(vegaLiteSpec).spec), { renderer: 'none', logLevel: vega.Error })
-  try {
-    return await view.toSVG()
-  } finally {
-    view.finalize()
-  }
-}
-
 /** The charts of `summary`, each with its SVG: [{ kind, scenario, format, title, leftOut, spec, svg }]. */
-async function renderCharts (summary) {
-  const charts = chartsOf(summary)
-  for (const chart of charts) chart.svg = await renderSvg(chart.spec)
-  return charts
+function renderCharts (summary) {
+  return renderSvgs(chartsOf(summary))
 }
 
-module.exports = { chartsOf, renderCharts, renderSvg }
+module.exports = { chartsOf, renderCharts }

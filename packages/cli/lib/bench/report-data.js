@@ -1,13 +1,13 @@
 'use strict'
 
-const { isNumber, processesText } = require('./report-format')
+const { isNumber, processesText } = require('../render/format')
 const { findingsOf, notesOf } = require('./report-findings')
 
 // The figures both renderers of the bench report show, derived once from a results.json (schema 1).
 // Nothing here trusts an optional field: a failed cell, a missing cell, a cell without a breakdown or a
 // run of only some scenarios and process counts all give a smaller summary, never an exception.
 //
-// What the run is compared with comes from the workload results.json describes (lib/workload.js,
+// What the run is compared with comes from the workload results.json describes (kernel/workload.js,
 // describeWorkload): each scenario's label and dominant function, and its `reference` figures (the study's
 // Table 1 shares and response sizes for examples/mongo-admin). A workload without them gives a report of
 // the run alone.
@@ -120,7 +120,7 @@ function responsesOf (cell, method, format) {
   return { unexpected, redirects, unexpectedCodes, codesKnown: true }
 }
 
-/** The failures of a cell's repetitions by class (load-observer.js), summed. */
+/** The failures of a cell's repetitions by class (kernel/load-observer.js), summed. */
 function failuresOf (raw) {
   const failures = {}
   for (const rep of Array.isArray(raw.reps) ? raw.reps : []) {

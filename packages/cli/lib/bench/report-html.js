@@ -1,17 +1,18 @@
 'use strict'
 
 const { escapeHtml } = require('@nodebench/breakdown')
-const { renderComparisonHtml } = require('../flame/render-comparison')
-const { renderSegmentsHtml } = require('../flame/render-segments')
 const { summarize } = require('./report-data')
 const { renderCharts } = require('./report-charts')
+const { scaleOutOf } = require('./report-scale-out')
 const tables = require('./report-tables')
-const { STYLE, htmlTable, section } = require('./report-page')
-const { renderBrowserHtml, renderBrowserCharts } = require('../browser/report')
-const scaleOutTables = require('./report-scaleout')
+const { htmlPage, section } = require('../render/page')
+const { htmlTable } = require('../render/tables')
+const { htmlList } = require('../render/findings')
+const { chartGrid } = require('../render/charts')
 
-// report.html: one self-contained page (inline CSS and SVG; no script, font or request leaves the file).
-// Every string from the results is escaped here; the charts' SVG comes from Vega, which escapes its text.
+// report.html: the bench report as one page (render/page.js: self-contained, inline CSS and SVG). Every string
+// from the results is escaped; the charts' SVG comes from Vega, which escapes its text. The sections of the
+// passes run after the matrix (flame's, the browser's) are theirs: `sections` (report.js).
 
 const CHART_GROUPS = Object.freeze([
   { kind: 'latency', id: 'latency', title: 'Latency percentiles', about: 'Per operation and format: each percentile of latency as autocannon measured it, one line per process count.' },
@@ -20,36 +21,6 @@ const CHART_GROUPS = Object.freeze([
   { kind: 'time-share', id: 'time-share', title: 'Where the time goes', about: 'Per operation and format: each segment\'s share of response time in the app, in path order, then unattributed; one bar per process count.' }
 ])
 
-const SECTIONS = Object.freeze([
-  ['findings', 'What this shows'],
-  ['limits', 'What limits these figures'],
-  ...CHART_GROUPS.map((group) => [group.id, group.title]),
-  ['cells', 'Cells'],
-  ['study', 'Comparison with the study'],
-  ['scale-out', 'Scale-out'],
-  ['breakdowns', 'Breakdowns'],
-  ['flame', 'Flamegraphs'],
-  ['browser', 'Browser'],
-  ['machine', 'Machine and configuration']
-])
-
-/** `bench --flame`: links to the flamegraphs and the HTML-against-JSON table of each scenario. */
-function flameSection (flame) {
-  return flame.map((profile) => {
-    const heading = `<h3>${escapeHtml(profile.scenario)}</h3>`
-    if (profile.failure) return `${heading}<p class="failed"><strong>failed</strong>: ${escapeHtml(profile.failure)}</p>`
-    const links = profile.flamegraphs.map((f) => `<a href="${escapeHtml(f.html)}">${escapeHtml(f.format)} flamegraph</a> ` +
-      `(${escapeHtml(f.samples.toLocaleString('en-US'))} samples, nodebench itself ${escapeHtml((f.nodebenchShare * 100).toFixed(1))}%)`).join(' · ')
-    const profiler = profile.profiler === 'v8' ? 'V8\'s sampling profiler' : profile.profiler
-    const segments = profile.flamegraphs.filter((f) => f.analysis)
-      .map((f) => renderSegmentsHtml(f, { scenario: profile.scenario, profiler: profile.profiler })).join('\n')
-    return `${heading}<p>${links}; ${escapeHtml(String(profile.durationSec))} s of load sampled` +
-      `${profile.warmupSec ? ` after ${escapeHtml(String(profile.warmupSec))} s of warm-up` : ''}, ` +
-      `${escapeHtml(String(profile.connections))} connections, one process, ${escapeHtml(profiler)}.</p>\n` + segments +
-      (profile.comparison ? renderComparisonHtml(profile.comparison, { scenario: profile.scenario }) : '')
-  }).join('\n')
-}
-
 function leftOutCaption (chart) {
   if (chart.leftOut.length === 0) return ''
   const reasons = chart.leftOut.map((cell) => (cell.failed ? `${cell.title} (failed: ${cell.failure})` : `${cell.title} (no figures)`))
@@ -57,10 +28,8 @@ function leftOutCaption (chart) {
 }
 
 function chartSection (group, charts) {
-  const mine = charts.filter((chart) => chart.kind === group.kind)
-  const figures = mine.map((chart) => `<figure class="chart" data-kind="${escapeHtml(chart.kind)}" data-scenario="${escapeHtml(chart.scenario)}"` +
-    `${chart.format ? ` data-format="${escapeHtml(chart.format)}"` : ''} aria-label="${escapeHtml(chart.title)}">\n${chart.svg}\n${leftOutCaption(chart)}</figure>`)
-  const body = figures.length ? `<div class="charts">\n${figures.join('\n')}\n</div>` : '<p class="left-out">No measured cell to draw.</p>'
+  const body = chartGrid(charts.filter((chart) => chart.kind === group.kind), leftOutCaption) ||
+    '<p class="left-out">No measured cell to draw.</p>'
   return section(group.id, group.title, `<p>${escapeHtml(group.about)}</p>\n${body}`)
 }
 
@@ -75,83 +44,74 @@ function breakdownSection (summary) {
   }).join('\n')
 }
 
-function notesList (notes) {
-  if (notes.length === 0) return '<p>Nothing: every cell finished with 2xx responses only.</p>'
-  return '<ul class="notes">\n' + notes.map((note) => (note.kind === 'failed'
-    ? `<li class="failed"><strong>failed</strong>: ${escapeHtml(note.text)}</li>`
-    : `<li class="${escapeHtml(note.kind)}">${escapeHtml(note.text)}</li>`)).join('\n') + '\n</ul>'
-}
-
 /** Topologies, the TU Berlin study's figures, --find-max and the elasticity runs, with their charts. */
 function scaleOutSection (scaleOut, charts) {
-  const figures = (kind) => {
-    const mine = charts.filter((chart) => chart.kind === kind)
-    if (mine.length === 0) return ''
-    return '<div class="charts">\n' + mine.map((chart) => `<figure class="chart" data-kind="${escapeHtml(chart.kind)}" ` +
-      `data-scenario="${escapeHtml(chart.scenario)}" aria-label="${escapeHtml(chart.title)}">\n${chart.svg}\n</figure>`).join('\n') + '\n</div>'
-  }
+  const figures = (kind) => chartGrid(charts.filter((chart) => chart.kind === kind))
   const parts = [
-    '<ul class="findings">\n' + scaleOut.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('\n') + '\n</ul>',
-    scaleOut.notes.length ? '<ul class="notes">\n' + scaleOut.notes.map((n) => `<li class="warn">${escapeHtml(n)}</li>`).join('\n') + '\n</ul>' : '',
-    '<h3>Requests per second by topology</h3>', htmlTable(scaleOutTables.topologyTable(scaleOut)), figures('topology')
+    htmlList(scaleOut.findings, 'findings'),
+    htmlList(scaleOut.notes.map((text) => ({ text, kind: 'warn' })), 'notes'),
+    '<h3>Requests per second by topology</h3>', htmlTable(tables.topologyTable(scaleOut)), figures('topology')
   ]
-  if (scaleOut.study.length) parts.push('<h3>Instances behind nginx, here and in the TU Berlin study</h3>', htmlTable(scaleOutTables.studyTable(scaleOut)))
+  if (scaleOut.study.length) parts.push('<h3>Instances behind nginx, here and in the TU Berlin study</h3>', htmlTable(tables.studyTable(scaleOut)))
   if (scaleOut.findMax.length) {
     parts.push('<h3>Throughput at 0% errors (--find-max)</h3>', '<p>Connections doubled step by step until the first failure; ' +
       'the best step is the highest requests/s without one. The breakdown of such a cell covers every step.</p>',
-    htmlTable(scaleOutTables.findMaxTable(scaleOut)))
+    htmlTable(tables.findMaxTable(scaleOut)))
   }
   if (scaleOut.elasticity.length) {
-    parts.push('<h3>Instances added and killed mid-run</h3>', htmlTable(scaleOutTables.elasticityTable(scaleOut)), figures('elasticity'),
-      '<h4>Requests per instance (nginx\'s log)</h4>', htmlTable(scaleOutTables.instanceTable(scaleOut)))
+    parts.push('<h3>Instances added and killed mid-run</h3>', htmlTable(tables.elasticityTable(scaleOut)), figures('elasticity'),
+      '<h4>Requests per instance (nginx\'s log)</h4>', htmlTable(tables.instanceTable(scaleOut)))
   }
   return parts.filter(Boolean).join('\n')
 }
 
-/** The bench report as one self-contained HTML page, charts rendered to inline SVG. */
-async function renderHtml (results) {
+/**
+ * The bench report as one self-contained HTML page, charts rendered to inline SVG. `sections`: the passes'
+ * (report.js), each shown when `results` holds its key.
+ */
+async function renderHtml (results, { sections = [] } = {}) {
   const summary = summarize(results)
   const charts = await renderCharts(summary)
-  const scaleOut = scaleOutTables.scaleOutOf(summary)
-  const browser = results.browser && !results.browser.failure ? results.browser : null
-  const browserSection = browser === null
-    ? (results.browser ? section('browser', 'The browser: the study\'s client-side half', `<p class="left-out">The browser pass could not run: ${escapeHtml(results.browser.failure)}</p>`) : null)
-    : renderBrowserHtml(browser, await renderBrowserCharts(browser))
+  const scaleOut = scaleOutOf(summary)
   const app = summary.config.app || summary.config.cmd || summary.config.url || 'the app'
-  const body = [
-    section('findings', 'What this shows', '<ul class="findings">\n' + summary.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('\n') + '\n</ul>\n' +
-      (summary.reference.findings.length === 0
-        ? ''
-        : `<p class="study">${escapeHtml(summary.reference.intro)}</p><ul class="study">\n` + summary.reference.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('\n') + '\n</ul>')),
-    section('limits', 'What limits these figures', notesList(summary.notes)),
-    ...CHART_GROUPS.map((group) => chartSection(group, charts)),
-    section('cells', 'Cells', htmlTable(tables.cellTable(summary))),
-    section('study', 'Comparison with the study', [
-      '<h3>JSON against HTML</h3>', htmlTable(tables.throughputTable(summary)),
-      '<h3>Table 1: the share of response time of the study\'s longest-running function</h3>', htmlTable(tables.table1Table(summary)),
-      '<h3>Which function owns the time</h3>', htmlTable(tables.dominanceTable(summary)),
-      '<h3>Response sizes</h3>', htmlTable(tables.responseSizeTable(summary))
-    ].join('\n')),
-    ...(scaleOut.present ? [section('scale-out', 'Scale-out: topologies, throughput at 0% errors, elasticity', scaleOutSection(scaleOut, charts))] : []),
-    section('breakdowns', 'Breakdowns', '<p>Share = the segment\'s time / the operation\'s response time in the app; <em>unattributed</em> is ' +
-      'Express\'s own routing, the gaps between layers and the socket flush.</p>\n' + breakdownSection(summary)),
-    ...(Array.isArray(results.flame) ? [section('flame', 'Flamegraphs: CPU beside time per segment, HTML against JSON', flameSection(results.flame))] : []),
-    ...(browserSection === null ? [] : [browserSection]),
-    section('machine', 'Machine and configuration', htmlTable(tables.machineTable(summary)) + '\n' +
-      htmlTable(tables.configTable(summary)))
+  const present = sections.filter((s) => results[s.key] !== undefined && results[s.key] !== null)
+  const parts = [
+    { id: 'findings', nav: 'What this shows', html: section('findings', 'What this shows', htmlList(summary.findings, 'findings') + '\n' + (summary.reference.findings.length === 0 ? '' : `<p class="study">${escapeHtml(summary.reference.intro)}</p>` + htmlList(summary.reference.findings, 'study'))) },
+    { id: 'limits', nav: 'What limits these figures', html: section('limits', 'What limits these figures', htmlList(summary.notes, 'notes') || '<p>Nothing: every cell finished with 2xx responses only.</p>') },
+    ...CHART_GROUPS.map((group) => ({ id: group.id, nav: group.title, html: chartSection(group, charts) })),
+    { id: 'cells', nav: 'Cells', html: section('cells', 'Cells', htmlTable(tables.cellTable(summary))) },
+    {
+      id: 'study',
+      nav: 'Comparison with the study',
+      html: section('study', 'Comparison with the study', [
+        '<h3>JSON against HTML</h3>', htmlTable(tables.throughputTable(summary)),
+        '<h3>Table 1: the share of response time of the study\'s longest-running function</h3>', htmlTable(tables.table1Table(summary)),
+        '<h3>Which function owns the time</h3>', htmlTable(tables.dominanceTable(summary)),
+        '<h3>Response sizes</h3>', htmlTable(tables.responseSizeTable(summary))
+      ].join('\n'))
+    },
+    ...(scaleOut.present
+      ? [{ id: 'scale-out', nav: 'Scale-out', html: section('scale-out', 'Scale-out: topologies, throughput at 0% errors, elasticity', scaleOutSection(scaleOut, charts)) }]
+      : []),
+    {
+      id: 'breakdowns',
+      nav: 'Breakdowns',
+      html: section('breakdowns', 'Breakdowns', '<p>Share = the segment\'s time / the operation\'s response time in the app; <em>unattributed</em> is ' +
+        'Express\'s own routing, the gaps between layers and the socket flush.</p>\n' + breakdownSection(summary))
+    }
   ]
-  const nav = SECTIONS.filter(([id]) => (id !== 'flame' || Array.isArray(results.flame)) && (id !== 'scale-out' || scaleOut.present) &&
-    (id !== 'browser' || browserSection !== null)).map(([id, title]) => `<a href="#${id}">${escapeHtml(title)}</a>`).join('')
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>nodebench bench report: ${escapeHtml(app)}</title>
-<style>${STYLE}</style></head><body><main>
-<header><h1>nodebench bench report: ${escapeHtml(app)}</h1>
-<p class="headline">${escapeHtml(tables.headline(summary))}</p></header>
-<nav>${nav}</nav>
-${body.join('\n')}
-</main></body></html>
-`
+  for (const extra of present) parts.push({ id: extra.id, nav: extra.nav, html: await extra.html(results[extra.key]) })
+  parts.push({
+    id: 'machine',
+    nav: 'Machine and configuration',
+    html: section('machine', 'Machine and configuration', htmlTable(tables.machineTable(summary)) + '\n' + htmlTable(tables.configTable(summary)))
+  })
+  return htmlPage({
+    title: `nodebench bench report: ${app}`,
+    headline: tables.headline(summary),
+    nav: parts.map(({ id, nav }) => ({ id, title: nav })),
+    body: parts.map((part) => part.html).join('\n')
+  })
 }
 
 module.exports = { renderHtml }

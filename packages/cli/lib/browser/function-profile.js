@@ -7,6 +7,7 @@
 // went too.
 
 const { fileURLToPath } = require('node:url')
+const { round } = require('../kernel/statistics')
 
 function where ({ url, lineNumber }) {
   if (!url) return { file: null, line: null }
@@ -53,10 +54,10 @@ function functionProfile (profile, { top = 15 } = {}) {
       }
     }
   })
-  const round = (ms) => Math.round(ms * 100) / 100
-  const list = [...functions.values()].map((fn) => ({ ...fn, selfMs: round(fn.selfMs), totalMs: round(fn.totalMs) }))
+  const list = [...functions.values()]
+    .map((fn) => ({ ...fn, selfMs: round(fn.selfMs, 2), totalMs: round(fn.totalMs, 2) }))
   return {
-    totalMs: round(totalMs),
+    totalMs: round(totalMs, 2),
     bySelf: [...list].sort((a, b) => b.selfMs - a.selfMs).slice(0, top),
     byTotal: [...list].sort((a, b) => b.totalMs - a.totalMs).slice(0, top)
   }

@@ -1,14 +1,19 @@
 'use strict'
 
+const fs = require('node:fs/promises')
+const path = require('node:path')
 const { escapeHtml, escapeMarkdown } = require('@nodebench/breakdown')
-const { formatMs, formatCount, formatRatio } = require('../bench/report-format')
-const { htmlTable, markdownTable, section } = require('../bench/report-page')
+const { formatMs, formatCount, formatRatio } = require('../render/format')
+const { htmlTable, markdownTable, boxTable } = require('../render/tables')
+const { htmlPage, section } = require('../render/page')
+const { htmlList, markdownList } = require('../render/findings')
+const { chartSpec, renderCharts, chartGrid } = require('../render/charts')
 
-// The browser pass in a report: what each front end's pages cost to load (load times, heap, script and
-// layout time, requests, the page's time split into server, network and client), the function profiles, the
-// AngularJS statistics, each beside the study's figures (the workload's `reference.browser`), with sentences
-// computed from the figures and what limits them. Tables as text cells ({ head, rows }, as report-tables);
-// charts as Vega-Lite specs that report-charts renders.
+// The browser run in words, tables and charts: what each front end's pages cost to load (load times, heap,
+// script and layout time, requests, the page's time split into server, network and client), the function
+// profiles, the AngularJS statistics, each beside the study's figures (the workload's `reference.browser`), with
+// sentences computed from the figures and what limits them; as browser.md and browser.html (render/page.js),
+// a section of the bench report (pass.js), and a table for the terminal.
 
 const MB = 1024 * 1024
 const FRONT_END_COLORS = Object.freeze({ domain: ['server-rendered', 'single-page'], range: ['#f58518', '#4c78a8'] })
@@ -36,7 +41,7 @@ function pairs (results) {
 }
 
 /** Sentences from the figures, each beside the study's where it has one. */
-function findingsOf (results) {
+function browserFindings (results) {
   const reference = results.workload.reference ?? {}
   const sentences = []
   for (const { page, cache, server, spa } of pairs(results)) {
@@ -66,7 +71,8 @@ function findingsOf (results) {
   return sentences
 }
 
-function limitsOf (results) {
+/** What limits these figures: one machine, the study's jQuery, how the time split counts. */
+function browserLimits (results) {
   const machine = results.machine ?? {}
   return [
     `One machine: Chromium ${machine.chromium ?? '(unknown version)'} and the app share it and talk over loopback` +
@@ -151,16 +157,8 @@ function chartsOf (results) {
   const base = (title, subtitle, values, spec) => ({
     kind: 'browser',
     title,
-    scenario: 'browser',
     leftOut: [],
-    spec: {
-      background: 'white',
-      padding: 8,
-      config: { font: 'system-ui, -apple-system, "Segoe UI", sans-serif', title: { anchor: 'start', fontSize: 13, subtitleFontSize: 11 } },
-      title: { text: title, subtitle },
-      data: { values },
-      ...spec
-    }
+    spec: chartSpec({ title: { text: title, subtitle }, data: { values }, ...spec })
   })
   const color = { field: 'front end', type: 'nominal', scale: FRONT_END_COLORS }
   const pageOrder = results.config.pages
@@ -203,14 +201,13 @@ function chartsOf (results) {
   ]
 }
 
-/** The browser pass as Markdown (a section of report.md, or browser.md). */
+/** The browser run as Markdown (a section of report.md, or browser.md). */
 function renderBrowserMarkdown (results, { level = 2 } = {}) {
   const h = '#'.repeat(level)
-  const list = (items) => items.map((item) => `- ${escapeMarkdown(item)}`).join('\n') + '\n'
   const parts = [
     `${h} The browser: the study's client-side half\n`,
-    list(findingsOf(results)),
-    `${h}# What limits these figures\n`, list(limitsOf(results)),
+    markdownList(browserFindings(results)),
+    `${h}# What limits these figures\n`, markdownList(browserLimits(results)),
     `${h}# Every page and front end (medians)\n`, markdownTable(loadTable(results)),
     `${h}# Beside the study\n`, markdownTable(studyTable(results)),
     `${h}# Function profiles\n`
@@ -221,30 +218,51 @@ function renderBrowserMarkdown (results, { level = 2 } = {}) {
   return parts.join('\n')
 }
 
-/** The browser pass as an HTML section; `charts` are chartsOf's, rendered (with `svg`). */
-function renderBrowserHtml (results, charts) {
-  const list = (items, className) => `<ul class="${className}">\n${items.map((item) => `<li>${escapeHtml(item)}</li>`).join('\n')}\n</ul>`
-  const figures = charts.map((chart) => `<figure class="chart" data-kind="browser" aria-label="${escapeHtml(chart.title)}">\n${chart.svg}\n</figure>`).join('\n')
+/** The browser run as an HTML section (of report.html, or browser.html), its charts drawn. */
+async function renderBrowserHtml (results) {
+  const charts = await renderCharts(chartsOf(results))
   const profiles = functionTables(results).map((profile) => `<h4>${escapeHtml(profile.title)}</h4>\n<div class="charts">` +
     `<div>${htmlTable(profile.bySelf)}</div><div>${htmlTable(profile.byTotal)}</div></div>`).join('\n')
   return section('browser', 'The browser: the study\'s client-side half', [
-    list(findingsOf(results), 'findings'),
-    '<h3>What limits these figures</h3>', list(limitsOf(results), 'notes'),
-    `<div class="charts">\n${figures}\n</div>`,
+    htmlList(browserFindings(results), 'findings'),
+    '<h3>What limits these figures</h3>', htmlList(browserLimits(results), 'notes'),
+    chartGrid(charts),
     '<h3>Every page and front end (medians)</h3>', htmlTable(loadTable(results)),
     '<h3>Beside the study</h3>', htmlTable(studyTable(results)),
     '<h3>Function profiles (one load each; the study\'s Figs 33-36)</h3>', profiles
   ].join('\n'))
 }
 
-/** chartsOf's charts, each with its SVG (report-charts' renderer: no script in the page). */
-async function renderBrowserCharts (results) {
-  const { renderSvg } = require('../bench/report-charts')
-  const charts = chartsOf(results)
-  for (const chart of charts) chart.svg = await renderSvg(chart.spec)
-  return charts
+/** browser.md and browser.html beside browser.json; resolves to their paths. */
+async function writeBrowserReport (results, outDir) {
+  const markdown = path.join(outDir, 'browser.md')
+  const html = path.join(outDir, 'browser.html')
+  await fs.writeFile(markdown, `# nodebench browser report\n\n${renderBrowserMarkdown(results)}`)
+  await fs.writeFile(html, htmlPage({
+    title: 'nodebench browser report',
+    headline: `${results.workload.name}: ${results.config.frontEnds.join(' and ')}, ${results.config.pages.join(', ')}; ` +
+      `${results.config.runs} runs, ${results.config.caches.join(' and ')} cache, network ${results.config.network}; ${results.createdAt}`,
+    body: await renderBrowserHtml(results)
+  }))
+  return { markdown, html }
+}
+
+// The columns a terminal shows (the reports have every one).
+const TERMINAL_COLUMNS = Object.freeze(['page', 'front end', 'cache', 'runs', 'load ms', 'ready ms', 'heap after GC MB', 'script ms',
+  'server ms', 'network ms', 'client ms'])
+
+/** The medians for a terminal, a line per page, front end and cache; a failed row's reason across its figures. */
+function renderBrowserText (results) {
+  return boxTable(loadTable(results), TERMINAL_COLUMNS)
 }
 
 module.exports = {
-  renderBrowserMarkdown, renderBrowserHtml, renderBrowserCharts, chartsOf, findingsOf, loadTable, studyTable
+  renderBrowserMarkdown,
+  renderBrowserHtml,
+  writeBrowserReport,
+  renderBrowserText,
+  chartsOf,
+  browserFindings,
+  loadTable,
+  studyTable
 }

@@ -2,31 +2,27 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { resolveDatabase, ensureChromium } = require('@nodebench/services')
-const { runHook } = require('../workload')
-const { startApp } = require('../bench/app-process')
-const { describeMachine } = require('../bench/machine')
+const { ensureChromium } = require('@nodebench/services')
+const { runHook } = require('../kernel/workload')
+const { startApp } = require('../kernel/app-process')
+const { describeMachine } = require('../kernel/machine')
+const { openDatabase } = require('../kernel/database')
+const { displayPath } = require('../kernel/paths')
+const { round, median } = require('../kernel/statistics')
 const { measureLoad } = require('./page-load')
 const { NETWORK_PRESETS } = require('./network')
 
-// `nodebench browser`: the study's client-side half. The app (and its database) started as bench starts
-// them, its front ends' pages loaded in Debian's Chromium through playwright-core, `runs` times each, cold
-// and warm cache, a fresh context per load; front ends alternate within a run, so a drift of the machine
-// touches both alike. One load per page and front end (the first cold one) carries a function profile.
-// browser.json is written after every load, so whatever finished is on disk if the run stops.
+// `runBrowser`, the browser feature's API: the study's client-side half. The app (and its database) started
+// as bench starts them (the kernel's), its front ends' pages loaded in Debian's Chromium through playwright-core,
+// `runs` times each, cold and warm cache, a fresh context per load; front ends alternate within a run, so a
+// drift of the machine touches both alike. One load per page and front end (the first cold one) carries a
+// function profile. browser.json is written after every load, so whatever finished is on disk if the run stops.
 
 const RESULTS_SCHEMA = 1
 const LAUNCH_ARGS = Object.freeze([
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'
 ])
 const PLACEHOLDER = /\{([A-Za-z_$][\w$]*)\}/g
-
-function median (values) {
-  const sorted = values.filter((v) => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b)
-  if (sorted.length === 0) return null
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
 
 /** The path of `page` (a name of the workload's pages, or a path) with the setup's values filled in. */
 function pagePath (page, browser, values) {
@@ -96,10 +92,11 @@ function summarizeLoads (loads) {
 }
 
 /**
- * Runs the browser pass of `config` (browser/config.js). `env` carries MONGODB_URI for the app; without it,
- * the database the workload asks for is started here. Resolves to `{ results, resultsFile }`.
+ * Loads the pages of `config` (browserConfig's) and writes browser.json in its `outDir`. The app's database is
+ * kernel/database.js's (MONGODB_URI in `env`, else the `db` service, else one started here). Resolves to
+ * `{ results, resultsFile }`.
  */
-async function runBrowser (config, { env = process.env, onProgress = () => {}, base: givenBase = null } = {}) {
+async function runBrowser (config, { env = process.env, onProgress = () => {} } = {}) {
   const started = Date.now()
   const workload = config.workload
   const browserPart = workload.browser
@@ -111,9 +108,10 @@ async function runBrowser (config, { env = process.env, onProgress = () => {}, b
     durationSec: 0,
     machine: null,
     config: {
-      app: config.app === null ? null : path.relative(process.cwd(), config.app) || '.',
-      url: config.url,
-      workload: path.relative(process.cwd(), workload.file) || workload.file,
+      app: config.target.app === null ? null : displayPath(config.target.app),
+      cmd: config.target.cmd,
+      url: config.target.url,
+      workload: displayPath(workload.file),
       frontEnds: config.frontEnds,
       pages: config.pages,
       caches: config.caches,
@@ -129,7 +127,7 @@ async function runBrowser (config, { env = process.env, onProgress = () => {}, b
     summary: []
   }
   const save = () => {
-    results.durationSec = Math.round((Date.now() - started) / 100) / 10
+    results.durationSec = round((Date.now() - started) / 1000, 1)
     results.summary = summarizeLoads(results.loads)
     fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2) + '\n')
   }
@@ -137,21 +135,17 @@ async function runBrowser (config, { env = process.env, onProgress = () => {}, b
   let app = null
   let browser = null
   try {
-    const appEnv = { ...env }
-    if (givenBase === null && config.url === null && workload.services.includes('mongodb') && !env.MONGODB_URI) {
-      database = await resolveDatabase({ env, onProgress })
-      appEnv.MONGODB_URI = database.uri
-    }
-    const embedded = database !== null && database.source !== 'MONGODB_URI'
-    results.machine = await describeMachine({ mongodbUri: appEnv.MONGODB_URI, embedded })
+    database = await openDatabase(config.target, workload, { env, onProgress })
+    const appEnv = database.env
+    results.machine = await describeMachine({ mongodbUri: database.uri, embedded: database.embedded })
     save()
     let values = {}
-    // An app at --url (or the bench's) runs already; otherwise nodebench starts it, as bench does.
-    let base = givenBase ?? config.url
-    if (base === null) {
+    // An app at --url runs already; otherwise nodebench starts it, as bench does.
+    let base = config.target.url
+    if (config.target.starts) {
       values = await runHook(workload.setup, 'setup', workload, { env: appEnv, log: onProgress })
       // The Server-Timing header splits a page's time into server, network and client.
-      app = await startApp(config, { processes: 1, env: { ...appEnv, NODEBENCH: 'on' }, args: ['--server-timing'] })
+      app = await startApp(config.target, { processes: 1, env: { ...appEnv, NODEBENCH: 'on' }, args: ['--server-timing'] })
       base = app.base
     }
     values = { ...values, ...await runHook(browserPart.setup, 'browser: setup', workload, { base, env: appEnv, log: onProgress, values }) }

@@ -1,16 +1,66 @@
 'use strict'
 
-const fs = require('node:fs')
 const path = require('node:path')
+const { parseArgs } = require('node:util')
 const cliProgress = require('cli-progress')
-const { resolveDatabase } = require('@nodebench/services')
-const { renderTable } = require('@nodebench/breakdown')
-const { runBench } = require('../bench/runner')
-const { writeReport } = require('../bench/report')
+const { commandOptions } = require('../command-options')
+const { usageError } = require('../usage-error')
+const { APP_TARGET_OPTIONS } = require('../kernel/app-target')
+const { displayPath } = require('../kernel/paths')
+const { benchConfig, runBench, renderBenchText } = require('../api')
 
-// `nodebench bench`: a workload's load matrix on an app (by default the study's, on examples/mongo-admin),
-// results.json + report.md + report.html. Progress on stderr (a bar on a terminal, a line per cell
-// otherwise); `--json` prints results on stdout.
+// `nodebench bench` (and `demo`, which is `bench --quick --browser`): the options, then runBench (lib/api.js)
+// and what it prints: progress on stderr (a bar on a terminal, a line per cell otherwise), the time shares and
+// owners on stdout, or the results with `--json`.
+
+const { parseCommand } = commandOptions('bench')
+
+const OPTIONS = Object.freeze({
+  ...APP_TARGET_OPTIONS,
+  scenarios: { type: 'string' },
+  formats: { type: 'string' },
+  processes: { type: 'string' },
+  reps: { type: 'string' },
+  connections: { type: 'string' },
+  amount: { type: 'string' },
+  duration: { type: 'string' },
+  warmup: { type: 'string' },
+  'breakdown-source': { type: 'string' },
+  topology: { type: 'string' },
+  balancer: { type: 'string' },
+  'find-max': { type: 'boolean' },
+  'max-connections': { type: 'string' },
+  timeout: { type: 'string' },
+  'add-instance-at': { type: 'string' },
+  'kill-instance-at': { type: 'string' },
+  quick: { type: 'boolean' },
+  flame: { type: 'boolean' },
+  browser: { type: 'boolean' },
+  'flame-duration': { type: 'string' },
+  out: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' }
+})
+
+/**
+ * `nodebench bench [options]` -> `{ command: 'bench', config }` (benchConfig's) or `{ command: 'help' }`.
+ * Throws NB_ERR_USAGE (exit 2) for anything not understood.
+ */
+function parseBenchArguments (argv, { now = new Date() } = {}) {
+  return parseCommand(argv, OPTIONS, (values) => benchConfig(values, { now }))
+}
+
+/** `nodebench demo [--out <dir>]`: `nodebench bench --quick --browser` on the example app. */
+function parseDemoArguments (argv) {
+  let values
+  try {
+    ({ values } = parseArgs({ args: argv, options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: false, strict: true }))
+  } catch (err) {
+    throw usageError(`demo: ${err.message}; expected --out <dir>`)
+  }
+  if (values.help) return { command: 'help' }
+  return parseBenchArguments(['--quick', '--browser', ...(values.out === undefined ? [] : ['--out', values.out])])
+}
 
 /** A progress bar for the whole matrix on a terminal; a line per cell where there is none (CI, pipes). */
 function progressReporter (stderr, workload) {
@@ -40,197 +90,46 @@ function progressReporter (stderr, workload) {
     hideCursor: true,
     etaBuffer: 4
   }, cliProgress.Presets.shades_classic)
-  let started = false
+  let running = false
   return {
     onCell ({ type, index, total, cell }) {
-      if (!started) {
+      if (!running) {
         bar.start(total, 0, { cell: describeCell(cell) })
-        started = true
+        running = true
       }
       if (type === 'start') bar.update(index, { cell: describeCell(cell) })
       else bar.update(index + 1)
     },
-    log: (message) => (started ? bar.update({ cell: message }) : stderr.write(`nodebench bench: ${message}\n`)),
-    stop: () => started && bar.stop()
-  }
-}
-
-/** The time-share table of each measured operation (the lowest process count), for the terminal. */
-function renderTimeShares (results) {
-  const lowest = Math.min(...results.cells.map((c) => c.processes))
-  const parts = []
-  for (const cell of results.cells) {
-    if (cell.processes !== lowest || cell.breakdown === null || cell.status !== 'ok') continue
-    const operations = cell.breakdown.operations.filter((o) =>
-      o.method === cell.operation.method && o.route === cell.operation.route && o.format === cell.operation.format)
-    if (operations.length === 0) continue
-    parts.push(renderTable({ ...cell.breakdown, operations }, { color: false }))
-  }
-  return parts.join('\n')
-}
-
-/**
- * Which function owns each operation's time at the lowest process count: the function the workload names
- * as dominant, here and in its reference (the study's Table 1), for the scenarios that name one.
- */
-function renderOwners (results) {
-  const lowest = Math.min(...results.cells.map((c) => c.processes))
-  const scenarios = (results.workload && results.workload.scenarios) || {}
-  const withReference = Boolean(results.workload && results.workload.reference)
-  const lines = [`The function that owns each operation's time (share of response time), here${withReference ? ' and in the study' : ''} ` +
-    `(${lowest} process${lowest === 1 ? '' : 'es'}):`]
-  for (const cell of results.cells) {
-    if (cell.processes !== lowest || cell.status !== 'ok' || cell.breakdown === null) continue
-    const operation = cell.breakdown.operations.find((o) =>
-      o.method === cell.operation.method && o.route === cell.operation.route && o.format === cell.operation.format)
-    const described = scenarios[cell.scenario]
-    if (operation === undefined || operation.segments.length === 0 || !described || !described.dominant) continue
-    const expected = described.dominant
-    const top = operation.segments.reduce((best, segment) => (segment.share > best.share ? segment : best))
-    const dominant = operation.segments.find((s) => s.name === expected)
-    const here = dominant ? `${(dominant.share * 100).toFixed(2)}%` : 'not seen'
-    const shares = described.reference && described.reference.shares && described.reference.shares[cell.format]
-    const study = shares ? shares[lowest] : undefined
-    const verdict = top.name === expected ? 'same function' : `here ${top.name} leads (${(top.share * 100).toFixed(2)}%)`
-    const studyText = withReference ? `study ${study === undefined ? '   n/a' : `${study.toFixed(2)}%`}   ` : ''
-    const name = `${described.label} (${cell.format}${cell.topology === 'nginx' ? ', nginx' : ''})`
-    lines.push(`  ${name.padEnd(24)} ${expected.padEnd(15)} ${here.padStart(8)}   ${studyText}${verdict}`)
-  }
-  return lines.length > 1 ? lines.join('\n') + '\n' : ''
-}
-
-/**
- * `--flame`: a flamegraph of every scenario in every format (V8's sampling profiler, one process), into
- * `<out>/flamegraphs/`, with each segment's CPU beside its time and the HTML-against-JSON table of where the
- * CPU went. Returns what results.json keeps of them.
- */
-async function profileScenarios (config, { env, stderr }) {
-  const { runFlame } = require('./flame')
-  const outDir = path.join(config.outDir, 'flamegraphs')
-  const profiles = []
-  for (const scenario of config.scenarios) {
-    const flameConfig = {
-      scenario,
-      workload: config.workload,
-      formats: config.formats.filter((format) => config.workload.scenarios[scenario].formats.includes(format)),
-      profiler: 'v8',
-      warmup: config.flame.warmup,
-      duration: config.flame.duration,
-      connections: Math.min(config.connections[scenario], 10),
-      outDir,
-      app: config.app,
-      argv: [path.join(config.app, 'server.js'), '--port', '0']
-    }
-    try {
-      const { flamegraphs, comparison } = await runFlame(flameConfig, {
-        env,
-        onProgress: (message) => stderr.write(`nodebench bench --flame: ${message}\n`)
-      })
-      profiles.push({
-        scenario,
-        profiler: flameConfig.profiler,
-        warmupSec: flameConfig.warmup,
-        durationSec: flameConfig.duration,
-        connections: flameConfig.connections,
-        flamegraphs: flamegraphs.map(({ format, html, load, operation, overhead, breakdownFailure, analysis }) => ({
-          format,
-          html: path.relative(config.outDir, html),
-          load,
-          samples: analysis.samples,
-          nodebenchShare: analysis.nodebench.share,
-          // What the report's segment table needs (render-segments.js).
-          operation,
-          overhead,
-          breakdownFailure,
-          analysis: {
-            source: analysis.source,
-            windowed: analysis.windowed,
-            samples: analysis.samples,
-            idleSamples: analysis.idleSamples,
-            profilerShare: analysis.profilerShare,
-            compileShare: analysis.compileShare,
-            segments: analysis.segments
-          }
-        })),
-        comparison
-      })
-    } catch (err) {
-      stderr.write(`nodebench bench --flame: ${scenario} could not be profiled: ${err.message}\n`)
-      profiles.push({ scenario, profiler: 'v8', failure: err.message, flamegraphs: [], comparison: null })
+    log: (message) => (running ? bar.update({ cell: message }) : stderr.write(`nodebench bench: ${message}\n`)),
+    stop () {
+      if (running) bar.stop()
+      running = false
     }
   }
-  return profiles
 }
 
-/**
- * `--browser`: the workload's pages in Chromium, quickly (two runs a page, cold and warm cache), into the run's
- * folder (browser.json), for the report's browser section. A pass that cannot run is said, not thrown: the
- * bench's own figures stand.
- */
-async function browserPass (config, { env, stderr }) {
-  const { browserConfig } = require('../browser/config')
-  const { runBrowser } = require('../browser/run')
-  const onProgress = (message) => stderr.write(`nodebench bench --browser: ${message}\n`)
-  try {
-    const browser = browserConfig({ app: config.app, workload: config.workload.file, quick: true, cache: 'cold,warm', network: 'none' },
-      { outDir: config.outDir })
-    const { results } = await runBrowser(browser, { env, onProgress })
-    return results
-  } catch (err) {
-    onProgress(`the browser pass could not run: ${err.message}`)
-    return { failure: err.message }
-  }
-}
-
-/** `--browser`'s findings for the terminal (the report has its tables and charts); '' without a pass. */
-function renderBrowserFindings (results) {
-  if (!results.browser) return ''
-  if (results.browser.failure) return `The browser pass could not run: ${results.browser.failure}\n`
-  const { findingsOf } = require('../browser/report')
-  return `The browser, here and in the study (medians of ${results.browser.config.runs} loads in Chromium):\n` +
-    findingsOf(results.browser).map((sentence) => `  ${sentence}\n`).join('')
-}
-
-async function runBenchCommand (parsed, { stdout, stderr, env }) {
-  const config = parsed.config
+async function runBenchCommand ({ config }, { stdout, stderr, env }) {
   const progress = progressReporter(stderr, config.workload)
-  let database = null
   let outcome
   try {
-    const appEnv = { ...env }
-    // The database a workload asks for, for an app nodebench starts (an app at --url has its own).
-    if (config.workload.services.includes('mongodb') && (config.app !== null || config.cmd !== null)) {
-      database = await resolveDatabase({ env, onProgress: (message) => stderr.write(`${message}\n`) })
-      appEnv.MONGODB_URI = database.uri
-    }
-    const observers = { onCell: progress.onCell, log: progress.log }
-    outcome = await runBench(config, { env: appEnv, databaseSource: database && database.source, ...observers })
-    if (config.flame !== null && !outcome.aborted) {
-      progress.stop()
-      outcome.results.flame = await profileScenarios(config, { env: appEnv, stderr })
-      fs.writeFileSync(outcome.resultsFile, JSON.stringify(outcome.results, null, 2) + '\n')
-    }
-    if (config.browser && !outcome.aborted) {
-      progress.stop()
-      outcome.results.browser = await browserPass(config, { env: appEnv, stderr })
-      fs.writeFileSync(outcome.resultsFile, JSON.stringify(outcome.results, null, 2) + '\n')
-    }
+    outcome = await runBench(config, {
+      env,
+      onCell: progress.onCell,
+      log: progress.log,
+      onPassProgress (pass, message) {
+        progress.stop()
+        stderr.write(`nodebench bench --${pass}: ${message}\n`)
+      }
+    })
   } finally {
     progress.stop()
-    if (database !== null) await database.stop()
   }
-  const { results, resultsFile, aborted } = outcome
-  const report = await writeReport(results, config.outDir)
+  const { results, resultsFile, report, aborted } = outcome
   const failed = results.cells.filter((c) => c.status !== 'ok')
-  if (config.json) {
-    stdout.write(JSON.stringify(results, null, 2) + '\n')
-  } else {
-    stdout.write(renderTimeShares(results) + '\n' + renderOwners(results) + renderBrowserFindings(results))
-  }
-  const relative = (file) => path.relative(process.cwd(), file) || file
+  stdout.write(config.json ? JSON.stringify(results, null, 2) + '\n' : renderBenchText(results))
   stderr.write(`nodebench bench: ${results.cells.length - failed.length} of ${results.cells.length} cells measured in ${Math.round(results.durationSec)} s\n`)
-  stderr.write(`nodebench bench: results ${relative(resultsFile)}\n`)
-  stderr.write(`nodebench bench: report ${relative(report.html)} (and ${path.basename(report.markdown)})\n`)
+  stderr.write(`nodebench bench: results ${displayPath(resultsFile)}\n`)
+  stderr.write(`nodebench bench: report ${displayPath(report.html)} (and ${path.basename(report.markdown)})\n`)
   if (aborted) {
     stderr.write(`nodebench: ${aborted}\n`)
     return 1
@@ -242,4 +141,4 @@ async function runBenchCommand (parsed, { stdout, stderr, env }) {
   return 0
 }
 
-module.exports = { runBenchCommand, renderTimeShares, renderOwners }
+module.exports = { parseBenchArguments, parseDemoArguments, runBenchCommand, OPTIONS }

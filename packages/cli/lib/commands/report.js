@@ -1,73 +1,92 @@
 'use strict'
 
-const { breakdownFromJaeger, breakdownFromApp, breakdownFromPrometheus, parseSince } = require('@nodebench/collector')
-const { renderTable, renderMarkdown } = require('@nodebench/breakdown')
-const { commandServices } = require('../service-table')
+const { parseArgs } = require('node:util')
+const { parseSince } = require('@nodebench/collector')
+const { usageError } = require('../usage-error')
+const { runReport } = require('../api')
+const { renderReport } = require('../report/render')
 
-// `nodebench report --source jaeger|prometheus|app`: the same breakdown tables from the traces Jaeger holds
-// or the metrics Prometheus holds (any number of processes and machines), or from one app's expose path.
+// `nodebench report --source jaeger|prometheus|app`: the options, then runReport (lib/api.js), and the
+// breakdown's tables on stdout (or the snapshot with --json).
 
-const DEFAULT_PROMETHEUS_URL = 'http://localhost:9090'
+function quote (value) {
+  return `'${value}'`
+}
+
+/**
+ * `nodebench report --source jaeger [--jaeger <query-url>] --service <name> [--since 10m] [--json|--md]`
+ * `nodebench report --source prometheus [--url <prometheus>] --service <name> [--since 10m] [--json|--md]`
+ * `nodebench report --source app --url <expose-url> [--header 'name: value']... [--json|--md]`
+ */
+function parseReportArguments (argv, env = process.env) {
+  let values
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        source: { type: 'string', default: 'jaeger' },
+        jaeger: { type: 'string' },
+        service: { type: 'string' },
+        since: { type: 'string', default: '10m' },
+        url: { type: 'string' },
+        header: { type: 'string', multiple: true },
+        json: { type: 'boolean', default: false },
+        md: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' }
+      },
+      allowPositionals: false,
+      strict: true
+    }))
+  } catch (err) {
+    throw usageError(`report: ${err.message}`)
+  }
+  if (values.help) return { command: 'help' }
+  if (values.json && values.md) throw usageError('report: --json and --md exclude each other; pick one')
+  const format = values.json ? 'json' : values.md ? 'md' : 'table'
+  if (values.source === 'app') {
+    if (!values.url) throw usageError('report --source app: --url is required, e.g. --url http://127.0.0.1:3000/__nodebench')
+    return { command: 'report', source: 'app', url: values.url, headers: parseHeaders(values.header || []), format }
+  }
+  if (values.header !== undefined) throw usageError('report: --header goes with --source app (the request to the app)')
+  if (values.source !== 'jaeger' && values.source !== 'prometheus') {
+    throw usageError(`report: --source must be jaeger, prometheus or app; received ${quote(values.source)}`)
+  }
+  const service = values.service ?? env.OTEL_SERVICE_NAME
+  if (!service) throw usageError(`report --source ${values.source}: --service is required (or OTEL_SERVICE_NAME), e.g. --service mongo-admin`)
+  try {
+    parseSince(values.since)
+  } catch (err) {
+    throw usageError(`report: ${err.message}`)
+  }
+  if (values.source === 'prometheus') {
+    if (values.jaeger !== undefined) throw usageError('report: --jaeger goes with --source jaeger; Prometheus\'s address is --url')
+    // null: the `prometheus` service's, when it runs (read when the command runs), else localhost:9090.
+    const url = values.url ?? env.PROMETHEUS_URL ?? null
+    return { command: 'report', source: 'prometheus', url, service, since: values.since, format }
+  }
+  if (values.url !== undefined) throw usageError('report --source jaeger: --url goes with --source app or prometheus; Jaeger\'s address is --jaeger')
+  const jaeger = values.jaeger ?? env.JAEGER_QUERY_URL ?? 'http://localhost:16686'
+  return { command: 'report', source: 'jaeger', jaeger, service, since: values.since, format }
+}
+
+/** `--header 'x-nodebench-token: s3cret'` (repeatable) -> `{ 'x-nodebench-token': 's3cret' }`. */
+function parseHeaders (headers) {
+  const parsed = {}
+  for (const header of headers) {
+    const colon = header.indexOf(':')
+    const name = colon === -1 ? '' : header.slice(0, colon).trim().toLowerCase()
+    if (!/^[!#$%&'*+\-.^_`|~0-9a-z]+$/.test(name)) {
+      throw usageError(`report: --header must be 'name: value', e.g. --header 'x-nodebench-token: ...'; received ${quote(header)}`)
+    }
+    parsed[name] = header.slice(colon + 1).trim()
+  }
+  return parsed
+}
 
 async function runReportCommand (parsed, { stdout, stderr, env }) {
-  const progress = (message) => stderr.write(`nodebench report: ${message}\n`)
-  let snapshot
-  if (parsed.source === 'app') {
-    progress(`reading ${parsed.url}`)
-    snapshot = await breakdownFromApp({ url: parsed.url, headers: parsed.headers })
-  } else if (parsed.source === 'prometheus') {
-    const url = parsed.url ?? (await commandServices().serviceStatus('prometheus', { env })).uri ?? DEFAULT_PROMETHEUS_URL
-    const since = parseSince(parsed.since)
-    progress(`reading the metrics of "${parsed.service}" since ${since.toISOString()} from Prometheus at ${url}`)
-    snapshot = await breakdownFromPrometheus({ url, service: parsed.service, since })
-  } else {
-    const since = parseSince(parsed.since)
-    progress(`reading traces of "${parsed.service}" since ${since.toISOString()} from Jaeger at ${parsed.jaeger}`)
-    snapshot = await breakdownFromJaeger({
-      url: parsed.jaeger,
-      service: parsed.service,
-      since,
-      onProgress: ({ traces, from, to }) => progress(`${traces} traces from ${from.toISOString()} to ${to.toISOString()}`)
-    })
-  }
-  if (parsed.format === 'json') {
-    stdout.write(JSON.stringify(snapshot, null, 2) + '\n')
-    return 0
-  }
-  const render = parsed.format === 'md' ? renderMarkdown : (s) => renderTable(s, { color: false })
-  stdout.write(render(snapshot) + '\n')
-  if (snapshot.source === 'jaeger') stdout.write(renderExemplars(snapshot, parsed.jaeger, parsed.format === 'md'))
-  if (snapshot.source === 'prometheus') stdout.write(renderInstances(snapshot, parsed.format === 'md'))
+  const snapshot = await runReport(parsed, { env, onProgress: (message) => stderr.write(`nodebench report: ${message}\n`) })
+  stdout.write(parsed.format === 'json' ? JSON.stringify(snapshot, null, 2) + '\n' : renderReport(snapshot, parsed))
   return 0
 }
 
-/** The instances a breakdown from Prometheus covered, and how many requests each served in the window. */
-function renderInstances (snapshot, markdown) {
-  const lines = [markdown
-    ? `\n## Instances (${snapshot.window.since} to ${snapshot.window.until})\n`
-    : `Instances (${snapshot.window.since} to ${snapshot.window.until}):`]
-  for (const instance of snapshot.instances) {
-    const where = [instance.address, instance.host, instance.pid === null ? null : `pid ${instance.pid}`].filter(Boolean).join(', ')
-    const text = `${instance.id}${where ? ` (${where})` : ''}: ${instance.requests} requests`
-    lines.push(markdown ? `- ${text}` : `  ${text}`)
-  }
-  return lines.join('\n') + '\n'
-}
-
-/** Per operation, links to a median request's trace and the slowest one in Jaeger's UI. */
-function renderExemplars (snapshot, jaegerUrl, markdown) {
-  const base = jaegerUrl.replace(/\/$/, '')
-  const lines = [markdown ? '\n## Traces\n' : '\nTraces (Jaeger UI):']
-  for (const operation of snapshot.operations) {
-    if (!operation.exemplars) continue
-    const name = `${operation.method} ${operation.route} [${operation.format}]`
-    const median = `${base}/trace/${operation.exemplars.median}`
-    const slowest = `${base}/trace/${operation.exemplars.slowest}`
-    lines.push(markdown
-      ? `- ${name}: [median](${median}), [slowest](${slowest})`
-      : `  ${name}\n    median  ${median}\n    slowest ${slowest}`)
-  }
-  return lines.join('\n') + '\n'
-}
-
-module.exports = { runReportCommand, renderExemplars, renderInstances }
+module.exports = { parseReportArguments, runReportCommand }

@@ -1,10 +1,54 @@
 'use strict'
 
-const { commandServices } = require('../service-table')
+const { parseArgs } = require('node:util')
+const { usageError } = require('../usage-error')
+const { commandServices } = require('../kernel/service-table')
 
 // `nodebench services start|stop|status [name]`. Progress goes to stderr; stdout carries the results, and
 // for `start` ends with the variables that reach the services (MONGODB_URI=...), so that
 // `export $(nodebench services start db | tail -n 1)` works.
+
+const SERVICE_ACTIONS = Object.freeze(['start', 'stop', 'status'])
+
+function quote (value) {
+  return `'${value}'`
+}
+
+/**
+ * `services <start|stop|status> [name] [options]`: options are those of the named service's `start`
+ * (Prometheus: --target, --targets-file, --scrape-interval).
+ */
+function parseServicesArguments ([action, ...rest]) {
+  if (action === undefined) throw usageError(`services: missing action; expected one of ${SERVICE_ACTIONS.join(', ')}`)
+  if (!SERVICE_ACTIONS.includes(action)) {
+    throw usageError(`services: unknown action ${quote(action)}; expected one of ${SERVICE_ACTIONS.join(', ')}`)
+  }
+  const name = rest[0] !== undefined && !rest[0].startsWith('-') ? rest[0] : undefined
+  const known = commandServices().serviceNames()
+  if (name !== undefined && !known.includes(name)) {
+    throw usageError(`unknown service ${quote(name)}; expected one of ${known.join(', ')}`)
+  }
+  const { options, parseOptions } = action === 'start' && name !== undefined
+    ? commandServices().serviceOptions(name)
+    : { options: {}, parseOptions: () => ({}) }
+  let values
+  try {
+    const args = rest.slice(name === undefined ? 0 : 1)
+    const withHelp = { ...options, help: { type: 'boolean', short: 'h' } }
+    ;({ values } = parseArgs({ args, options: withHelp, allowPositionals: false, strict: true }))
+  } catch (err) {
+    if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+      throw usageError(`services ${action}: unexpected ${quote(/'([^']+)'/.exec(err.message)?.[1] ?? err.message)}; expected at most one service name`)
+    }
+    const accepted = [...Object.keys(options).map((option) => `--${option}`), '--help']
+    const option = /'([^']+)'/.exec(err.message)?.[1]
+    const problem = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option ? `unknown option ${quote(option)}` : err.message
+    throw usageError(`services ${action}${name === undefined ? '' : ` ${name}`}: ${problem}; expected ${accepted.join(', ')}`)
+  }
+  if (values.help) return { command: 'help' }
+  const { help, ...given } = values
+  return { command: 'services', action, services: name === undefined ? known : [name], settings: parseOptions(given) }
+}
 
 function describeStatus (status) {
   if (!status.running) return `${status.name}: not running`
@@ -50,4 +94,4 @@ async function runServicesCommand ({ action, services, settings = {} }, streams)
   return 0
 }
 
-module.exports = { runServicesCommand, describeStatus, describeStart, describeStop }
+module.exports = { parseServicesArguments, runServicesCommand, describeStatus, describeStart, describeStop }

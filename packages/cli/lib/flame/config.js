@@ -1,13 +1,14 @@
 'use strict'
 
 const path = require('node:path')
-const { workloadFileOf, loadWorkload } = require('../workload')
 const { commandOptions } = require('../command-options')
-const { defaultApp } = require('../default-app')
-const { usageError, parse, wholeNumber } = commandOptions('flame')
+const { appTargetOf, workloadOf, nodeCommand } = require('../kernel/app-target')
+const { usageError, wholeNumber } = commandOptions('flame')
 
-// `nodebench flame` options -> a frozen configuration. The scenario and formats are the workload's, as for
-// `nodebench bench` (lib/workload.js).
+// `flame`'s options -> a frozen configuration (what runFlame takes). The app and its workload are named as for
+// every command (kernel/app-target.js); the profilers run a Node.js script themselves, so the app is an app
+// directory or a `--cmd "node <script> ..."`, and its port is learnt from the app (its first listen). The
+// scenario and formats are the workload's.
 
 const PROFILERS = Object.freeze(['v8', '0x', 'clinic'])
 const DEFAULT_DURATION = 10
@@ -16,72 +17,46 @@ const DEFAULT_CONNECTIONS = 10
 const DEFAULT_WARMUP = 5
 
 /**
- * `nodebench flame [--scenario <name>] [--format <name>|both] [--profiler v8|0x|clinic] [--warmup s]
- * [--duration s] [--connections n] [--out dir] [--app dir | --cmd "node script args"] [--workload file]`: the
- * scenario defaults to the workload's first, `both` (the default) is every format of the scenario.
+ * The configuration of a flame run from option values (parseArgs', or the same names from JavaScript): the
+ * scenario defaults to the workload's first, format `both` (the default) is every format of the scenario.
+ * Throws NB_ERR_USAGE for anything not understood.
  */
-function parseFlameArguments (argv) {
-  const values = parse(argv, {
-    scenario: { type: 'string' },
-    workload: { type: 'string' },
-    format: { type: 'string', default: 'both' },
-    profiler: { type: 'string', default: 'v8' },
-    warmup: { type: 'string' },
-    duration: { type: 'string' },
-    connections: { type: 'string' },
-    out: { type: 'string' },
-    app: { type: 'string' },
-    cmd: { type: 'string' },
-    help: { type: 'boolean', short: 'h' }
-  })
-  if (values.help) return { command: 'help' }
-  if (values.app !== undefined && values.cmd !== undefined) throw usageError('--app and --cmd exclude each other')
-  if (!PROFILERS.includes(values.profiler)) {
-    throw usageError(`--profiler must be ${PROFILERS.join(', ')}; received '${values.profiler}'`)
+function flameConfig (values, { workload: givenWorkload } = {}) {
+  const profiler = values.profiler ?? 'v8'
+  if (!PROFILERS.includes(profiler)) {
+    throw usageError(`--profiler must be ${PROFILERS.join(', ')}; received '${profiler}'`)
   }
-  let command = null
-  if (values.cmd !== undefined) {
-    // The profilers run Node.js themselves: the command is a Node.js script and its arguments.
-    const words = values.cmd.trim().split(/\s+/).filter(Boolean)
-    if (words[0] === 'node' || words[0] === process.execPath) words.shift()
-    if (words.length === 0 || !/\.[cm]?js$/.test(words[0])) {
-      throw usageError(`--cmd must be a Node.js script and its arguments, e.g. "node server.js --port 3000"; received '${values.cmd}'`)
-    }
-    command = words
-  }
+  const target = appTargetOf(values, { command: 'flame', learnsPort: true })
+  const argv = nodeCommand(target, { command: 'flame', what: 'flame profiles' })
   const duration = values.duration === undefined ? DEFAULT_DURATION : wholeNumber(values.duration, 'duration', 1, 600)
   const warmup = values.warmup === undefined ? DEFAULT_WARMUP : wholeNumber(values.warmup, 'warmup', 0, 600)
   const connections = values.connections === undefined ? DEFAULT_CONNECTIONS : wholeNumber(values.connections, 'connections', 1, 1000)
-  // The workload is read once the command line itself is understood.
-  let app = null
-  if (values.cmd === undefined) {
-    app = values.app === undefined ? defaultApp() : path.resolve(values.app)
-    if (app === null) throw usageError('no app to profile: give --app <dir>, or --cmd "node server.js ..."')
-  }
-  const workload = loadWorkload(workloadFileOf(values.workload, app))
+  // The workload is read once the command line itself is understood (bench's flame pass hands in its own).
+  const workload = givenWorkload ?? workloadOf(values, target)
   const scenario = values.scenario ?? workload.scenarioNames[0]
   if (!workload.scenarioNames.includes(scenario)) {
     throw usageError(`unknown scenario '${scenario}'; expected one of ${workload.scenarioNames.join(', ')}`)
   }
   const formats = workload.scenarios[scenario].formats
-  if (values.format !== 'both' && !formats.includes(values.format)) {
-    throw usageError(`--format must be ${formats.join(', ')} or both (scenario '${scenario}'); received '${values.format}'`)
+  const format = values.format ?? 'both'
+  const wanted = Array.isArray(format) ? format : format === 'both' ? [...formats] : [format]
+  const unknown = wanted.find((name) => !formats.includes(name))
+  if (unknown !== undefined || wanted.length === 0) {
+    throw usageError(`--format must be ${formats.join(', ')} or both (scenario '${scenario}'); received '${unknown ?? format}'`)
   }
-  return {
-    command: 'flame',
-    config: Object.freeze({
-      scenario,
-      workload,
-      formats: values.format === 'both' ? [...formats] : [values.format],
-      profiler: values.profiler,
-      warmup,
-      duration,
-      connections,
-      outDir: path.resolve(values.out ?? 'flamegraphs'),
-      app,
-      argv: command ?? [path.join(app, 'server.js'), '--port', '0']
-    })
-  }
+  return Object.freeze({
+    target,
+    // The Node.js script and its arguments the profilers run ({port} filled in at each start).
+    argv: Object.freeze(argv),
+    scenario,
+    workload,
+    formats: Object.freeze(wanted),
+    profiler,
+    warmup,
+    duration,
+    connections,
+    outDir: path.resolve(values.out ?? 'flamegraphs')
+  })
 }
 
-module.exports = { parseFlameArguments, PROFILERS }
+module.exports = { flameConfig, PROFILERS }

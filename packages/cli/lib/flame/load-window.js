@@ -1,9 +1,9 @@
 'use strict'
 
-const { runAutocannon, measuredOperation } = require('../bench/runner')
-const { fetchBreakdown } = require('../bench/breakdown-source')
-const { requestsOf, runHook } = require('../workload')
-const { LoadObserver } = require('../bench/load-observer')
+const { runAutocannon } = require('../kernel/load')
+const { fetchBreakdown, measuredOperation } = require('../kernel/breakdown-source')
+const { requestsOf, runHook } = require('../kernel/workload')
+const { LoadObserver } = require('../kernel/load-observer')
 
 // The load a profile is taken under, in a running app: `warmupSec` of it first (V8 compiles the hot code,
 // the first requests name the layers, caches fill), then the window of `duration` seconds that counts. The
@@ -23,11 +23,11 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
  * load generator's answers in the window's seconds.
  */
 async function loadWindow ({
-  base, workload, scenario, format, values = {}, warmupSec, duration, connections, onOpen = async () => {},
-  onClose = async () => {}, log = () => {}
+  base, env = process.env, workload, scenario, format, values = {}, warmupSec, duration, connections,
+  onOpen = async () => {}, onClose = async () => {}, log = () => {}
 }) {
   const definition = workload.scenarios[scenario]
-  const context = { base, env: process.env, log, values }
+  const context = { base, env, log, values }
   const setupValues = await runHook(definition.setup, `scenario '${scenario}' setup`, workload, context)
   const sent = requestsOf(definition, format, { ...values, ...setupValues })
   if (warmupSec > 0) await runAutocannon(base, sent, { connections, duration: warmupSec })

@@ -1,9 +1,12 @@
 'use strict'
 
 const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { codes, NodebenchError } = require('@nodebench/errors')
+const { freeLoopbackPort } = require('@nodebench/services')
+const { baseAt } = require('../kernel/app-target')
 const { loadWindow } = require('./load-window')
 const { waitForProfile } = require('./read-profile')
 
@@ -17,7 +20,8 @@ const { waitForProfile } = require('./read-profile')
 //   clock, against the process's start), and the flamegraph is drawn again from the window's start on.
 // - `clinic`: clinic flame (0x's sampling underneath), whose samples have no times: the whole run counts.
 // For 0x and clinic the unprofiled figure comes from the same app run apart, with the same load.
-// A watchdog kills a profiled process that outlives its run by far, so nothing is left behind.
+// A watchdog kills a profiled process that outlives its run by far, so nothing is left behind. The app runs
+// with the environment runFlame is given (its database), never this process's own changed for it.
 
 const GRACE_SECONDS = 120
 const AGENT = path.join(__dirname, 'v8-agent.js')
@@ -29,12 +33,19 @@ function flameError (message) {
   return new NodebenchError(codes.NB_ERR_FLAME, message)
 }
 
+/** The app's script and arguments for one start: {port} a free port, {processes} 1 (a profile is of one process). */
+async function appArgv (config) {
+  const port = config.argv.some((word) => word.includes('{port}')) ? String(await freeLoopbackPort()) : null
+  return config.argv.map((word) => word.replaceAll('{processes}', '1').replaceAll('{port}', port))
+}
+
 /**
  * Starts the app with the agent preloaded; resolves, once it listens, to `{ base, pid, command(message),
  * stop() }`: `command` asks the agent (start or stop its profiler) and resolves to its answer.
  */
-function startWithAgent (config, { env = process.env } = {}) {
-  const child = spawn(process.execPath, ['--require', AGENT, ...config.argv], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
+async function startWithAgent (config, { env }) {
+  const argv = await appArgv(config)
+  const child = spawn(process.execPath, ['--require', AGENT, ...argv], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
   let stderr = ''
   child.stderr.setEncoding('utf8').on('data', (chunk) => { stderr = (stderr + chunk).slice(-4000) })
   const waiting = new Map()
@@ -61,7 +72,7 @@ function startWithAgent (config, { env = process.env } = {}) {
       if (message.nodebenchProfiler === 'listening') {
         clearTimeout(timer)
         resolve({
-          base: `http://127.0.0.1:${message.port}`,
+          base: baseAt(config.target, message.port),
           pid: child.pid,
           command: (request) => new Promise((resolve, reject) => {
             const id = nextId++
@@ -81,19 +92,20 @@ function startWithAgent (config, { env = process.env } = {}) {
 }
 
 /** The same load's window in the app run without a profiler: what the profiled one's throughput is set against. */
-async function unprofiledWindow (config, format, { values, onProgress }) {
+async function unprofiledWindow (config, format, { env, values, onProgress }) {
   onProgress(`${config.scenario} (${format}): the same load without a profiler, for its throughput`)
-  const app = await startWithAgent(config)
+  const app = await startWithAgent(config, { env })
   try {
-    return await loadWindow(windowOptions(config, format, app.base, { values, onProgress }))
+    return await loadWindow(windowOptions(config, format, app.base, { env, values, onProgress }))
   } finally {
     await app.stop()
   }
 }
 
-function windowOptions (config, format, base, { values, onProgress, warmupSec = config.warmup }) {
+function windowOptions (config, format, base, { env, values, onProgress, warmupSec = config.warmup }) {
   return {
     base,
+    env,
     workload: config.workload,
     scenario: config.scenario,
     format,
@@ -118,31 +130,31 @@ const APART = 'the same load on the app run apart without a profiler, in the sam
  *   overhead }>} `profilePath`: the .cpuprofile (v8) or the profiler's folder; `windowUs`: the window on the
  *   profile's clock, null when it has none (clinic); `operation`: the breakdown's measured operation
  */
-function profile (config, format, { values = {}, onProgress = () => {} } = {}) {
+function profile (config, format, { env = process.env, values = {}, onProgress = () => {} } = {}) {
   const name = `${config.scenario}-${format}`
   const html = path.join(config.outDir, `${name}.html`)
   fs.mkdirSync(config.outDir, { recursive: true })
   const run = { clinic: profileWithClinic, '0x': profileWith0x, v8: profileWithV8 }[config.profiler]
-  return run(config, format, { name, html, values, onProgress })
+  return run(config, format, { name, html, env, values, onProgress })
 }
 
-async function profileWithV8 (config, format, { name, html, values, onProgress }) {
+async function profileWithV8 (config, format, { name, html, env, values, onProgress }) {
   const cpuprofile = path.join(config.outDir, `${name}.cpuprofile`)
   fs.rmSync(cpuprofile, { force: true })
-  const app = await startWithAgent(config)
+  const app = await startWithAgent(config, { env })
   let before
   let profiled
   let after
   try {
     onProgress(`${config.scenario} (${format}) at ${app.base}: ${config.warmup} s of warm-up, then ${config.duration} s each ` +
       'unprofiled, under V8\'s sampling profiler, unprofiled again')
-    before = await loadWindow(windowOptions(config, format, app.base, { values, onProgress }))
+    before = await loadWindow(windowOptions(config, format, app.base, { env, values, onProgress }))
     profiled = await loadWindow({
-      ...windowOptions(config, format, app.base, { values, onProgress, warmupSec: 0 }),
+      ...windowOptions(config, format, app.base, { env, values, onProgress, warmupSec: 0 }),
       onOpen: () => app.command({ nodebenchProfiler: 'start', intervalUs: SAMPLING_INTERVAL_US }),
       onClose: () => app.command({ nodebenchProfiler: 'stop', file: cpuprofile })
     })
-    after = await loadWindow(windowOptions(config, format, app.base, { values, onProgress, warmupSec: 0 }))
+    after = await loadWindow(windowOptions(config, format, app.base, { env, values, onProgress, warmupSec: 0 }))
   } finally {
     await app.stop()
   }
@@ -185,16 +197,31 @@ function processStartMs (pid) {
   }
 }
 
-async function profileWith0x (config, format, { name, html, values, onProgress }) {
+/**
+ * 0x starts the app with this process's environment, and takes no other: the node options that give the app
+ * `env` instead, a module it preloads that sets what differs (the database's MONGODB_URI). Written in `dir`.
+ */
+function environmentPreload (env, dir) {
+  const set = Object.fromEntries(Object.entries(env).filter(([name, value]) => process.env[name] !== value))
+  const unset = Object.keys(process.env).filter((name) => !Object.hasOwn(env, name))
+  if (Object.keys(set).length === 0 && unset.length === 0) return []
+  const file = path.join(dir, 'environment.js')
+  fs.writeFileSync(file, "'use strict'\n// nodebench flame: the environment the app is profiled with.\n" +
+    `Object.assign(process.env, ${JSON.stringify(set)})\nfor (const name of ${JSON.stringify(unset)}) delete process.env[name]\n`)
+  return ['--require', file]
+}
+
+async function profileWith0x (config, format, { name, html, env, values, onProgress }) {
   const zeroEks = require('0x')
-  const unprofiled = await unprofiledWindow(config, format, { values, onProgress })
+  const unprofiled = await unprofiledWindow(config, format, { env, values, onProgress })
   const dataDir = path.join(config.outDir, `${name}.0x`)
   fs.rmSync(dataDir, { recursive: true, force: true })
+  const preloadDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-flame-'))
   let profiled = null
   let startedMs = null
   let loadFailure = null
   const options = {
-    argv: config.argv,
+    argv: [...environmentPreload(env, preloadDir), ...await appArgv(config)],
     pathToNodeBinary: process.execPath,
     workingDir: config.outDir,
     outputDir: dataDir,
@@ -204,9 +231,9 @@ async function profileWith0x (config, format, { name, html, values, onProgress }
     status: (message) => { if (message.trim()) onProgress(`0x: ${message.trim()}`) },
     onPort (port, done) {
       startedMs = processStartMs(options.pid)
-      const base = `http://127.0.0.1:${String(port).trim()}`
+      const base = baseAt(config.target, String(port).trim())
       onProgress(`${config.scenario} (${format}) at ${base}: ${config.warmup} s of warm-up, then ${config.duration} s sampled`)
-      loadWindow(windowOptions(config, format, base, { values, onProgress }))
+      loadWindow(windowOptions(config, format, base, { env, values, onProgress }))
         .then((outcome) => { profiled = outcome }, (err) => { loadFailure = err })
         .then(() => done())
     }
@@ -222,6 +249,7 @@ async function profileWith0x (config, format, { name, html, values, onProgress }
     throw flameError(`0x could not profile ${config.scenario} (${format}): ${err.message}`)
   } finally {
     clearTimeout(watchdog)
+    fs.rmSync(preloadDir, { recursive: true, force: true })
   }
   if (loadFailure !== null) throw loadFailure
   if (!fs.existsSync(html)) throw flameError(`0x wrote no flamegraph at ${html}`)
@@ -246,18 +274,18 @@ async function profileWith0x (config, format, { name, html, values, onProgress }
  * for permission to send usage statistics and, without a terminal to ask on, exits silently: NO_INSIGHT
  * opts out.
  */
-async function profileWithClinic (config, format, { name, html, values, onProgress }) {
-  const unprofiled = await unprofiledWindow(config, format, { values, onProgress })
+async function profileWithClinic (config, format, { name, html, env, values, onProgress }) {
+  const unprofiled = await unprofiledWindow(config, format, { env, values, onProgress })
   const clinicBin = require.resolve('clinic/bin.js')
   const dest = path.join(config.outDir, `${name}.clinic`)
   fs.rmSync(dest, { recursive: true, force: true })
-  const onPort = [process.execPath, path.join(__dirname, 'drive-load.js'), '$PORT', config.workload.file, config.scenario, format,
-    config.warmup, config.duration, config.connections, JSON.stringify(values)]
+  const onPort = [process.execPath, path.join(__dirname, 'drive-load.js'), '$PORT', config.target.url ?? '-', config.workload.file,
+    config.scenario, format, config.warmup, config.duration, config.connections, JSON.stringify(values)]
     .map((word) => (word === '$PORT' ? word : `'${String(word).replace(/'/g, "'\\''")}'`)).join(' ')
-  const args = [clinicBin, 'flame', '--dest', dest, '--open=false', '--on-port', onPort, '--', process.execPath, ...config.argv]
+  const args = [clinicBin, 'flame', '--dest', dest, '--open=false', '--on-port', onPort, '--', process.execPath, ...await appArgv(config)]
   onProgress(`clinic flame: ${config.scenario} (${format}), ${config.warmup} s of warm-up, ${config.duration} s of load`)
   const output = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, NO_INSIGHT: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, args, { env: { ...env, NO_INSIGHT: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
     let text = ''
     child.stdout.on('data', (chunk) => { text += chunk })
     child.stderr.on('data', (chunk) => { text += chunk })

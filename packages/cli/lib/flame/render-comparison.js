@@ -1,12 +1,14 @@
 'use strict'
 
 const path = require('node:path')
-const { formatCount, formatShare } = require('../bench/report-format')
 const { escapeHtml, escapeMarkdown } = require('@nodebench/breakdown')
+const { formatCount, formatShare } = require('../render/format')
+const { htmlTable, markdownTable, textTable } = require('../render/tables')
+const { displayPath } = require('../kernel/paths')
 const { CATEGORY_MEANINGS } = require('./categories')
 
 // The HTML-against-JSON comparison of compareProfiles() as Markdown, an HTML fragment and terminal text.
-// The tables are built once as text cells ({ head, numeric, rows }); each renderer only escapes and lays out.
+// The tables are built once as text cells ({ head, numeric, rows }); render/tables.js escapes and lays out.
 
 /** A difference of shares in percentage points: 0.1234 -> '+12.34 pp', 0 -> '0.00 pp'. */
 function formatPoints (difference) {
@@ -15,24 +17,21 @@ function formatPoints (difference) {
   return `${difference > 0 ? '+' : '-'}${points} pp`
 }
 
-/** A script as a reader finds it: inside a package from the package's name, inside this folder relative. */
+/** A script as a reader finds it: inside a package from the package's name, else as the CLI shows paths. */
 function shortFile (file) {
   if (!file) return '-'
   const inPackage = /^.*[\\/]node_modules[\\/](.+)$/.exec(file)
   if (inPackage) return inPackage[1]
-  if (path.isAbsolute(file)) {
-    const relative = path.relative(process.cwd(), file)
-    if (!relative.startsWith('..') && !path.isAbsolute(relative)) return relative
-  }
-  return file
+  return path.isAbsolute(file) ? displayPath(file) : file
 }
 
 function categoryTable (comparison) {
   return {
     head: ['category', 'HTML', 'JSON', 'HTML - JSON'],
     numeric: [false, true, true, true],
-    rows: comparison.rows.map((row) =>
-      [row.category, formatShare(row.html.share), formatShare(row.json.share), formatPoints(row.difference)])
+    rows: comparison.rows.map((row) => ({
+      cells: [row.category, formatShare(row.html.share), formatShare(row.json.share), formatPoints(row.difference)]
+    }))
   }
 }
 
@@ -40,8 +39,10 @@ function functionTable (functions) {
   return {
     head: ['#', 'function', 'where', 'category', 'samples', 'share'],
     numeric: [true, false, false, false, true, true],
-    rows: functions.map((fn, i) => [String(i + 1), fn.name, `${shortFile(fn.file)}${fn.line ? `:${fn.line}` : ''}`, fn.category,
-      formatCount(fn.samples), formatShare(fn.share)])
+    rows: functions.map((fn, i) => ({
+      cells: [String(i + 1), fn.name, `${shortFile(fn.file)}${fn.line ? `:${fn.line}` : ''}`, fn.category,
+        formatCount(fn.samples), formatShare(fn.share)]
+    }))
   }
 }
 
@@ -86,11 +87,6 @@ function texts (comparison, scenario) {
   }
 }
 
-function markdownTable ({ head, numeric, rows }) {
-  const line = (cells) => `| ${cells.map(escapeMarkdown).join(' | ')} |\n`
-  return line(head) + `|${numeric.map((right) => (right ? '---:' : '---')).join('|')}|\n` + rows.map(line).join('')
-}
-
 /** The comparison as a Markdown document. */
 function renderComparisonMarkdown (comparison, { scenario } = {}) {
   checkScenario(scenario)
@@ -108,13 +104,6 @@ function renderComparisonMarkdown (comparison, { scenario } = {}) {
     `## ${words.legend}\n`,
     words.meanings.map((meaning) => `- ${escapeMarkdown(meaning)}\n`).join('')
   ].join('\n')
-}
-
-function htmlTable ({ head, numeric, rows }) {
-  const cell = (tag, text, i) => `<${tag}${numeric[i] ? ' class="number"' : ''}>${escapeHtml(text)}</${tag}>`
-  return `<table><thead><tr>${head.map((text, i) => cell('th', text, i)).join('')}</tr></thead><tbody>\n` +
-    rows.map((cells) => `<tr>${cells.map((text, i) => cell('td', text, i)).join('')}</tr>`).join('\n') +
-    '\n</tbody></table>'
 }
 
 /** The comparison as an HTML fragment (a section; every string escaped), for a report page. */
@@ -138,12 +127,6 @@ function renderComparisonHtml (comparison, { scenario } = {}) {
   ].join('\n')
 }
 
-function textTable ({ head, numeric, rows }) {
-  const widths = head.map((text, i) => Math.max(text.length, ...rows.map((cells) => cells[i].length)))
-  const line = (cells) => cells.map((text, i) => (numeric[i] ? text.padStart(widths[i]) : text.padEnd(widths[i]))).join('  ').trimEnd()
-  return [line(head), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n') + '\n'
-}
-
 /** The comparison as plain text for a terminal. */
 function renderComparisonText (comparison, { scenario } = {}) {
   checkScenario(scenario)
@@ -165,8 +148,5 @@ module.exports = {
   renderComparisonText,
   formatPoints,
   shortFile,
-  apartText,
-  markdownTable,
-  htmlTable,
-  textTable
+  apartText
 }

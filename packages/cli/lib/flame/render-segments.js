@@ -1,12 +1,13 @@
 'use strict'
 
-const { formatShare, formatCount } = require('../bench/report-format')
 const { escapeHtml, escapeMarkdown } = require('@nodebench/breakdown')
-const { apartText, markdownTable, htmlTable, textTable } = require('./render-comparison')
+const { formatShare, formatCount } = require('../render/format')
+const { htmlTable, markdownTable, textTable } = require('../render/tables')
+const { apartText } = require('./render-comparison')
 
 // Time or CPU, per segment, for one profile: each segment's share of response time (the breakdown of the
 // profiled window) beside its share of the CPU samples of the same window (segment-cpu.js), what its samples
-// mostly are, and what no segment holds. Built once as text cells; each renderer only escapes and lays out.
+// mostly are, and what no segment holds. Built once as text cells; render/tables.js escapes and lays out.
 
 function categoriesText (categories) {
   return categories.map(({ category, share }) => `${category} ${formatShare(share)}`).join(', ') || '-'
@@ -16,14 +17,18 @@ function categoriesText (categories) {
 function segmentTable ({ analysis }) {
   const segments = analysis.segments
   if (segments === null || segments === undefined) return null
-  const rows = segments.segments.map((segment) => [
-    String(segment.order + 1), segment.name, segment.kind, formatShare(segment.wallShare),
-    formatShare(segment.cpuShare), formatCount(segment.samples), categoriesText(segment.categories)
-  ])
+  const rows = segments.segments.map((segment) => ({
+    cells: [
+      String(segment.order + 1), segment.name, segment.kind, formatShare(segment.wallShare),
+      formatShare(segment.cpuShare), formatCount(segment.samples), categoriesText(segment.categories)
+    ]
+  }))
   const { garbageCollection } = segments
-  rows.push(['', 'garbage collection', '', '-', formatShare(garbageCollection.share), formatCount(garbageCollection.samples), ''])
-  rows.push(['', 'not attributed (async continuations, I/O, the event loop)', '', '-', formatShare(segments.notAttributed.share),
-    formatCount(segments.notAttributed.samples), categoriesText(segments.notAttributed.categories)])
+  rows.push({ cells: ['', 'garbage collection', '', '-', formatShare(garbageCollection.share), formatCount(garbageCollection.samples), ''] })
+  rows.push({
+    cells: ['', 'not attributed (async continuations, I/O, the event loop)', '', '-', formatShare(segments.notAttributed.share),
+      formatCount(segments.notAttributed.samples), categoriesText(segments.notAttributed.categories)]
+  })
   return {
     head: ['#', 'segment', 'kind', 'share of response time', 'share of CPU samples', 'samples', 'what its samples are'],
     numeric: [true, false, false, true, true, true, false],

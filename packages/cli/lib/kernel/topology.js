@@ -20,10 +20,10 @@ const { startApp } = require('./app-process')
  * `instances`: `[{ address, pid, env, startedAt, killedAt }]` (`env`: the breakdown source's variables it
  * got). After `stop()`, `traffic` holds nginx's access log (parseAccessLog's entries; empty for a cluster).
  */
-async function startTopology (config, { topology, processes, env, source, log = () => {} }) {
+async function startTopology (target, { topology, balancer, processes, env, source, log = () => {} }) {
   if (topology === 'cluster') {
     const sourceEnv = await source.instanceEnv()
-    const app = await startApp(config, { processes, env: { ...env, ...sourceEnv } })
+    const app = await startApp(target, { processes, env: { ...env, ...sourceEnv } })
     source.attached()
     const instance = instanceOf(app, sourceEnv)
     return {
@@ -34,16 +34,16 @@ async function startTopology (config, { topology, processes, env, source, log = 
       stop: () => app.stop()
     }
   }
-  return startBalanced(config, { processes, env, source, log })
+  return startBalanced(target, { balancer, processes, env, source, log })
 }
 
-async function startBalanced (config, { processes, env, source, log }) {
+async function startBalanced (target, { balancer, processes, env, source, log }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-nginx-'))
   const running = []
   let nginx = null
   const balanced = {
     topology: 'nginx',
-    balancer: config.balancer,
+    balancer,
     base: null,
     instances: [],
     traffic: [],
@@ -76,7 +76,7 @@ async function startBalanced (config, { processes, env, source, log }) {
 
   async function startInstance () {
     const sourceEnv = await source.instanceEnv()
-    const app = await startApp(config, { processes: 1, env: { ...env, ...sourceEnv } })
+    const app = await startApp(target, { processes: 1, env: { ...env, ...sourceEnv } })
     const instance = instanceOf(app, sourceEnv)
     running.push({ app, instance })
     balanced.instances.push(instance)
@@ -87,7 +87,7 @@ async function startBalanced (config, { processes, env, source, log }) {
     for (let i = 0; i < processes; i++) await startInstance()
     const upstreams = balanced.instances.map((i) => i.address)
     const port = await freeLoopbackPort()
-    nginx = await startNginx({ dir, port, upstreams, balancer: config.balancer, env, onProgress: log })
+    nginx = await startNginx({ dir, port, upstreams, balancer, env, onProgress: log })
     source.attached()
   } catch (err) {
     await balanced.stop()

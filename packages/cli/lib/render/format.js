@@ -1,6 +1,6 @@
 'use strict'
 
-// How the bench report writes numbers and lists, the same in its sentences, its Markdown and its HTML.
+// How every report writes numbers and lists, the same in its sentences, its tables, its Markdown and its HTML.
 
 const thousands = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 })
 
@@ -69,8 +69,15 @@ function statusCodesText (statusCodes) {
   return Object.entries(statusCodes || {}).map(([code, count]) => `${code}: ${formatCount(count)}`).join(', ')
 }
 
+/** Failures by class, `{ timeout: 3, 'connection reset': 1 }` -> '3 timeout, 1 connection reset'; 'none'. */
+function failuresText (failures) {
+  const entries = Object.entries(failures || {}).filter(([, count]) => count > 0)
+  return entries.length === 0 ? 'none' : entries.map(([kind, count]) => `${formatCount(count)} ${kind}`).join(', ')
+}
+
 module.exports = {
   isNumber,
+  failuresText,
   formatCount,
   formatRate,
   formatMs,

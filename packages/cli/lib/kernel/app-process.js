@@ -5,11 +5,12 @@ const { spawn } = require('node:child_process')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { freeLoopbackPort } = require('@nodebench/services')
 const { codes, NodebenchError } = require('@nodebench/errors')
+const { commandLine, baseAt } = require('./app-target')
 
-// The app under load, one start per bench cell: an app directory with the example's entry points
-// (`server.js --port <p> --processes <n>`, printing `listening on <url>`), a command of the user's
-// (`--cmd`, with {port} and {processes} filled in, ready when --url answers), or an app already running
-// (`--url` alone, never started or stopped).
+// The app under load (app-target.js names it), started for a bench cell, a browser run: an app directory with
+// the example's entry points (`server.js --port <p> --processes <n>`, printing `listening on <url>`), a command
+// of the user's (`--cmd`, with {port} and {processes} filled in, ready when it answers), or an app already
+// running (`--url` alone, never started or stopped).
 
 const START_TIMEOUT_MS = 60_000
 const STOP_TIMEOUT_MS = 15_000
@@ -23,11 +24,11 @@ function appError (message) {
  * (SIGKILL, an instance dying abruptly); an app at --url alone has neither (pid null). `args`: more
  * arguments for an app directory's server.js (`--server-timing` for nodebench browser).
  */
-async function startApp (config, { processes, env, args = [] }) {
-  if (config.app !== null) return startAppDirectory(config.app, { processes, env, args })
-  if (config.cmd !== null) return startCommand(config, { processes, env })
-  await waitUntilAnswering(config.url, { deadline: Date.now() + 5000, exited: () => null })
-  return { base: config.url, pid: null, stop: async () => {}, kill () {} }
+async function startApp (target, { processes, env, args = [] }) {
+  if (target.app !== null) return startAppDirectory(target.app, { processes, env, args })
+  if (target.cmd !== null) return startCommand(target, { processes, env })
+  await waitUntilAnswering(target.url, { deadline: Date.now() + 5000, exited: () => null })
+  return { base: target.url, pid: null, stop: async () => {}, kill () {} }
 }
 
 function startAppDirectory (appDir, { processes, env, args }) {
@@ -61,15 +62,10 @@ function startAppDirectory (appDir, { processes, env, args }) {
   })
 }
 
-async function startCommand (config, { processes, env }) {
-  const url = new URL(config.url)
-  let command = config.cmd.replaceAll('{processes}', String(processes))
-  if (command.includes('{port}')) {
-    const port = await freeLoopbackPort()
-    command = command.replaceAll('{port}', String(port))
-    url.port = String(port)
-  }
-  const base = url.href.replace(/\/$/, '')
+async function startCommand (target, { processes, env }) {
+  const port = target.cmd.includes('{port}') ? await freeLoopbackPort() : null
+  const command = commandLine(target, { port, processes })
+  const base = port === null ? target.url : baseAt(target, port)
   const child = spawn(command, { shell: true, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   const output = captureOutput(child)
   let exitReason = null

@@ -1,25 +1,23 @@
 'use strict'
 
-const fs = require('node:fs')
 const path = require('node:path')
-const autocannon = require('autocannon')
 const { codes, NodebenchError } = require('@nodebench/errors')
-const { requestsOf, describeWorkload, runHook } = require('../workload')
-const { startTopology } = require('./topology')
-const { describeMachine } = require('./machine')
-const { openBreakdownSource } = require('./breakdown-source')
-const { LoadObserver } = require('./load-observer')
+const { requestsOf, runHook } = require('../kernel/workload')
+const { startTopology } = require('../kernel/topology')
+const { openBreakdownSource, measuredOperation } = require('../kernel/breakdown-source')
+const { LoadObserver } = require('../kernel/load-observer')
+const { runAutocannon } = require('../kernel/load')
+const { round, mean } = require('../kernel/statistics')
 const { analyzeEvents } = require('./elasticity')
 
-// One bench run: for every cell (processes x topology x scenario x format), start the app with that many
-// processes (topology.js: a node:cluster app, or independent instances behind nginx), warm it up, start its
-// breakdown's window (breakdown-source.js), run autocannon `reps` times (or, with --find-max, steps of more
-// and more connections until the first failure), record the figures, the failures by class and the
-// breakdown, stop the app. Instances added or killed mid-run (--add-instance-at, --kill-instance-at) are
-// recorded with what happened around them (elasticity.js). results.json is rewritten after every cell, so
-// whatever finished is on disk if the run stops.
+// The load matrix of a bench run: for every cell (processes x topology x scenario x format), start the app with
+// that many processes (kernel/topology.js: a node:cluster app, or independent instances behind nginx), warm it
+// up, start its breakdown's window (kernel/breakdown-source.js), run autocannon `reps` times (or, with
+// --find-max, steps of more and more connections until the first failure), record the figures, the failures
+// by class and the breakdown, stop the app. Instances added or killed mid-run (--add-instance-at,
+// --kill-instance-at) are recorded with what happened around them (elasticity.js). Each cell's record is saved
+// as soon as it is done, so whatever finished is on disk if the run stops.
 
-const RESULTS_SCHEMA = 1
 // Distinct paths of a scenario probed before its load (a list of paths rotates; the first ones are checked).
 const PROBED_PATHS = 10
 
@@ -37,37 +35,6 @@ function cellsOf (config) {
     }
   }
   return cells
-}
-
-/**
- * Runs autocannon with a cell's requests (lib/workload.js requestsOf): each connection sends them in turn.
- * `observer` (load-observer.js) hears every answer and failure; `onStart(startedAt)` is called as it starts.
- */
-function runAutocannon (base, sent, load) {
-  const { connections, amount, duration, timeoutSec = 60, observer = null, onStart = () => {} } = load
-  const options = {
-    url: base,
-    requests: observer === null ? sent.requests : observer.requests(sent.requests),
-    connections,
-    timeout: timeoutSec
-  }
-  if (amount !== null && amount !== undefined) options.amount = amount
-  else options.duration = duration
-  return new Promise((resolve, reject) => {
-    // autocannon ends a run at its next 1-second sample tick, and its `duration` includes that wait: for a
-    // run of a few seconds that lowers requests/s by up to a second's worth. The run's own time is from
-    // here to the last response.
-    const startedAt = performance.now()
-    const startedAtMs = Date.now()
-    let lastResponseAt = startedAt
-    const instance = autocannon(options, (err, result) => {
-      if (err) return reject(err)
-      resolve({ ...result, startedAtMs, elapsedSec: (lastResponseAt - startedAt) / 1000 })
-    })
-    instance.on('response', () => { lastResponseAt = performance.now() })
-    if (observer !== null) observer.attach(instance, startedAt)
-    onStart(startedAt)
-  })
 }
 
 const PERCENTILES = ['p50', 'p75', 'p90', 'p97_5', 'p99']
@@ -98,17 +65,17 @@ function repetitionFigures (result, sent, bytesPerResponse) {
 
 /** A cell's figures: means (and spread of throughput) over its repetitions, sums of what went wrong. */
 function cellFigures (reps) {
-  const mean = (values) => round(values.reduce((sum, v) => sum + v, 0) / values.length)
+  const average = (values) => round(mean(values))
   const throughput = reps.map((r) => r.requestsPerSec)
   const latencyMs = {}
-  for (const key of ['mean', ...PERCENTILES, 'max']) latencyMs[key] = mean(reps.map((r) => r.latencyMs[key]))
+  for (const key of ['mean', ...PERCENTILES, 'max']) latencyMs[key] = average(reps.map((r) => r.latencyMs[key]))
   const statusCodes = {}
   for (const rep of reps) {
     for (const [code, count] of Object.entries(rep.statusCodes)) statusCodes[code] = (statusCodes[code] || 0) + count
   }
   const sum = (key) => reps.reduce((total, r) => total + r[key], 0)
   return {
-    requestsPerSec: { mean: mean(throughput), min: Math.min(...throughput), max: Math.max(...throughput) },
+    requestsPerSec: { mean: average(throughput), min: Math.min(...throughput), max: Math.max(...throughput) },
     latencyMs,
     requests: sum('requests'),
     errors: sum('errors'),
@@ -118,10 +85,6 @@ function cellFigures (reps) {
     statusCodes,
     bytesPerResponse: reps[0].bytesPerResponse
   }
-}
-
-function round (value) {
-  return Math.round(value * 1000) / 1000
 }
 
 /** One request as autocannon sends it: its status and body length (Apache Bench's "document length"). */
@@ -155,88 +118,38 @@ async function probeCell (base, sent, { scenario, format }) {
 }
 
 /**
- * The operation a cell measured: the breakdown was reset before its load, so it is the operation that
- * served most of the cell's requests with the method they were sent with.
+ * Runs the matrix of `config` on its app: the workload's setup, every cell, its teardown. `env` carries the
+ * app's MONGODB_URI (kernel/database.js). `onCell(event)` hears `{ type: 'start' | 'end', index, total, cell,
+ * record? }`; `onRecord(record)` gets each cell's record as it is done. Resolves to `{ aborted }`: why the
+ * run stopped early (the app did not start: the next cells would fail the same way), else null.
  */
-function measuredOperation (breakdown, method) {
-  const operations = (breakdown.operations || []).filter((o) => o.method === method)
-  if (operations.length === 0) return null
-  const busiest = operations.reduce((best, o) => (o.count > best.count ? o : best))
-  return { method: busiest.method, route: busiest.route, format: busiest.format }
-}
-
-/**
- * Runs the matrix. `env` carries MONGODB_URI for the app and its seeding; `databaseSource` is where it came
- * from (resolveDatabase's source: 'embedded', 'service' or 'MONGODB_URI'). `onCell(event)` hears
- * `{ type: 'start' | 'end', index, total, cell }`. Returns the results (also in `<outDir>/results.json`).
- */
-async function runBench (config, { env, databaseSource = null, onCell = () => {}, log = () => {} }) {
-  const started = Date.now()
+async function runMatrix (config, { env, onRecord, onCell = () => {}, log = () => {} }) {
   const cells = cellsOf(config)
-  const results = {
-    schema: RESULTS_SCHEMA,
-    createdAt: new Date(started).toISOString(),
-    durationSec: 0,
-    machine: await describeMachine({ mongodbUri: env.MONGODB_URI, embedded: databaseSource === 'embedded' || databaseSource === 'service' }),
-    workload: describeWorkload(config.workload),
-    config: {
-      app: config.app === null ? null : path.relative(process.cwd(), config.app) || '.',
-      workload: path.relative(process.cwd(), config.workload.file) || config.workload.file,
-      cmd: config.cmd,
-      url: config.url,
-      scenarios: config.scenarios,
-      formats: config.formats,
-      processes: config.processes,
-      reps: config.reps,
-      amount: config.duration === null ? config.amounts : null,
-      duration: config.duration,
-      connections: config.connections,
-      warmup: config.warmup,
-      quick: config.quick,
-      breakdownSource: config.breakdownSource,
-      topologies: config.topologies,
-      balancer: config.topologies.includes('nginx') ? config.balancer : null,
-      findMax: config.findMax,
-      events: config.events,
-      requestTimeoutSec: config.requestTimeoutSec
-    },
-    cells: []
-  }
-  fs.mkdirSync(config.outDir, { recursive: true })
-  const resultsFile = path.join(config.outDir, 'results.json')
-  const save = () => {
-    results.durationSec = round((Date.now() - started) / 1000)
-    fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2) + '\n')
-  }
-  save()
-
   const workload = config.workload
   if (workload.setup !== null) log(`preparing the workload (${path.basename(workload.file)} setup)`)
   const values = await runHook(workload.setup, 'setup', workload, { env, log })
 
-  let abort = null
+  let aborted = null
+  const runId = Date.now()
   const source = await openBreakdownSource(config, { env, log })
   try {
     for (const [index, cell] of cells.entries()) {
       onCell({ type: 'start', index, total: cells.length, cell })
-      const record = await runCell(config, cell, { env, values, log, source: source.forCell(`${started}-${index}`) })
-      results.cells.push(record)
-      save()
-      onCell({ type: 'end', index, total: cells.length, cell, record })
+      const record = await runCell(config, cell, { env, values, log, source: source.forCell(`${runId}-${index}`) })
       if (record.abort) {
-        // The app did not start: the next cells would fail the same way.
-        abort = record.failure
+        aborted = record.failure
         delete record.abort
-        save()
-        break
       }
+      onRecord(record)
+      onCell({ type: 'end', index, total: cells.length, cell, record })
+      if (aborted !== null) break
     }
   } finally {
     await source.close()
   }
   await runHook(workload.teardown, 'teardown', workload, { env, log, values })
     .catch((err) => log(err.message))
-  return { results, resultsFile, aborted: abort }
+  return { aborted }
 }
 
 async function runCell (config, { scenario, format, processes, topology }, { env, values, log, source }) {
@@ -260,7 +173,7 @@ async function runCell (config, { scenario, format, processes, topology }, { env
   const withEvents = []
   try {
     try {
-      running = await startTopology(config, { topology, processes, env, source, log })
+      running = await startTopology(config.target, { topology, balancer: config.balancer, processes, env, source, log })
     } catch (err) {
       return { ...record, status: 'failed', failure: err.message, abort: true }
     }
@@ -344,7 +257,7 @@ function scheduleEvents (events, running, { startedAt, source, log }) {
   const runs = events.map((event) => new Promise((resolve) => {
     setTimeout(async () => {
       const atMs = Date.now()
-      const atSec = Math.round((performance.now() - startedAt) / 10) / 100
+      const atSec = round((performance.now() - startedAt) / 1000, 2)
       try {
         if (event.type === 'kill') {
           const victim = running.killInstance()
@@ -399,4 +312,4 @@ async function findMaxThroughput (base, sent, { record, config, proxied, bytes, 
   }
 }
 
-module.exports = { runBench, cellsOf, cellFigures, runAutocannon, probeCell, measuredOperation, RESULTS_SCHEMA }
+module.exports = { runMatrix, cellsOf, cellFigures, probeCell }

@@ -4,8 +4,9 @@ const path = require('node:path')
 const { pathToFileURL } = require('node:url')
 const { ensureChromium } = require('@nodebench/services')
 
-// Opens a bench report in a real headless Chromium (Debian's, driven by playwright-core: no browser
-// download) and says what a reader would see: how many charts, which are empty, what the console said.
+// The tests' look at a page nodebench wrote (a bench or browser report, a flamegraph): opened in a real
+// headless Chromium (Debian's, driven by playwright-core: no browser download), it says what a reader would
+// see: how many charts, which are empty, what the console said.
 
 const LAUNCH_ARGS = Object.freeze(['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'])
 
@@ -29,7 +30,7 @@ function inspectCharts () {
  *   screenshot: string }>}
  */
 async function checkReportInBrowser (htmlPath, { screenshotPath, chromiumPath } = {}) {
-  // playwright-core is needed only here (a development dependency of the CLI): required on use.
+  // Required on use, as nodebench browser does.
   const { chromium } = require('playwright-core')
   const executablePath = chromiumPath || await ensureChromium()
   const screenshot = screenshotPath || path.join(path.dirname(path.resolve(htmlPath)), 'report.png')

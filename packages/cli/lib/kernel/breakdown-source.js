@@ -103,11 +103,22 @@ function prometheusSource (prometheus, { freeLoopbackPort, collector }) {
   }
 }
 
+/**
+ * The operation a cell measured: the breakdown was reset before its load, so it is the operation that
+ * served most of the cell's requests with the method they were sent with.
+ */
+function measuredOperation (breakdown, method) {
+  const operations = (breakdown.operations || []).filter((o) => o.method === method)
+  if (operations.length === 0) return null
+  const busiest = operations.reduce((best, o) => (o.count > best.count ? o : best))
+  return { method: busiest.method, route: busiest.route, format: busiest.format }
+}
+
 /** The source `config.breakdownSource` names, started (a Prometheus of the run's own when none runs). */
 async function openBreakdownSource (config, { env, log }) {
   if (config.breakdownSource === 'app') return appSource
   const collector = require('@nodebench/collector')
-  const services = require('../service-table').commandServices()
+  const services = require('./service-table').commandServices()
   const state = services.serviceState('prometheus', { env })
   const prometheus = await collector.prometheusForRun({ state, env, onProgress: log })
   log(prometheus.owned
@@ -116,4 +127,4 @@ async function openBreakdownSource (config, { env, log }) {
   return prometheusSource(prometheus, { freeLoopbackPort: services.freeLoopbackPort, collector })
 }
 
-module.exports = { openBreakdownSource, fetchBreakdown }
+module.exports = { openBreakdownSource, fetchBreakdown, measuredOperation }

@@ -4,6 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { codes, NodebenchError } = require('@nodebench/errors')
 const { checkBrowser } = require('./workload-browser')
+const { displayPath } = require('./paths')
 
 // A workload says what `bench` and `flame` send to an app: its scenarios (the requests of one operation),
 // in one or more formats (variants of the same operation: the study's HTML pages and JSON API), with the
@@ -78,7 +79,7 @@ function workloadFileOf (given, dir) {
   const where = dir ?? process.cwd()
   const found = workloadFileIn(where)
   if (found === null) {
-    throw new NodebenchError(codes.NB_ERR_WORKLOAD, `no workload: ${path.relative(process.cwd(), where) || '.'} has no ${WORKLOAD_FILES.join(' or ')}; ` +
+    throw new NodebenchError(codes.NB_ERR_WORKLOAD, `no workload: ${displayPath(where)} has no ${WORKLOAD_FILES.join(' or ')}; ` +
       'write one (README, "Bench your own app") or give --workload <file>')
   }
   return found
@@ -86,7 +87,7 @@ function workloadFileOf (given, dir) {
 
 /** Reads and checks a workload file; returns it frozen, with every default filled in. */
 function loadWorkload (file) {
-  const shown = path.relative(process.cwd(), file) || file
+  const shown = displayPath(file)
   let source
   try {
     source = file.endsWith('.json') ? JSON.parse(fs.readFileSync(file, 'utf8')) : require(file)
@@ -281,7 +282,7 @@ function describeWorkload (workload) {
   }
   return {
     name: workload.name,
-    file: path.relative(process.cwd(), workload.file) || workload.file,
+    file: displayPath(workload.file),
     formats: [...workload.formats],
     scenarios,
     reference: workload.reference

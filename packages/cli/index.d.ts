@@ -1,0 +1,185 @@
+// nodebench from JavaScript: the command line itself, and the API it is a shell over. A configuration is made
+// from the command line's option names (a string as on the command line, or numbers and arrays) and frozen;
+// a run writes the same files as the command and resolves to what it prints from.
+
+import type { BreakdownSnapshot } from '@nodebench/breakdown'
+
+export interface Streams {
+  stdout?: NodeJS.WritableStream
+  stderr?: NodeJS.WritableStream
+  /** Default process.env. */
+  env?: NodeJS.ProcessEnv
+}
+
+/** Runs a nodebench command line (without node and the script); resolves to the exit code: 0, 1 failed, 2 not understood. */
+export declare function main (argv: string[], streams?: Streams): Promise<number>
+
+/** What `main` would do with `argv`; throws a NodebenchError NB_ERR_USAGE for a command line not understood. */
+export declare function parseArguments (argv: string[], env?: NodeJS.ProcessEnv): { command: string, [field: string]: unknown }
+
+/** How every command that starts or reaches an app names it, and the workload it sends (the options of the same names). */
+export interface AppTargetOptions {
+  /** An app directory with the example's entry points (server.js --port <p> --processes <n>); default the example in a checkout. */
+  app?: string
+  /** Your own start command, run by the shell: {port} becomes a free port, {processes} the process count. */
+  cmd?: string
+  /** With cmd, where the started app answers (its port {port}'s); alone, an app already running. */
+  url?: string
+  /** The workload file; default nodebench.workload.js or .json in the app's directory, else the current one. */
+  workload?: string
+}
+
+/** The app a configuration names: `starts` when nodebench starts it (app or cmd). */
+export interface AppTarget {
+  app: string | null
+  cmd: string | null
+  url: string | null
+  starts: boolean
+}
+
+type List = string | string[]
+type Count = string | number
+
+export interface BenchOptions extends AppTargetOptions {
+  scenarios?: List
+  formats?: List
+  processes?: string | number[]
+  reps?: Count
+  connections?: Count
+  amount?: Count
+  duration?: Count
+  warmup?: Count
+  'breakdown-source'?: 'app' | 'prometheus'
+  topology?: List
+  balancer?: 'least_conn' | 'round_robin'
+  'find-max'?: boolean
+  'max-connections'?: Count
+  timeout?: Count
+  'add-instance-at'?: string | number[]
+  'kill-instance-at'?: string | number[]
+  quick?: boolean
+  /** After the matrix, a flamegraph of every scenario (flame's V8 profiler), in the report. */
+  flame?: boolean
+  'flame-duration'?: Count
+  /** After the matrix, a quick browser pass over the workload's pages, in the report. */
+  browser?: boolean
+  /** Default runs/<time>. */
+  out?: string
+  json?: boolean
+}
+
+export interface BenchConfig {
+  readonly target: AppTarget
+  readonly workload: { readonly name: string, readonly file: string, readonly [field: string]: unknown }
+  readonly scenarios: string[]
+  readonly formats: string[]
+  readonly processes: number[]
+  readonly reps: number
+  readonly outDir: string
+  readonly [field: string]: unknown
+}
+
+/** A bench run's configuration; throws NB_ERR_USAGE (or NB_ERR_WORKLOAD) for options not understood. */
+export declare function benchConfig (options: BenchOptions, context?: { now?: Date }): BenchConfig
+
+export interface BenchCellEvent {
+  type: 'start' | 'end'
+  index: number
+  total: number
+  cell: { scenario: string, format: string, processes: number, topology: 'cluster' | 'nginx' }
+  /** With 'end': the cell's record in results.json. */
+  record?: Record<string, unknown>
+}
+
+export interface BenchRun {
+  /** What results.json holds (schema 1). */
+  results: { schema: 1, cells: Array<Record<string, unknown>>, [field: string]: unknown }
+  resultsFile: string
+  /** report.html and report.md. */
+  report: { html: string, markdown: string }
+  /** Why the run stopped early (the app did not start), or null. */
+  aborted: string | null
+}
+
+/** The matrix of `config` on its app, then its flame and browser passes; results.json, report.md and report.html in its outDir. */
+export declare function runBench (config: BenchConfig, options?: {
+  env?: NodeJS.ProcessEnv
+  onCell?: (event: BenchCellEvent) => void
+  log?: (message: string) => void
+  /** A pass's progress: 'flame' or 'browser'. */
+  onPassProgress?: (pass: string, message: string) => void
+}): Promise<BenchRun>
+
+export interface FlameOptions extends AppTargetOptions {
+  scenario?: string
+  /** A format of the scenario, 'both' (the default: every one) or a list. */
+  format?: string | string[]
+  profiler?: 'v8' | '0x' | 'clinic'
+  warmup?: Count
+  duration?: Count
+  connections?: Count
+  /** Default flamegraphs. */
+  out?: string
+}
+
+export interface FlameConfig {
+  readonly target: AppTarget
+  /** The Node.js script and its arguments the profilers run. */
+  readonly argv: string[]
+  readonly scenario: string
+  readonly formats: string[]
+  readonly profiler: 'v8' | '0x' | 'clinic'
+  readonly outDir: string
+  readonly [field: string]: unknown
+}
+
+/** A flame run's configuration: the app must be one flame starts (an app directory, or cmd running a Node.js script). */
+export declare function flameConfig (options: FlameOptions): FlameConfig
+
+/** Flamegraphs of the scenario in each format, each segment's CPU beside its time, HTML against JSON. */
+export declare function runFlame (config: FlameConfig, options?: { env?: NodeJS.ProcessEnv, onProgress?: (message: string) => void }): Promise<{
+  flamegraphs: Array<{ format: string, html: string, profilePath: string, load: Record<string, number> | null, analysis: Record<string, unknown>, [field: string]: unknown }>
+  /** HTML against JSON, when both were profiled. */
+  comparison: Record<string, unknown> | null
+  /** <scenario>-comparison.md and .json. */
+  files: { markdown: string, json: string }
+}>
+
+export interface BrowserOptions extends AppTargetOptions {
+  pages?: List
+  'front-ends'?: List
+  runs?: Count
+  cache?: List
+  network?: 'none' | 'lan' | 'fast-3g' | 'slow-3g'
+  timeout?: Count
+  /** Two runs a page. */
+  quick?: boolean
+  /** Default runs/browser-<time>. */
+  out?: string
+  json?: boolean
+}
+
+export interface BrowserConfig {
+  readonly target: AppTarget
+  readonly pages: string[]
+  readonly frontEnds: string[]
+  readonly outDir: string
+  readonly [field: string]: unknown
+}
+
+/** A browser run's configuration; the workload must have a browser part (front ends and pages). */
+export declare function browserConfig (options: BrowserOptions, context?: { now?: Date }): BrowserConfig
+
+/** The workload's pages loaded in Chromium; browser.json in the config's outDir. */
+export declare function runBrowser (config: BrowserConfig, options?: { env?: NodeJS.ProcessEnv, onProgress?: (message: string) => void }): Promise<{
+  results: { schema: 1, loads: Array<Record<string, unknown>>, summary: Array<Record<string, unknown>>, [field: string]: unknown }
+  resultsFile: string
+}>
+
+export type ReportSource =
+  | { source: 'app', url: string, headers?: Record<string, string> }
+  | { source: 'prometheus', url: string | null, service: string, since: string }
+  | { source: 'jaeger', jaeger: string, service: string, since: string }
+
+/** The breakdown read back from Jaeger, Prometheus or an app (`since`: e.g. '10m'). */
+export declare function runReport (config: ReportSource, options?: { env?: NodeJS.ProcessEnv, onProgress?: (message: string) => void }): Promise<BreakdownSnapshot & { source: string }>

@@ -1,0 +1,106 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { describeWorkload } = require('../kernel/workload')
+const { describeMachine } = require('../kernel/machine')
+const { openDatabase } = require('../kernel/database')
+const { displayPath } = require('../kernel/paths')
+const { round } = require('../kernel/statistics')
+const { runMatrix } = require('./matrix')
+const { writeReport } = require('./report')
+
+// `runBench`, the bench feature's API: the database the workload asks for (kernel/database.js), the load matrix
+// (matrix.js), then the passes the caller adds over the same app (bench --flame and --browser: each feature
+// brings its own, lib/api.js hands them in), and the report. results.json is written before the first cell and
+// again after every cell and pass, so whatever finished is on disk if the run stops.
+//
+// A pass: `{ key, run(context), section }`: `run` resolves to what results.json keeps under `key`, given
+// `{ target, workload, scenarios, formats, connections, outDir, env, onProgress }` (the run's app, its workload
+// and matrix, the app's environment with its database); `section` renders it in the report (report.js) and
+// for the terminal. A pass that cannot run says so in what it keeps; it does not fail the run.
+
+const RESULTS_SCHEMA = 1
+
+/** What results.json says of the run's configuration (paths as the user reads them). */
+function configOf (config) {
+  const { target } = config
+  return {
+    app: target.app === null ? null : displayPath(target.app),
+    workload: displayPath(config.workload.file),
+    cmd: target.cmd,
+    url: target.url,
+    scenarios: config.scenarios,
+    formats: config.formats,
+    processes: config.processes,
+    reps: config.reps,
+    amount: config.duration === null ? config.amounts : null,
+    duration: config.duration,
+    connections: config.connections,
+    warmup: config.warmup,
+    quick: config.quick,
+    breakdownSource: config.breakdownSource,
+    topologies: config.topologies,
+    balancer: config.topologies.includes('nginx') ? config.balancer : null,
+    findMax: config.findMax,
+    events: config.events,
+    requestTimeoutSec: config.requestTimeoutSec
+  }
+}
+
+/**
+ * Runs `config` (benchConfig's). `onCell(event)` hears each cell start and end (matrix.js), `log(message)` the
+ * run's other progress, `onPassProgress(key, message)` a pass's. Resolves to `{ results, resultsFile, report,
+ * aborted }`: `report` the paths of report.html and report.md, `aborted` why the run stopped early (or null).
+ */
+async function runBench (config, options = {}) {
+  const { env = process.env, passes = [], onCell = () => {}, log = () => {}, onPassProgress = () => {} } = options
+  const started = Date.now()
+  fs.mkdirSync(config.outDir, { recursive: true })
+  const resultsFile = path.join(config.outDir, 'results.json')
+  const results = {
+    schema: RESULTS_SCHEMA,
+    createdAt: new Date(started).toISOString(),
+    durationSec: 0,
+    machine: null,
+    workload: describeWorkload(config.workload),
+    config: configOf(config),
+    cells: []
+  }
+  const save = () => {
+    results.durationSec = round((Date.now() - started) / 1000)
+    fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2) + '\n')
+  }
+  let aborted = null
+  const database = await openDatabase(config.target, config.workload, { env, onProgress: log })
+  try {
+    results.machine = await describeMachine({ mongodbUri: database.uri, embedded: database.embedded })
+    save()
+    const onRecord = (record) => {
+      results.cells.push(record)
+      save()
+    }
+    ;({ aborted } = await runMatrix(config, { env: database.env, onRecord, onCell, log }))
+    if (aborted === null) {
+      const context = {
+        target: config.target,
+        workload: config.workload,
+        scenarios: config.scenarios,
+        formats: config.formats,
+        connections: config.connections,
+        outDir: config.outDir,
+        env: database.env
+      }
+      for (const pass of passes) {
+        results[pass.key] = await pass.run({ ...context, onProgress: (message) => onPassProgress(pass.key, message) })
+        save()
+      }
+    }
+  } finally {
+    await database.stop()
+  }
+  const report = await writeReport(results, config.outDir, { sections: passes.map((pass) => pass.section) })
+  return { results, resultsFile, report, aborted }
+}
+
+module.exports = { runBench, RESULTS_SCHEMA }

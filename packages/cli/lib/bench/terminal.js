@@ -1,0 +1,68 @@
+'use strict'
+
+const { renderTable } = require('@nodebench/breakdown')
+
+// What `nodebench bench` prints when it is done (the reports have the rest): each measured operation's time
+// shares, the function that owns its time here and in the workload's reference, and what each pass run after
+// the matrix says (its section's `text`).
+
+/** The cells of the lowest process count, the study's Table 1 column. */
+function lowestProcesses (results) {
+  return Math.min(...results.cells.map((c) => c.processes))
+}
+
+function operationOf (cell) {
+  return cell.breakdown.operations.find((o) =>
+    o.method === cell.operation.method && o.route === cell.operation.route && o.format === cell.operation.format)
+}
+
+/** The time-share table of each measured operation (the lowest process count), for the terminal. */
+function renderTimeShares (results) {
+  const lowest = lowestProcesses(results)
+  const parts = []
+  for (const cell of results.cells) {
+    if (cell.processes !== lowest || cell.breakdown === null || cell.status !== 'ok') continue
+    const operation = operationOf(cell)
+    if (operation === undefined) continue
+    parts.push(renderTable({ ...cell.breakdown, operations: [operation] }, { color: false }))
+  }
+  return parts.join('\n')
+}
+
+/**
+ * Which function owns each operation's time at the lowest process count: the function the workload names
+ * as dominant, here and in its reference (the study's Table 1), for the scenarios that name one.
+ */
+function renderOwners (results) {
+  const lowest = lowestProcesses(results)
+  const scenarios = (results.workload && results.workload.scenarios) || {}
+  const withReference = Boolean(results.workload && results.workload.reference)
+  const lines = [`The function that owns each operation's time (share of response time), here${withReference ? ' and in the study' : ''} ` +
+    `(${lowest} process${lowest === 1 ? '' : 'es'}):`]
+  for (const cell of results.cells) {
+    if (cell.processes !== lowest || cell.status !== 'ok' || cell.breakdown === null) continue
+    const operation = operationOf(cell)
+    const described = scenarios[cell.scenario]
+    if (operation === undefined || operation.segments.length === 0 || !described || !described.dominant) continue
+    const expected = described.dominant
+    const top = operation.segments.reduce((best, segment) => (segment.share > best.share ? segment : best))
+    const dominant = operation.segments.find((s) => s.name === expected)
+    const here = dominant ? `${(dominant.share * 100).toFixed(2)}%` : 'not seen'
+    const shares = described.reference && described.reference.shares && described.reference.shares[cell.format]
+    const study = shares ? shares[lowest] : undefined
+    const verdict = top.name === expected ? 'same function' : `here ${top.name} leads (${(top.share * 100).toFixed(2)}%)`
+    const studyText = withReference ? `study ${study === undefined ? '   n/a' : `${study.toFixed(2)}%`}   ` : ''
+    const name = `${described.label} (${cell.format}${cell.topology === 'nginx' ? ', nginx' : ''})`
+    lines.push(`  ${name.padEnd(24)} ${expected.padEnd(15)} ${here.padStart(8)}   ${studyText}${verdict}`)
+  }
+  return lines.length > 1 ? lines.join('\n') + '\n' : ''
+}
+
+/** Everything bench prints on stdout after a run (without --json); `sections`: the passes' (report.js). */
+function renderText (results, { sections = [] } = {}) {
+  const passes = sections.filter((s) => results[s.key] !== undefined && results[s.key] !== null)
+    .map((s) => s.text(results[s.key])).join('')
+  return renderTimeShares(results) + '\n' + renderOwners(results) + passes
+}
+
+module.exports = { renderText, renderTimeShares, renderOwners }

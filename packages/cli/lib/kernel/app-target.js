@@ -1,0 +1,147 @@
+'use strict'
+
+const path = require('node:path')
+const { usageError } = require('../usage-error')
+const { defaultApp } = require('./default-app')
+const { workloadFileOf, loadWorkload } = require('./workload')
+
+// How every command that starts or reaches an app names it (bench, flame, browser), and the workload it sends:
+//   --app <dir>        an app directory with the example's entry points: `server.js --port <p> --processes <n>`,
+//                      printing `listening on <url>` (default: examples/mongo-admin, in a nodebench checkout)
+//   --cmd "<command>"  your own start command, run by the shell: {port} becomes a free port, {processes} the
+//                      process count; the app answers at --url (its port {port}'s), else at http://127.0.0.1:{port}
+//   --url <base>       with --cmd, where the started app answers; alone, an app already running, which nodebench
+//                      neither starts nor stops
+//   --workload <file>  the scenarios (default: nodebench.workload.js or .json in --app's directory, else in the
+//                      current one)
+// Parsed here once; a command then says what it cannot do with a target (flame profiles only a Node.js script
+// it starts itself: nodeCommand).
+
+const APP_TARGET_OPTIONS = Object.freeze({
+  app: Object.freeze({ type: 'string' }),
+  cmd: Object.freeze({ type: 'string' }),
+  url: Object.freeze({ type: 'string' }),
+  workload: Object.freeze({ type: 'string' })
+})
+
+// What a command does with the app, in "no app to <verb>".
+const VERBS = Object.freeze({ bench: 'measure', flame: 'profile', browser: 'load' })
+
+/** `--url <text>` as a base URL without its trailing slash. */
+function baseUrl (text, fail) {
+  let url
+  try {
+    url = new URL(text)
+  } catch {
+    throw fail(`--url '${text}' is not a URL; expected e.g. http://127.0.0.1:3000`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw fail(`--url '${text}' is not an http(s) URL; expected e.g. http://127.0.0.1:3000`)
+  }
+  return url.href.replace(/\/$/, '')
+}
+
+/**
+ * The app of `values` (parseArgs' values, or the same names from JavaScript): a frozen `{ app, cmd, url, starts }`,
+ * `starts` when nodebench starts it (--app, --cmd). Throws NB_ERR_USAGE, prefixed with `command`, for a
+ * combination no command takes. `learnsPort`: the command learns the port a Node.js app listens on by itself
+ * (flame's profilers), so its --cmd needs neither --url nor {port}.
+ */
+function appTargetOf (values, { command, learnsPort = false }) {
+  const fail = (message) => usageError(message, command)
+  if (values.app !== undefined && (values.cmd !== undefined || values.url !== undefined)) {
+    throw fail('--app excludes --cmd and --url: either nodebench starts an app directory (--app), or you say how to start ' +
+      'yours (--cmd) or where it runs (--url)')
+  }
+  const url = values.url === undefined ? null : baseUrl(values.url, fail)
+  const cmd = values.cmd === undefined ? null : String(values.cmd)
+  if (cmd !== null && cmd.trim() === '') throw fail('--cmd is empty; expected the command that starts your app')
+  if (cmd !== null && url === null && !cmd.includes('{port}') && !learnsPort) {
+    throw fail('--cmd needs --url, the base URL the started app answers on (e.g. http://127.0.0.1:3000), ' +
+      'or a {port} placeholder (it then answers on http://127.0.0.1:{port})')
+  }
+  let app = null
+  if (cmd === null && url === null) {
+    app = values.app !== undefined ? path.resolve(String(values.app)) : defaultApp()
+    if (app === null) {
+      throw fail(`no app to ${VERBS[command] ?? 'start'}: give --app <dir>, or --cmd "<command>" with --url <base> ` +
+        '(or a {port} placeholder), or --url alone')
+    }
+  }
+  return Object.freeze({ app, cmd, url, starts: app !== null || cmd !== null })
+}
+
+/** The workload of `values` for `target`: --workload, else the one in the app's directory, else the current one's. */
+function workloadOf (values, target) {
+  return loadWorkload(workloadFileOf(values.workload === undefined ? undefined : String(values.workload), target.app))
+}
+
+/** `target`'s command with {port} and {processes} filled in. */
+function commandLine (target, { port, processes }) {
+  let command = target.cmd.replaceAll('{processes}', String(processes))
+  if (port !== null && port !== undefined) command = command.replaceAll('{port}', String(port))
+  return command
+}
+
+/** Where `target`'s app answers when it listens on `port`: --url with that port, else http://127.0.0.1:<port>. */
+function baseAt (target, port) {
+  const url = new URL(target.url ?? 'http://127.0.0.1')
+  url.port = String(port)
+  return url.href.replace(/\/$/, '')
+}
+
+/** `text` split into words as a POSIX shell would for a plain command: quotes and backslashes, nothing else. */
+function shellWords (text) {
+  const words = []
+  let word = null
+  let quote = null
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]
+    if (quote === "'") {
+      if (char === "'") quote = null
+      else word += char
+    } else if (quote === '"') {
+      if (char === '"') quote = null
+      else if (char === '\\' && i + 1 < text.length && '"\\$`'.includes(text[i + 1])) word += text[++i]
+      else word += char
+    } else if (/\s/.test(char)) {
+      if (word !== null) words.push(word)
+      word = null
+    } else {
+      word ??= ''
+      if (char === "'" || char === '"') quote = char
+      else if (char === '\\' && i + 1 < text.length) word += text[++i]
+      else word += char
+    }
+  }
+  if (quote !== null) return null
+  if (word !== null) words.push(word)
+  return words
+}
+
+const SHELL_SYNTAX = /[|&;<>()$`*?[\]{}~]/
+
+/**
+ * `target` as a Node.js script and its arguments, which a profiler runs with this process's Node.js: for an app
+ * directory `server.js --port 0`, for --cmd its words after `node` (a `node` or a path to a Node.js binary),
+ * {port} still in them. Throws NB_ERR_USAGE (prefixed with `command`) for a target that is not one: an app at
+ * --url alone, or a command that is not `node <script> [args]`.
+ */
+function nodeCommand (target, { command, what }) {
+  const fail = (message) => usageError(message, command)
+  if (target.app !== null) return [path.join(target.app, 'server.js'), '--port', '0']
+  if (target.cmd === null) {
+    throw fail(`${what} an app nodebench starts itself, under the profiler: give --app <dir> or --cmd "node <script> ...", ` +
+      'not --url alone')
+  }
+  const words = shellWords(target.cmd.trim())
+  const plain = words !== null && words.every((word) => !SHELL_SYNTAX.test(word.replaceAll('{port}', '').replaceAll('{processes}', '')))
+  if (plain && words.length > 0 && (words[0] === 'node' || words[0] === process.execPath || path.basename(words[0]) === 'node')) words.shift()
+  if (!plain || words.length === 0 || !/\.[cm]?js$/.test(words[0])) {
+    throw fail('--cmd must be a Node.js script and its arguments, e.g. "node server.js --port {port}" (the profilers run ' +
+      `it with nodebench's Node.js); received '${target.cmd}'`)
+  }
+  return words
+}
+
+module.exports = { APP_TARGET_OPTIONS, appTargetOf, workloadOf, commandLine, baseAt, nodeCommand, shellWords }

@@ -1,0 +1,40 @@
+'use strict'
+
+const autocannon = require('autocannon')
+
+// Load on an app: autocannon (its programmatic API) sending a scenario's requests (workload.js requestsOf),
+// for a number of requests or seconds, each connection sending them in turn. Every command that drives load
+// runs it here: bench's cells and warm-ups, flame's windows.
+
+/**
+ * Runs autocannon with `sent` (requestsOf's): each connection sends its requests in turn.
+ * `observer` (load-observer.js) hears every answer and failure; `onStart(startedAt)` is called as it starts.
+ */
+function runAutocannon (base, sent, load) {
+  const { connections, amount, duration, timeoutSec = 60, observer = null, onStart = () => {} } = load
+  const options = {
+    url: base,
+    requests: observer === null ? sent.requests : observer.requests(sent.requests),
+    connections,
+    timeout: timeoutSec
+  }
+  if (amount !== null && amount !== undefined) options.amount = amount
+  else options.duration = duration
+  return new Promise((resolve, reject) => {
+    // autocannon ends a run at its next 1-second sample tick, and its `duration` includes that wait: for a
+    // run of a few seconds that lowers requests/s by up to a second's worth. The run's own time is from
+    // here to the last response.
+    const startedAt = performance.now()
+    const startedAtMs = Date.now()
+    let lastResponseAt = startedAt
+    const instance = autocannon(options, (err, result) => {
+      if (err) return reject(err)
+      resolve({ ...result, startedAtMs, elapsedSec: (lastResponseAt - startedAt) / 1000 })
+    })
+    instance.on('response', () => { lastResponseAt = performance.now() })
+    if (observer !== null) observer.attach(instance, startedAt)
+    onStart(startedAt)
+  })
+}
+
+module.exports = { runAutocannon }
