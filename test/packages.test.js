@@ -106,9 +106,8 @@ test('installed from their tarballs, the packages load without the checkout, and
 })
 
 // What a published package exposes: its exports map's entries (or its main), each name typed in the entry's
-// declaration file; nothing else of it can be required. @nodebench/breakdown is reshaped on another branch
-// (its metrics); its names are checked once that lands.
-const SURFACES = PUBLISHED.filter((dir) => dir !== 'packages/breakdown')
+// declaration file; nothing else of it can be required.
+const SURFACES = PUBLISHED
 
 /** Whether `name` is declared (or re-exported) in the text of a .d.ts. */
 function declared (types, name) {

@@ -1,6 +1,6 @@
 'use strict'
 
-const { SCHEMA_VERSION, UNATTRIBUTED } = require('@nodebench/breakdown')
+const { SCHEMA_VERSION, UNATTRIBUTED, roundMs } = require('@nodebench/breakdown')
 const { PrometheusClient } = require('./prometheus-client')
 const { NodebenchError, codes } = require('./errors')
 
@@ -96,10 +96,6 @@ class SummedHistogram {
   }
 }
 
-function round (ms) {
-  return Math.round(ms * 1000) / 1000
-}
-
 function operationKey (labels) {
   return `${labels.http_request_method} ${labels.http_route} ${labels.nodebench_format}`
 }
@@ -164,11 +160,11 @@ function foldSeries (series, sinceSec, untilSec) {
 function operationSnapshot (operation) {
   const requests = operation.requests
   const totalMs = requests.sum * 1000
-  const responseTimeMs = { mean: round(totalMs / requests.count) }
-  for (const [name, q] of Object.entries(PERCENTILES)) responseTimeMs[name] = round(requests.quantileMs(q))
+  const responseTimeMs = { mean: roundMs(totalMs / requests.count) }
+  for (const [name, q] of Object.entries(PERCENTILES)) responseTimeMs[name] = roundMs(requests.quantileMs(q))
   // The text format carries no maximum.
   responseTimeMs.max = null
-  responseTimeMs.total = round(totalMs)
+  responseTimeMs.total = roundMs(totalMs)
   const segments = Array.from(operation.segments.values())
     .filter((segment) => segment.histogram.count > 0)
     .sort((a, b) => a.orderWeight / a.histogram.count - b.orderWeight / b.histogram.count || (a.name < b.name ? -1 : 1))
@@ -181,10 +177,10 @@ function operationSnapshot (operation) {
         file: null,
         line: null,
         count: histogram.count,
-        meanMs: round(histogram.sum * 1000 / histogram.count)
+        meanMs: roundMs(histogram.sum * 1000 / histogram.count)
       }
-      for (const [name, q] of Object.entries(PERCENTILES)) snapshot[`${name}Ms`] = round(histogram.quantileMs(q))
-      snapshot.totalMs = round(histogram.sum * 1000)
+      for (const [name, q] of Object.entries(PERCENTILES)) snapshot[`${name}Ms`] = roundMs(histogram.quantileMs(q))
+      snapshot.totalMs = roundMs(histogram.sum * 1000)
       snapshot.share = totalMs > 0 ? histogram.sum * 1000 / totalMs : 0
       return snapshot
     })

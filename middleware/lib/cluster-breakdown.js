@@ -219,7 +219,7 @@ function nodebenchPrimary ({ timeoutMs = DEFAULT_TIMEOUT_MS, metrics: metricsOpt
   /** Starts the cluster's metrics, named after the workers' service (the resource is made once). */
   function startMetrics (serviceName) {
     try {
-      const { createMetrics } = require('./metrics')
+      const { createMetrics } = require('./metrics-export')
       metrics = createMetrics({ serviceName, metrics: metricsConfig }, { view: lifetimeOfWorkers })
     } catch (err) {
       reportInternalError('start the cluster\'s metrics', err)

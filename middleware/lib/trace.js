@@ -13,7 +13,7 @@ const { copyFunctionIdentity } = require('./wrap-layer')
 const { resolveNames } = require('./function-names')
 const { reportInternalError, internalErrorCount } = require('./internal-errors')
 const { joinCluster, clusterBreakdownAvailable, requestClusterBreakdown } = require('./cluster-breakdown')
-const { createMetrics } = require('./metrics')
+const { createMetrics } = require('./metrics-export')
 
 // Per-request reads of `req` and `res` go through computed keys: Express gives each request and response a
 // map of their own, so a named read misses V8's inline caches (see request-record.js).

@@ -95,7 +95,51 @@ export declare const CONTAINER_KINDS: ReadonlySet<SegmentKind>
 /** Whether a segment info is a container's (its time is routing or a framework's glue: unattributed). */
 export declare function isContainer (info: { kind: SegmentKind }): boolean
 
+/** Milliseconds rounded to the microsecond, as every figure of a snapshot is. */
+export declare function roundMs (ms: number): number
+
 export declare function renderTable (snapshot: BreakdownSnapshot, options?: { color?: boolean }): string
 export declare function renderMarkdown (snapshot: BreakdownSnapshot): string
 export declare function renderHtml (snapshot: BreakdownSnapshot): string
 export declare function renderJson (snapshot: BreakdownSnapshot): string
+
+/** Escapes text for HTML element content and attribute values. */
+export declare function escapeHtml (text: unknown): string
+/** Escapes text for a Markdown table cell. */
+export declare function escapeMarkdown (text: unknown): string
+
+/** The name of the request-duration histogram (OpenTelemetry's semantic conventions): `http.server.request.duration`. */
+export declare const REQUEST_METRIC: 'http.server.request.duration'
+/** The name of the segment-duration histogram: `nodebench.segment.duration`. */
+export declare const SEGMENT_METRIC: 'nodebench.segment.duration'
+/** The attribute names of both histograms. */
+export declare const METRIC_ATTRIBUTES: Readonly<{
+  method: 'http.request.method'
+  route: 'http.route'
+  status: 'http.response.status_code'
+  format: 'nodebench.format'
+  segmentName: 'nodebench.segment.name'
+  segmentKind: 'nodebench.segment.kind'
+  segmentOrder: 'nodebench.segment.order'
+}>
+/** The segment name and kind of the time no segment covers. */
+export declare const UNATTRIBUTED: 'unattributed'
+/** The histograms' bucket boundaries, in seconds (50 µs to 10 s). */
+export declare const BOUNDARIES_SECONDS: readonly number[]
+
+export interface MetricHistogram {
+  count: number
+  /** Seconds. */
+  sum: number
+  boundaries: readonly number[]
+  counts: number[]
+}
+
+/**
+ * An aggregator's content as the two histograms' data points: per operation and status, the response times;
+ * per operation and segment (and the unattributed remainder), the segment's durations.
+ */
+export declare function breakdownMetrics (aggregator: BreakdownAggregator): {
+  requests: Array<{ attributes: Record<string, string | number>, histogram: MetricHistogram }>
+  segments: Array<{ attributes: Record<string, string | number>, histogram: MetricHistogram }>
+}

@@ -1,15 +1,16 @@
 'use strict'
 
-const { SCHEMA_VERSION, BreakdownAggregator, CONTAINER_KINDS, isContainer } = require('./lib/aggregator')
+const { SCHEMA_VERSION, BreakdownAggregator, CONTAINER_KINDS, isContainer, round } = require('./lib/aggregator')
 const { renderTable, renderMarkdown, renderHtml, renderJson } = require('./lib/render')
 const { escapeHtml, escapeMarkdown } = require('./lib/escape')
-const { breakdownMetrics, REQUEST_METRIC, SEGMENT_METRIC, ATTRIBUTES, UNATTRIBUTED, BOUNDARIES_SECONDS } = require('./lib/metrics')
+const { breakdownMetrics, REQUEST_METRIC, SEGMENT_METRIC, ATTRIBUTES, UNATTRIBUTED, BOUNDARIES_SECONDS } = require('./lib/breakdown-metrics')
 
 module.exports = {
   SCHEMA_VERSION,
   BreakdownAggregator,
   CONTAINER_KINDS,
   isContainer,
+  roundMs: round,
   renderTable,
   renderMarkdown,
   renderHtml,
