@@ -1,13 +1,13 @@
 'use strict'
 
 const path = require('node:path')
-const { codes, NodebenchError } = require('@nodebench/errors')
 const { requestsOf, runHook } = require('../kernel/workload')
 const { startTopology } = require('../kernel/topology')
 const { openBreakdownSource, measuredOperation } = require('../kernel/breakdown-source')
 const { LoadObserver } = require('../kernel/load-observer')
 const { runAutocannon } = require('../kernel/load')
-const { round, mean } = require('../kernel/statistics')
+const { round } = require('../kernel/statistics')
+const { repetitionFigures, cellFigures, probeCell, repetitionOperations } = require('../kernel/repetition')
 const { analyzeEvents } = require('./elasticity')
 
 // The load matrix of a bench run: for every cell (processes x topology x scenario x format), start the app with
@@ -17,9 +17,6 @@ const { analyzeEvents } = require('./elasticity')
 // by class and the breakdown, stop the app. Instances added or killed mid-run (--add-instance-at,
 // --kill-instance-at) are recorded with what happened around them (elasticity.js). Each cell's record is saved
 // as soon as it is done, so whatever finished is on disk if the run stops.
-
-// Distinct paths of a scenario probed before its load (a list of paths rotates; the first ones are checked).
-const PROBED_PATHS = 10
 
 /** The cells of the matrix, in run order: process counts outermost (the slowest change), as the study. */
 function cellsOf (config) {
@@ -35,86 +32,6 @@ function cellsOf (config) {
     }
   }
   return cells
-}
-
-const PERCENTILES = ['p50', 'p75', 'p90', 'p97_5', 'p99']
-
-/** One repetition's figures from autocannon's result. */
-function repetitionFigures (result, sent, bytesPerResponse) {
-  const statusCodes = {}
-  for (const [code, { count }] of Object.entries(result.statusCodeStats || {})) statusCodes[code] = count
-  const answered = Object.values(statusCodes).reduce((sum, count) => sum + count, 0)
-  const latencyMs = { mean: round(result.latency.mean) }
-  for (const p of PERCENTILES) latencyMs[p] = round(result.latency[p])
-  latencyMs.max = round(result.latency.max)
-  return {
-    // Completed requests over the run's time, as Apache Bench computes it (autocannon's per-second
-    // average is coarse for runs of a few seconds).
-    requestsPerSec: result.elapsedSec > 0 ? round(answered / result.elapsedSec) : 0,
-    latencyMs,
-    requests: answered,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    non2xx: result.non2xx,
-    unexpectedStatus: answered - (statusCodes[sent.status] || 0),
-    statusCodes,
-    bytesPerResponse,
-    durationSec: round(result.elapsedSec)
-  }
-}
-
-/** A cell's figures: means (and spread of throughput) over its repetitions, sums of what went wrong. */
-function cellFigures (reps) {
-  const average = (values) => round(mean(values))
-  const throughput = reps.map((r) => r.requestsPerSec)
-  const latencyMs = {}
-  for (const key of ['mean', ...PERCENTILES, 'max']) latencyMs[key] = average(reps.map((r) => r.latencyMs[key]))
-  const statusCodes = {}
-  for (const rep of reps) {
-    for (const [code, count] of Object.entries(rep.statusCodes)) statusCodes[code] = (statusCodes[code] || 0) + count
-  }
-  const sum = (key) => reps.reduce((total, r) => total + r[key], 0)
-  return {
-    requestsPerSec: { mean: average(throughput), min: Math.min(...throughput), max: Math.max(...throughput) },
-    latencyMs,
-    requests: sum('requests'),
-    errors: sum('errors'),
-    timeouts: sum('timeouts'),
-    non2xx: sum('non2xx'),
-    unexpectedStatus: sum('unexpectedStatus'),
-    statusCodes,
-    bytesPerResponse: reps[0].bytesPerResponse
-  }
-}
-
-/** One request as autocannon sends it: its status and body length (Apache Bench's "document length"). */
-async function probe (base, request) {
-  const response = await fetch(base + request.path, {
-    method: request.method, headers: request.headers, body: request.body, redirect: 'manual'
-  })
-  const body = Buffer.from(await response.arrayBuffer())
-  return { status: response.status, bytes: body.length, body }
-}
-
-/**
- * Sends each distinct path of a cell once and checks the status: a path that answers otherwise is the
- * workload's mistake (or the app's), named by scenario, format and field. Returns the first answer's size.
- */
-async function probeCell (base, sent, { scenario, format }) {
-  let first = null
-  const seen = new Set()
-  for (const request of sent.requests) {
-    if (seen.has(request.path) || seen.size >= PROBED_PATHS) continue
-    seen.add(request.path)
-    const answer = await probe(base, request)
-    if (answer.status !== sent.status) {
-      throw new NodebenchError(codes.NB_ERR_WORKLOAD_PROBE, `scenario '${scenario}' (${format}): ${sent.where}.path ` +
-        `${request.method} ${request.path} answered ${answer.status}, expected ${sent.status} (${sent.where}.status): ` +
-        JSON.stringify(answer.body.toString('utf8', 0, 200)))
-    }
-    if (first === null) first = answer
-  }
-  return first
 }
 
 /**
@@ -195,6 +112,8 @@ async function runCell (config, { scenario, format, processes, topology }, { env
       Object.assign(record, cellFigures([shown]), { expectedStatus: sent.status, reps: steps })
     } else {
       const reps = []
+      // The breakdown read after every repetition: each one's figures are the difference of two reads.
+      let read = null
       for (let rep = 0; rep < config.reps; rep++) {
         const events = proxied ? config.events : []
         const observer = new LoadObserver({ expectedStatus: sent.status, proxied, timeline: events.length > 0 })
@@ -216,11 +135,15 @@ async function runCell (config, { scenario, format, processes, topology }, { env
           const { startedAtMs, elapsedSec } = result
           withEvents.push({ figures, happened, timeline, resetsAtSec, startedAtMs, elapsedSec })
         }
+        const after = await source.read(base)
+        figures.operations = repetitionOperations(after, read)
+        read = after
         reps.push(figures)
       }
       Object.assign(record, cellFigures(reps), { expectedStatus: sent.status, reps })
+      record.breakdown = read
     }
-    record.breakdown = await source.read(base)
+    record.breakdown ??= await source.read(base)
     record.operation = measuredOperation(record.breakdown, sent.method) ?? record.operation
     if (record.requests === 0) {
       record.status = 'failed'
@@ -312,4 +235,4 @@ async function findMaxThroughput (base, sent, { record, config, proxied, bytes, 
   }
 }
 
-module.exports = { runMatrix, cellsOf, cellFigures, probeCell }
+module.exports = { runMatrix, cellsOf }
