@@ -1,8 +1,12 @@
 'use strict'
 
-const { benchConfig } = require('./bench/config')
+const { benchConfig: benchFeatureConfig } = require('./bench/config')
 const { flameConfig } = require('./flame/config')
 const { browserConfig } = require('./browser/config')
+const { compareConfig } = require('./compare/config')
+const { commandOptions } = require('./command-options')
+const { readRun, inputError } = require('./compare/read-run')
+const { displayPath } = require('./kernel/paths')
 
 // nodebench from JavaScript: each feature's configuration (from the command line's option names) and its run,
 // what the command files call and print from. The one place features meet: a bench run's flame and browser
@@ -19,11 +23,48 @@ function benchPasses (config) {
 }
 
 /**
- * Runs a bench run (benchConfig's `config`): the matrix, then its flame and browser passes, and the report.
- * Resolves to `{ results, resultsFile, report, aborted }` (bench/run.js).
+ * The configuration of a bench run (bench/config.js), and with `baseline` (a stored run's results.json or its
+ * folder) the comparison of the new run against it: `baseline` is read and checked now, before any load
+ * (NB_ERR_COMPARE_INPUT, exit 2, when it cannot be compared: unreadable, another workload, no cell in common);
+ * `fail-on` as compare's.
  */
-function runBench (config, options = {}) {
-  return require('./bench/run').runBench(config, { ...options, passes: benchPasses(config) })
+function benchConfig (values, options) {
+  const config = benchFeatureConfig(values, options)
+  const { usageError } = commandOptions('bench')
+  if (values.baseline === undefined) {
+    if (values['fail-on'] !== undefined) throw usageError('--fail-on goes with --baseline <results.json>: a regression against a stored run')
+    return config
+  }
+  const failOn = values['fail-on'] === undefined ? null : Number(values['fail-on'])
+  if (failOn !== null && (String(values['fail-on']).trim() === '' || !Number.isFinite(failOn) || failOn < 0 || failOn > 1000)) {
+    throw usageError(`--fail-on must be a percentage from 0 to 1000 (e.g. 5); received '${values['fail-on']}'`)
+  }
+  const { file, results } = readRun(values.baseline)
+  if (results.workload.name !== config.workload.name) {
+    throw inputError(`--baseline ${displayPath(file)} ran workload '${results.workload.name}', this run '${config.workload.name}': compare needs the same workload`)
+  }
+  const key = ({ scenario, format, processes, topology }) => `${scenario}|${format}|${processes}|${topology ?? 'cluster'}`
+  const stored = new Set(results.cells.filter((cell) => cell.status === 'ok').map(key))
+  if (!require('./bench/matrix').cellsOf(config).some((cell) => stored.has(key(cell)))) {
+    throw inputError(`--baseline ${displayPath(file)} measured no cell this run will (the same scenario, format, processes and topology)`)
+  }
+  return Object.freeze({ ...config, baseline: Object.freeze({ file, results }), failOn })
+}
+
+/**
+ * Runs a bench run (benchConfig's `config`): the matrix, then its flame and browser passes, and the report; with a
+ * baseline, the comparison against it (compare.md, compare.json, compare.html beside the report). Resolves to
+ * `{ results, resultsFile, report, aborted, comparison? }` (bench/run.js; comparison: runCompare's).
+ */
+async function runBench (config, options = {}) {
+  const outcome = await require('./bench/run').runBench(config, { ...options, passes: benchPasses(config) })
+  if (!config.baseline || outcome.aborted) return outcome
+  const comparison = await require('./compare/run').compareResults(config.baseline.results, outcome.results, {
+    sides: { a: { name: 'baseline', source: displayPath(config.baseline.file) }, b: { name: 'this run', source: displayPath(outcome.resultsFile) } },
+    failOn: config.failOn,
+    outDir: config.outDir
+  })
+  return { ...outcome, comparison }
 }
 
 /** What `nodebench bench` prints on stdout for `results`: time shares, owners, what its passes found. */
@@ -48,6 +89,24 @@ function runReport (config, options) {
   return require('./report/run').runReport(config, options)
 }
 
+/**
+ * Compares two runs, or measures two apps paired (compareConfig's `config`), and writes compare.md, compare.json
+ * and compare.html. Resolves to `{ comparison, files, runs }` (compare/run.js).
+ */
+function runCompare (config, options) {
+  return require('./compare/run').runCompare(config, options)
+}
+
+/** What `nodebench compare` prints on stdout for a comparison: the verdicts, the segments that moved. */
+function renderCompareText (comparison) {
+  return require('./compare/report').renderText(comparison)
+}
+
+/** One line per regression beyond --fail-on (what compare and bench --baseline print before exiting 1). */
+function compareRegressionLines (comparison) {
+  return require('./compare/report-data').regressionLines(comparison)
+}
+
 module.exports = {
   benchConfig,
   runBench,
@@ -56,5 +115,9 @@ module.exports = {
   runFlame,
   browserConfig,
   runBrowser,
-  runReport
+  runReport,
+  compareConfig,
+  runCompare,
+  renderCompareText,
+  compareRegressionLines
 }

@@ -7,6 +7,7 @@ const { parseFlameArguments } = require('./commands/flame')
 const { parseBrowserArguments } = require('./commands/browser')
 const { parseReportArguments } = require('./commands/report')
 const { parseServicesArguments } = require('./commands/services')
+const { parseCompareArguments } = require('./commands/compare')
 
 // The command line: the command's name, then its own parser (commands/<name>.js).
 
@@ -16,7 +17,8 @@ const PARSERS = Object.freeze({
   bench: (argv) => parseBenchArguments(argv),
   flame: (argv) => parseFlameArguments(argv),
   services: (argv) => parseServicesArguments(argv),
-  browser: (argv) => parseBrowserArguments(argv)
+  browser: (argv) => parseBrowserArguments(argv),
+  compare: (argv) => parseCompareArguments(argv)
 })
 
 function parseOptions (argv) {
@@ -33,7 +35,7 @@ function parseOptions (argv) {
 
 /**
  * `nodebench <command> ...` -> `{ command: 'help' }`, `{ command: 'services', action, services, settings }`,
- * `{ command: 'bench' | 'flame' | 'browser', config }` (`demo` is `bench --quick --browser`) or
+ * `{ command: 'bench' | 'flame' | 'browser' | 'compare', config }` (`demo` is `bench --quick --browser`) or
  * `{ command: 'report', source, ... }`. Throws NB_ERR_USAGE for anything else.
  */
 function parseArguments (argv, env = process.env) {
@@ -41,7 +43,7 @@ function parseArguments (argv, env = process.env) {
   const { values, positionals } = parseOptions(argv)
   const [command] = positionals
   if (values.help || command === undefined || command === 'help') return { command: 'help' }
-  throw usageError(`unknown command '${command}'; expected bench, browser, demo, flame, report, services or help`)
+  throw usageError(`unknown command '${command}'; expected bench, browser, compare, demo, flame, report, services or help`)
 }
 
 module.exports = { parseArguments }

@@ -66,7 +66,8 @@ async function startCommand (target, { processes, env }) {
   const port = target.cmd.includes('{port}') ? await freeLoopbackPort() : null
   const command = commandLine(target, { port, processes })
   const base = port === null ? target.url : baseAt(target, port)
-  const child = spawn(command, { shell: true, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  // `target.cwd`: where the command runs (a revision's copy of the app, nodebench compare --rev-a/-b).
+  const child = spawn(command, { shell: true, cwd: target.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   const output = captureOutput(child)
   let exitReason = null
   child.once('exit', (code, signal) => { exitReason = signal || `code ${code}` })
