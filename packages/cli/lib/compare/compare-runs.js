@@ -1,7 +1,7 @@
 'use strict'
 
 const { PERCENTILES } = require('../kernel/repetition')
-const { ALPHA, compareValues } = require('./statistics')
+const { ALPHA, compareValues, comparePaired } = require('./statistics')
 const { inputError } = require('./read-run')
 
 // Two runs of one workload compared (the comparison compare.json holds, and its renderers show): for every cell
@@ -36,9 +36,12 @@ function verdictOf (compared, better, undecided) {
   return up ? 'larger' : 'smaller'
 }
 
-/** A figure compared: `{ id, label, unit, better, a, b, change, p, verdict }`. */
-function figure ({ id, label, unit, better }, aValues, bValues, undecided) {
-  const compared = compareValues(aValues, bValues)
+/**
+ * A figure compared: `{ id, label, unit, better, a, b, change, p, verdict }`. `paired`: value i of each side
+ * belong together (--measure instructions' windows: the same requests at the same point of the warm-up).
+ */
+function figure ({ id, label, unit, better }, aValues, bValues, undecided, paired = false) {
+  const compared = paired ? comparePaired(aValues, bValues) : compareValues(aValues, bValues)
   const { a, b, change, p } = compared
   return { id, label, unit, better, a, b, change, p, verdict: verdictOf(compared, better, undecided) }
 }
@@ -98,7 +101,7 @@ function oneSide (values) {
 }
 
 /** Each operation of a cell compared (response time, then every segment's mean time and share). */
-function compareOperations (aCell, bCell, undecided) {
+function compareOperations (aCell, bCell, undecided, paired) {
   const a = operationsOf(aCell)
   const b = operationsOf(bCell)
   const reason = !a.perRepetition || !b.perRepetition ? 'no per-repetition figures (schema 1)' : undecided
@@ -129,8 +132,8 @@ function compareOperations (aCell, bCell, undecided) {
       return {
         ...aValues.segment,
         on: 'both',
-        meanMs: figure({ id: 'meanMs', label: 'mean time', unit: 'ms', better: 'lower' }, aValues.meanMs, bValues.meanMs, reason),
-        share: figure({ id: 'share', label: 'share', unit: 'share', better: null }, aValues.share, bValues.share, reason)
+        meanMs: figure({ id: 'meanMs', label: 'mean time', unit: 'ms', better: 'lower' }, aValues.meanMs, bValues.meanMs, reason, paired),
+        share: figure({ id: 'share', label: 'share', unit: 'share', better: null }, aValues.share, bValues.share, reason, paired)
       }
     })
     return {
@@ -138,7 +141,7 @@ function compareOperations (aCell, bCell, undecided) {
       key,
       on: 'both',
       requests: { a: aEntry.count, b: bEntry.count },
-      responseTime: figure({ id: 'responseMs', label: 'response time', unit: 'ms', better: 'lower' }, aEntry.responseMs, bEntry.responseMs, reason),
+      responseTime: figure({ id: 'responseMs', label: 'response time', unit: 'ms', better: 'lower' }, aEntry.responseMs, bEntry.responseMs, reason, paired),
       segments
     }
   })
@@ -148,8 +151,13 @@ function compareOperations (aCell, bCell, undecided) {
 function cellFigures (aCell, bCell, measure, undecided) {
   const reps = (cell) => cell.reps ?? []
   if (measure === 'instructions') {
-    const values = (cell) => reps(cell).map((rep) => rep.instructionsPerRequest)
-    return [figure({ id: 'instructions', label: 'instructions per request', unit: 'instructions', better: 'lower' }, values(aCell), values(bCell), undecided)]
+    const values = (cell, key) => reps(cell).map((rep) => rep[key])
+    const instructions = { id: 'instructions', label: 'instructions per request', unit: 'instructions', better: 'lower' }
+    const all = { id: 'instructions.all', label: 'with GC and compiling', unit: 'instructions', better: 'lower' }
+    return [
+      figure(instructions, values(aCell, 'instructionsPerRequest'), values(bCell, 'instructionsPerRequest'), undecided, true),
+      figure(all, values(aCell, 'allInstructionsPerRequest'), values(bCell, 'allInstructionsPerRequest'), undecided, true)
+    ]
   }
   const figures = [figure({ id: 'throughput', label: 'requests/s', unit: 'req/s', better: 'higher' },
     reps(aCell).map((rep) => rep.requestsPerSec), reps(bCell).map((rep) => rep.requestsPerSec), undecided)]
@@ -223,8 +231,8 @@ function compareRuns (a, b, { sides, measure = 'time', mode = 'runs', failOn = n
       label,
       reps: { a: aCell.reps?.length ?? 0, b: bCell.reps?.length ?? 0 },
       figures: cellFigures(aCell, bCell, measure, undecided),
-      operations: compareOperations(aCell, bCell, undecided),
-      ...(measure === 'instructions' ? { windows: { a: aCell.windows ?? null, b: bCell.windows ?? null } } : {})
+      operations: compareOperations(aCell, bCell, undecided, measure === 'instructions'),
+      ...(measure === 'instructions' ? instructionWindows(aCell, bCell) : {})
     }
   })
   const smallest = Math.min(...cells.flatMap((cell) => [cell.reps.a, cell.reps.b]))
@@ -260,19 +268,49 @@ function compareRuns (a, b, { sides, measure = 'time', mode = 'runs', failOn = n
 }
 
 function methodOf (measure) {
-  const unit = measure === 'instructions' ? 'window' : 'repetition'
+  if (measure === 'instructions') {
+    return {
+      test: 'Wilcoxon signed-rank',
+      alpha: ALPHA,
+      unit: 'window',
+      interval: 'Hodges-Lehmann (Walsh averages), 95%',
+      text: `Wilcoxon signed-rank test (two-sided, exact, alpha ${ALPHA}) over the windows, a's and b's window i paired (the ` +
+        'same requests at the same point of the warm-up); the change is the Hodges-Lehmann estimate of the windows\' b/a ' +
+        'ratio with its 95% interval from the same test. Instructions per request: counted by callgrind in the app\'s ' +
+        'process, less what garbage collection and V8\'s compilers ran (they land in whichever window is running; with ' +
+        'them: "with GC and compiling"). Segments: the breakdown\'s times under callgrind in the same windows (valgrind runs ' +
+        'the app on one thread, so a segment\'s time there follows the instructions it runs, plus what it waits for)'
+    }
+  }
   return {
     test: 'Mann-Whitney U',
     alpha: ALPHA,
-    unit,
+    unit: 'repetition',
     interval: 'Hodges-Lehmann, 95%',
-    text: `Mann-Whitney U test (two-sided, exact, alpha ${ALPHA}) over the ${unit}s of each side; the change is the ` +
-      'Hodges-Lehmann estimate (the median of every b/a ratio) with its 95% interval from the same test' +
-      (measure === 'instructions'
-        ? '. Instructions per request are counted by callgrind in the app\'s process, one value per window of requests; ' +
-          'segments\' times are the breakdown\'s under callgrind in the same windows (valgrind runs the app on one thread, ' +
-          'so a segment\'s time there follows the instructions it runs, plus what it waits for)'
-        : '')
+    text: `Mann-Whitney U test (two-sided, exact, alpha ${ALPHA}) over the repetitions of each side; the change is the ` +
+      'Hodges-Lehmann estimate (the median of every b/a ratio) with its 95% interval from the same test'
+  }
+}
+
+/**
+ * --measure instructions: each side's windows, and the change of instructions per request in the earlier half
+ * of the windows and in the later half, to show that a later window gives the same.
+ */
+function instructionWindows (aCell, bCell) {
+  const aReps = aCell.reps ?? []
+  const bReps = bCell.reps ?? []
+  const count = Math.min(aReps.length, bReps.length)
+  const half = Math.floor(count / 2)
+  const halfOf = (from, to) => {
+    if (to <= from) return null
+    const perRequest = (reps) => reps.slice(from, to).map((rep) => rep.instructionsPerRequest)
+    const compared = comparePaired(perRequest(aReps), perRequest(bReps))
+    const requests = [aReps[from].from, aReps[to - 1].to]
+    return { windows: [from + 1, to], requests, percent: compared.change?.percent ?? null }
+  }
+  return {
+    windows: { a: aCell.windows ?? null, b: bCell.windows ?? null },
+    halves: half === 0 ? null : { earlier: halfOf(0, half), later: halfOf(count - half, count) }
   }
 }
 

@@ -28,6 +28,8 @@ const RESULTS_SCHEMA = 2
 const SIDES = Object.freeze(['a', 'b'])
 // Under callgrind a request takes 3-20 ms, far more on a busy machine: a generous limit.
 const REQUEST_TIMEOUT_SEC = 120
+// What a cell's list of windows keeps of each (the repetitions hold the same, and the load's figures).
+const WINDOW_FIGURES = Object.freeze(['from', 'to', 'instructions', 'instructionsPerRequest', 'allInstructionsPerRequest', 'gcPerRequest', 'compilePerRequest'])
 
 /** The cells of a paired run, in run order (bench's: process counts outermost). */
 function cellsOf (config) {
@@ -116,7 +118,7 @@ async function runTimeCell (config, cell, { targets, env, values, log }) {
         figures.operations = repetitionOperations(after, side.read)
         side.read = after
         side.reps.push(figures)
-        line.push(`${SIDES[i].toUpperCase()} ${figures.requestsPerSec} req/s`)
+        line.push(`${SIDES[i].toUpperCase()} ${Math.round(figures.requestsPerSec)} req/s`)
       }
       log(`repetition ${rep + 1}/${config.reps}: ${line.join(', ')}`)
     }
@@ -177,17 +179,22 @@ async function runInstructionsCell (config, cell, { targets, env, values, log })
         const load = { connections: 1, amount: config.window, timeoutSec: REQUEST_TIMEOUT_SEC }
         const result = await runAutocannon(side.app.base, side.sent, load)
         const file = await side.app.dump()
-        const instructions = instructionsOf(file)
+        const counts = await instructionsOf(file)
         fs.rmSync(file, { force: true })
         const figures = repetitionFigures(result, side.sent, side.sample.bytes)
         const after = await side.source.read(side.app.base)
         await discard(side.app)
         const from = config.warmup + window * config.window
+        const perRequest = (count) => (figures.requests > 0 ? round(count / figures.requests, 1) : null)
         Object.assign(figures, {
           from,
           to: from + figures.requests,
-          instructions,
-          instructionsPerRequest: figures.requests > 0 ? round(instructions / figures.requests, 1) : null,
+          // The program's own work (statistics of the window: kernel/callgrind.js), and all of it.
+          instructions: counts.mutator,
+          instructionsPerRequest: perRequest(counts.mutator),
+          allInstructionsPerRequest: perRequest(counts.total),
+          gcPerRequest: perRequest(counts.gc),
+          compilePerRequest: perRequest(counts.compile),
           operations: repetitionOperations(after, side.read)
         })
         side.read = after
@@ -202,8 +209,7 @@ async function runInstructionsCell (config, cell, { targets, env, values, log })
       records[i].windows = {
         warmup: config.warmup,
         requests: config.window,
-        list: side.reps.map(({ from, to, instructions, instructionsPerRequest: perRequest }) =>
-          ({ from, to, instructions, instructionsPerRequest: perRequest }))
+        list: side.reps.map((rep) => Object.fromEntries(WINDOW_FIGURES.map((key) => [key, rep[key]])))
       }
       records[i].operation = measuredOperation(side.read, side.sent.method)
       const short = side.reps.some((rep) => rep.requests !== config.window || rep.unexpectedStatus > 0)

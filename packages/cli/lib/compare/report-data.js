@@ -73,7 +73,12 @@ function verdictLines (comparison) {
   for (const cell of comparison.cells) {
     const [main, ...rest] = cell.figures
     const latency = rest.filter((f) => f.id === 'latency.p50' || f.id === 'latency.p99').map((f) => figurePhrase(f.label, f))
-    lines.push(`${cell.label}: ${[figurePhrase(main.label, main), ...latency].join('; ')}`)
+    // Instructions: the change in the earlier and in the later windows, the same when the count has settled.
+    const halves = cell.halves && cell.halves.earlier && cell.halves.later
+      ? [`earlier windows (requests ${cell.halves.earlier.requests.join('-')}) ${formatPercentChange(cell.halves.earlier.percent)}, ` +
+          `later windows (${cell.halves.later.requests.join('-')}) ${formatPercentChange(cell.halves.later.percent)}`]
+      : []
+    lines.push(`${cell.label}: ${[figurePhrase(main.label, main), ...latency, ...halves].join('; ')}`)
   }
   return lines
 }

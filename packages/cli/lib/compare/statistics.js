@@ -188,4 +188,108 @@ function compareValues (aValues, bValues, alpha = ALPHA) {
   return { ...sides, change, p, significant: decidable && p < alpha, decidable }
 }
 
-module.exports = { ALPHA, median, mannWhitney, hodgesLehmann, intervalDepth, canDecide, compareValues, normalCdf }
+/**
+ * The Wilcoxon signed-rank test of paired `differences` (b less a, one per pair; zeros dropped, as Wilcoxon
+ * did): `{ p, n }`, `p` two-sided from the exact distribution of the rank sum of the positive differences
+ * (midranks for ties of |d|), `n` the pairs that count. For paired values, as --measure instructions' windows
+ * are (the same requests on both sides, at the same point of V8's warm-up), it compares each pair within
+ * itself, so a drift shared by both sides (the warm-up going on) does not hide a change.
+ */
+function signedRank (differences) {
+  const nonzero = differences.filter((d) => d !== 0)
+  const n = nonzero.length
+  if (n === 0) return { p: 1, n }
+  const ranks = doubledMidranks(nonzero.map(Math.abs))
+  const total = ranks.reduce((sum, rank) => sum + rank, 0)
+  // Every sign pattern is as likely: the ways to reach each sum of the ranks given a + sign.
+  let ways = new Float64Array(total + 1)
+  ways[0] = 1
+  for (const rank of ranks) {
+    const next = ways.slice()
+    for (let sum = rank; sum <= total; sum++) next[sum] += ways[sum - rank]
+    ways = next
+  }
+  const observed = ranks.reduce((sum, rank, i) => sum + (nonzero[i] > 0 ? rank : 0), 0)
+  const expected = total / 2
+  const distance = Math.abs(observed - expected)
+  let extreme = 0
+  let all = 0
+  for (let sum = 0; sum <= total; sum++) {
+    all += ways[sum]
+    if (Math.abs(sum - expected) >= distance - 0.25) extreme += ways[sum]
+  }
+  return { p: Math.min(1, extreme / all), n }
+}
+
+/**
+ * The Hodges-Lehmann estimate of paired `differences` (the median of their Walsh averages, (d_i + d_j) / 2 for
+ * i <= j) with its interval from inverting the signed-rank test (Tukey): `{ estimate, low, high }`.
+ */
+function walshInterval (differences, alpha = ALPHA) {
+  const n = differences.length
+  const averages = []
+  for (let i = 0; i < n; i++) for (let j = i; j < n; j++) averages.push((differences[i] + differences[j]) / 2)
+  averages.sort((x, y) => x - y)
+  // The signed-rank statistic's distribution without ties: the largest depth k with P(T < k) <= alpha / 2.
+  let ways = new Float64Array(n * (n + 1) / 2 + 1)
+  ways[0] = 1
+  for (let rank = 1; rank <= n; rank++) {
+    const next = ways.slice()
+    for (let sum = rank; sum < ways.length; sum++) next[sum] += ways[sum - rank]
+    ways = next
+  }
+  const all = 2 ** n
+  let below = 0
+  let depth = 0
+  for (let t = 0; t < ways.length; t++) {
+    below += ways[t]
+    if (below / all > alpha / 2) break
+    depth = t + 1
+  }
+  return {
+    estimate: median(averages),
+    low: depth > 0 ? averages[depth - 1] : null,
+    high: depth > 0 ? averages[averages.length - depth] : null
+  }
+}
+
+/**
+ * Paired values compared (pair i is `aValues[i]` and `bValues[i]`): as compareValues, with the signed-rank test
+ * and its interval on each pair's log ratio (its difference when a value is not above 0).
+ */
+function comparePaired (aValues, bValues, alpha = ALPHA) {
+  const pairs = aValues.map((a, i) => [a, bValues[i]]).filter(([a, b]) => Number.isFinite(a) && Number.isFinite(b))
+  const side = (values) => ({ median: values.length ? median(values) : null, values })
+  const sides = { a: side(pairs.map(([a]) => a)), b: side(pairs.map(([, b]) => b)) }
+  if (pairs.length === 0) return { ...sides, change: null, p: null, significant: false, decidable: false }
+  const ratios = pairs.every(([a, b]) => a > 0 && b > 0)
+  const differences = pairs.map(([a, b]) => (ratios ? Math.log(b) - Math.log(a) : b - a))
+  const { p, n } = signedRank(differences)
+  // The most extreme outcome of n pairs has p = 2 / 2^n: 6 pairs at least for alpha 0.05.
+  const decidable = n > 0 && 2 / 2 ** n <= alpha
+  const shift = walshInterval(differences, alpha)
+  let change
+  if (ratios) {
+    const percent = (logRatio) => (logRatio === null ? null : (Math.exp(logRatio) - 1) * 100)
+    change = { scale: 'ratio', percent: percent(shift.estimate), low: percent(shift.low), high: percent(shift.high) }
+  } else {
+    const base = sides.a.median
+    const percent = (difference) => (difference === null || !(base > 0) ? null : (difference / base) * 100)
+    change = { scale: 'difference', percent: percent(shift.estimate), low: percent(shift.low), high: percent(shift.high), difference: shift }
+  }
+  return { ...sides, change, p, significant: decidable && p < alpha, decidable }
+}
+
+module.exports = {
+  ALPHA,
+  median,
+  mannWhitney,
+  hodgesLehmann,
+  intervalDepth,
+  canDecide,
+  compareValues,
+  signedRank,
+  walshInterval,
+  comparePaired,
+  normalCdf
+}
