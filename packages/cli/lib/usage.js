@@ -61,7 +61,7 @@ Commands:
                          --cmd with {port}; --rev: git revisions of the app's checkout, each in a worktree
                          with its dependencies installed), repetitions interleaved A, B, A, B; each side's
                          results in <out>/a and <out>/b, then the same comparison
-    --measure instructions [--warmup 300] [--window 100] [--reps 6]
+    --measure instructions [--warmup 2000] [--window 200] [--reps 6]
                          instead of time, the app's instructions per request counted by callgrind (valgrind),
                          one request at a time: --reps windows of --window requests after --warmup requests,
                          on both sides; the same on a machine shared with other jobs. Segments compare their

@@ -51,7 +51,7 @@ test('options: two runs, or a paired run named one way, and what does not go wit
   assert.deepEqual([paired.mode, paired.measure, paired.reps, paired.processes, paired.scenarios], ['paired', 'time', 10, [1], ['item-read', 'item-create']])
   const instructions = parseCompareArguments(['--cmd-a', 'node a.js --port {port}', '--cmd-b', 'node b.js --port {port}',
     '--workload', path.join(shop, 'nodebench.workload.js'), '--measure', 'instructions']).config
-  assert.deepEqual([instructions.reps, instructions.window, instructions.connections['item-read'], instructions.amounts['item-read']], [6, 100, 1, 100])
+  assert.deepEqual([instructions.reps, instructions.warmup, instructions.window, instructions.connections['item-read'], instructions.amounts['item-read']], [6, 2000, 200, 1, 200])
 
   assert.throws(() => parseCompareArguments(['a']), usage(/^compare: expected two runs to compare .*received 'a'$/))
   assert.throws(() => parseCompareArguments([]), usage(/received none$/))

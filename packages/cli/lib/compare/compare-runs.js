@@ -243,6 +243,16 @@ function compareRuns (a, b, { sides, measure = 'time', mode = 'runs', failOn = n
   const missingFrom = (from, other) =>
     [...from.measured].filter(([key]) => !other.measured.has(key)).map(([, cell]) => cellLabel(cell, workload))
   const onlyIn = { a: missingFrom(aCells, bCells), b: missingFrom(bCells, aCells) }
+  for (const cell of cells) {
+    // Instructions: a change that differs between the earlier and the later windows has not settled.
+    const { earlier, later } = cell.halves ?? {}
+    if (!earlier || !later || earlier.percent === null || later.percent === null) continue
+    const apart = Math.abs(later.percent - earlier.percent)
+    if (apart > Math.max(2, Math.abs(later.percent) / 4)) {
+      notes.push(`${cell.label}: instructions per request changed by ${earlier.percent.toFixed(1)}% in the earlier windows and ` +
+        `${later.percent.toFixed(1)}% in the later ones: the warm-up had not settled; give a larger --warmup`)
+    }
+  }
   const failedCells = [...aCells.failed.map((cell) => ({ on: 'a', cell: cellLabel(cell, workload), failure: cell.failure ?? 'failed' })),
     ...bCells.failed.map((cell) => ({ on: 'b', cell: cellLabel(cell, workload), failure: cell.failure ?? 'failed' }))]
   const comparison = {

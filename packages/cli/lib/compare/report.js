@@ -43,7 +43,8 @@ function segmentCharts (comparison) {
       }))
       if (values.length === 0) continue
       const title = `${cell.label}: ${operation.key}`
-      const y = { field: 'segment', type: 'nominal', sort: null, title: null }
+      const y = { field: 'segment', type: 'nominal', sort: null, title: null, axis: { labelLimit: 280 } }
+      const color = { field: 'verdict', type: 'nominal', scale: VERDICT_COLORS, title: 'verdict', legend: { labelLimit: 220 } }
       charts.push({
         kind: 'segment-change',
         scenario: cell.scenario,
@@ -56,8 +57,8 @@ function segmentCharts (comparison) {
           data: { values },
           layer: [
             { mark: { type: 'rule', color: '#999', strokeDash: [3, 3] }, encoding: { x: { datum: 0, type: 'quantitative' } } },
-            { mark: { type: 'rule', strokeWidth: 2 }, encoding: { y, x: { field: 'low', type: 'quantitative', title: 'change in mean time (%)' }, x2: { field: 'high' }, color: { field: 'verdict', type: 'nominal', scale: VERDICT_COLORS, title: 'verdict' } } },
-            { mark: { type: 'point', filled: true, size: 60 }, encoding: { y, x: { field: 'percent', type: 'quantitative' }, color: { field: 'verdict', type: 'nominal', scale: VERDICT_COLORS, title: 'verdict' }, tooltip: [{ field: 'segment' }, { field: 'percent', format: '.1f' }, { field: 'low', format: '.1f' }, { field: 'high', format: '.1f' }] } }
+            { mark: { type: 'rule', strokeWidth: 2 }, encoding: { y, x: { field: 'low', type: 'quantitative', title: 'change in mean time (%)' }, x2: { field: 'high' }, color } },
+            { mark: { type: 'point', filled: true, size: 60 }, encoding: { y, x: { field: 'percent', type: 'quantitative' }, color, tooltip: [{ field: 'segment' }, { field: 'percent', format: '.1f' }, { field: 'low', format: '.1f' }, { field: 'high', format: '.1f' }] } }
           ]
         })
       })
