@@ -44,9 +44,18 @@ function benchConfig (values, options) {
     throw inputError(`--baseline ${displayPath(file)} ran workload '${results.workload.name}', this run '${config.workload.name}': compare needs the same workload`)
   }
   const key = ({ scenario, format, processes, topology }) => `${scenario}|${format}|${processes}|${topology ?? 'cluster'}`
-  const stored = new Set(results.cells.filter((cell) => cell.status === 'ok').map(key))
-  if (!require('./bench/matrix').cellsOf(config).some((cell) => stored.has(key(cell)))) {
+  const stored = new Map(results.cells.filter((cell) => cell.status === 'ok').map((cell) => [key(cell), cell]))
+  const common = require('./bench/matrix').cellsOf(config).filter((cell) => stored.has(key(cell)))
+  if (common.length === 0) {
     throw inputError(`--baseline ${displayPath(file)} measured no cell this run will (the same scenario, format, processes and topology)`)
+  }
+  // The same load on every common cell, checked now rather than after the run (compare-runs.js checks it again).
+  const load = (connections, amount, duration) => `${connections} connections, ${amount ?? duration} ${amount !== null && amount !== undefined ? 'requests' : 's'}`
+  for (const cell of common) {
+    const before = stored.get(key(cell))
+    const was = load(before.connections, before.amount, before.duration)
+    const now = load(config.connections[cell.scenario], config.amounts[cell.scenario], config.duration)
+    if (was !== now) throw inputError(`--baseline ${displayPath(file)} sent ${cell.scenario} (${cell.format}) ${was} per repetition, this run would send ${now}: compare needs the same load`)
   }
   return Object.freeze({ ...config, baseline: Object.freeze({ file, results }), failOn })
 }
