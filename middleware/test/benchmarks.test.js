@@ -200,6 +200,14 @@ test('fixed-requests.js: every span reaches otlp-sink.js, and it says how many a
   assert.match(stdout, /^sink received 480 spans \(\d+ bytes\) in \d+ exports$/m)
 })
 
+test('fixed-requests.js nest-breakdown: the NestJS example served in process, its segments counted', { timeout: 120_000 }, async () => {
+  const stdout = await runScript('fixed-requests.js', ['nest-breakdown', '40'])
+  // 40 requests of the list of cats, each through about 11 segments (the first one timed from nodebench on).
+  const [, segments, requests] = /^timed (\d+) segments in (\d+) requests$/m.exec(stdout)
+  assert.equal(Number(requests), 40)
+  assert.ok(Number(segments) >= 40 * 10 && Number(segments) <= 40 * 12, `${segments} segments`)
+})
+
 test('fixed-requests.js nodebench-metrics: a push every 1,000 requests, and one at shutdown', { timeout: 60_000 }, async () => {
   const stdout = await runScript('fixed-requests.js', ['nodebench-metrics', '3000'])
   const [, exports, bytes] = /^sink received (\d+) metric exports \((\d+) bytes\)$/m.exec(stdout)
