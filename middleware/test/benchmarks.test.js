@@ -106,8 +106,17 @@ test('overhead.js --paired: a target against bare is the paired ratio; against a
 test('overhead.js: the cost per timed segment and per exported span, beside the ratios', () => {
   const { summarize, renderTable } = require('../benchmarks/overhead.js')
   const run = (variant, round, cpuMicrosPerRequest, extra = {}) => ({
-    variant, round, pairedWith: variant === 'bare' ? extra.pairedWith : variant, cpuMicrosPerRequest, requestsPerSec: 1e6 / cpuMicrosPerRequest,
-    latencyP50Ms: 5, latencyP99Ms: 9, otlpBytes: null, spansExported: extra.spans ?? null, requestsServed: extra.served ?? null, segmentsPerRequest: extra.segments ?? null
+    variant,
+    round,
+    pairedWith: variant === 'bare' ? extra.pairedWith : variant,
+    cpuMicrosPerRequest,
+    requestsPerSec: 1e6 / cpuMicrosPerRequest,
+    latencyP50Ms: 5,
+    latencyP99Ms: 9,
+    otlpBytes: null,
+    spansExported: extra.spans ?? null,
+    requestsServed: extra.served ?? null,
+    segmentsPerRequest: extra.segments ?? null
   })
   const runs = [
     run('bare', 1, 30, { pairedWith: 'nodebench-breakdown' }), run('nodebench-breakdown', 1, 31.65, { segments: 11 }),
