@@ -7,6 +7,8 @@ export interface Span {
   name: string
   kind: number
   service: string | undefined
+  /** The resource's service.instance.id: one process of the service. */
+  instance: string | undefined
   scope: string | undefined
   startNs: bigint
   endNs: bigint
@@ -32,6 +34,29 @@ export declare class JaegerClient {
 }
 
 export declare function breakdownFromSpans (spans: Span[], options?: { service?: string, maxOperations?: number }): JaegerSnapshot
+
+export interface FanOutSegment { name: string, kind: string, meanMs: number, share: number }
+
+/** A request that called other processes, read from whole traces (fan-out.js). */
+export interface FanOut {
+  schema: 1
+  service: string
+  operations: Array<{
+    method: string
+    route: string
+    format: string
+    /** Requests of the operation that called another process. */
+    requests: number
+    responseTimeMs: { mean: number }
+    /** Every process called (`service instance`): calls, their mean time, their time over the requests' time, their segments. */
+    callees: Array<{ service: string, process: string, calls: number, callsPerRequest: number, meanMs: number, share: number, segments: FanOutSegment[] }>
+    /** The call that ended last in each request: how often each process was it, its mean time and segments. */
+    criticalPath: { meanMs: number, share: number, processes: Array<{ process: string, requests: number }>, segments: FanOutSegment[] }
+  }>
+}
+
+/** For requests of `service` that called other processes: each process's share and segments, and the critical path. */
+export declare function fanOutFromSpans (spans: Span[], options: { service: string }): FanOut
 export declare function breakdownFromJaeger (options: { url: string, service: string, since: Date, until?: Date, timeoutMs?: number, onProgress?: (page: { traces: number, from: Date, to: Date }) => void }): Promise<JaegerSnapshot>
 /** The breakdown an app serves at its expose path; `headers` go with the request (an access rule may ask for one). */
 export declare function breakdownFromApp (options: { url: string, headers?: Record<string, string>, timeoutMs?: number }): Promise<BreakdownSnapshot & { source: 'app' }>

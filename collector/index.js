@@ -2,6 +2,7 @@
 
 const { JaegerClient } = require('./lib/jaeger-client')
 const { breakdownFromSpans } = require('./lib/spans-to-breakdown')
+const { fanOutFromSpans } = require('./lib/fan-out')
 const { breakdownFromJaeger, breakdownFromApp, parseSince } = require('./lib/read-breakdown')
 const { startJaeger } = require('./lib/jaeger')
 const { jaegerBinary } = require('./lib/jaeger-binary')
@@ -14,6 +15,7 @@ const { codes, NodebenchError } = require('./lib/errors')
 module.exports = {
   JaegerClient,
   breakdownFromSpans,
+  fanOutFromSpans,
   breakdownFromJaeger,
   breakdownFromApp,
   parseSince,

@@ -119,7 +119,7 @@ function errorMessage (text) {
 
 /**
  * OTLP-JSON `{ resourceSpans: [{ resource, scopeSpans: [{ scope, spans }] }] }` -> flat spans:
- * `{ traceId, spanId, parentSpanId, name, kind, service, scope, startNs, endNs, attributes, status }` with
+ * `{ traceId, spanId, parentSpanId, name, kind, service, instance, scope, startNs, endNs, attributes, status }` with
  * times as BigInt nanoseconds and attributes as a plain object.
  */
 function flattenSpans (result) {
@@ -137,6 +137,7 @@ function flattenSpans (result) {
           name: span.name,
           kind: span.kind,
           service: resource['service.name'],
+          instance: resource['service.instance.id'],
           scope,
           startNs: BigInt(span.startTimeUnixNano),
           endNs: BigInt(span.endTimeUnixNano),

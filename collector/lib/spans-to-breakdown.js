@@ -130,6 +130,7 @@ function toRequest (span, segments, segmentInfos) {
   const infos = segmentInfos.of(segments)
   return {
     traceId: span.traceId,
+    spanId: span.spanId,
     startNs: span.startNs,
     method: attributes['http.request.method'] || 'GET',
     route: attributes['http.route'] || '*',
