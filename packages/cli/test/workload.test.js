@@ -83,10 +83,42 @@ test('finding the workload: --workload, else the app directory\'s, else a coded 
   assert.equal(workloadFileOf('x.json', SHOP), path.resolve('x.json'))
   const empty = temporaryDir(t, 'nodebench-workload-')
   assert.throws(() => workloadFileOf(undefined, empty), coded(/^no workload: .* has no nodebench\.workload\.js or nodebench\.workload\.json; write one/))
-  fs.writeFileSync(path.join(empty, 'nodebench.workload.json'), '{ "scenarios": { "home": { "request": { "path": "/" } } }, }')
-  assert.throws(() => loadWorkload(path.join(empty, 'nodebench.workload.json')), coded(/nodebench\.workload\.json: could not be read: .*JSON/))
+  fs.writeFileSync(path.join(empty, 'nodebench.workload.json'), '{\n  "scenarios": { "home": { "request": { "path": "/" } } },\n}')
+  assert.throws(() => loadWorkload(path.join(empty, 'nodebench.workload.json')), coded(/nodebench\.workload\.json:3:1: is not JSON: /))
   fs.writeFileSync(path.join(empty, 'nodebench.workload.json'), '{ "scenarios": { "home": { "request": { "path": "/" } } } }')
   assert.equal(loadWorkload(workloadFileOf(undefined, empty)).scenarios.home.requests.default.paths[0], '/')
+})
+
+test('a workload with a syntax error is named by file, line and column; an ES module\'s default export is its workload', (t) => {
+  const dir = temporaryDir(t, 'nodebench-workload-')
+  const write = (name, text) => {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true })
+    fs.writeFileSync(path.join(dir, name), text)
+    return path.join(dir, name)
+  }
+  const broken = [
+    'module.exports = {',
+    '  scenarios: {',
+    "    home: { request: { path: '/' } status: 200 }",
+    '  }',
+    '}'
+  ].join('\n')
+  assert.throws(() => loadWorkload(write('cjs/nodebench.workload.js', broken)),
+    (err) => err.code === 'NB_ERR_WORKLOAD' && err.message === `workload ${path.join(dir, 'cjs', 'nodebench.workload.js')}:3:36: SyntaxError: Unexpected identifier 'status'`)
+  assert.throws(() => loadWorkload(write('json/nodebench.workload.json', '{\n  "scenarios": {\n    "home": { "request": { "path": "/" } "status": 200 }\n  }\n}')),
+    (err) => err.code === 'NB_ERR_WORKLOAD' && /nodebench\.workload\.json:3:42: is not JSON: Expected ',' or '}' after property value$/.test(err.message))
+
+  // An ESM project ("type": "module"): nodebench.workload.js is an ES module; so is any .mjs.
+  write('esm/package.json', '{ "type": "module" }')
+  const esm = loadWorkload(write('esm/nodebench.workload.js', "export default {\n  name: 'cats',\n  async setup () { return { id: 1 } },\n  scenarios: { 'cat-read': { request: { path: '/cats/{id}' } } }\n}\n"))
+  assert.equal(esm.name, 'cats')
+  assert.deepEqual(esm.scenarioNames, ['cat-read'])
+  assert.equal(typeof esm.setup, 'function')
+  assert.equal(loadWorkload(write('mjs/nodebench.workload.mjs', "export default { scenarios: { home: { request: { path: '/' } } } }\n")).scenarios.home.label, 'home')
+  assert.throws(() => loadWorkload(write('esm-broken/nodebench.workload.mjs', broken.replace('module.exports =', 'export default'))),
+    (err) => err.code === 'NB_ERR_WORKLOAD' && /nodebench\.workload\.mjs:3:36: SyntaxError: Unexpected identifier 'status'$/.test(err.message))
+  assert.throws(() => loadWorkload(write('named/nodebench.workload.mjs', "export const scenarios = { home: { request: { path: '/' } } }\n")),
+    coded(/is an ES module without a default export; expected `export default \{ scenarios: \.\.\. \}`$/))
 })
 
 test('bench measures an app of its own with its workload: scenarios named as the workload names them, hooks run', { timeout: 300_000 }, async (t) => {

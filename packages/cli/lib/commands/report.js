@@ -3,6 +3,7 @@
 const { parseArgs } = require('node:util')
 const { parseSince } = require('@nodebench/collector')
 const { usageError } = require('../usage-error')
+const { optionErrorMessage } = require('../suggest')
 const { runReport } = require('../api')
 const { renderReport } = require('../report/render')
 
@@ -13,6 +14,18 @@ function quote (value) {
   return `'${value}'`
 }
 
+const OPTIONS = Object.freeze({
+  source: { type: 'string', default: 'jaeger' },
+  jaeger: { type: 'string' },
+  service: { type: 'string' },
+  since: { type: 'string', default: '10m' },
+  url: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  json: { type: 'boolean', default: false },
+  md: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h' }
+})
+
 /**
  * `nodebench report --source jaeger [--jaeger <query-url>] --service <name> [--since 10m] [--json|--md]`
  * `nodebench report --source prometheus [--url <prometheus>] --service <name> [--since 10m] [--json|--md]`
@@ -21,24 +34,9 @@ function quote (value) {
 function parseReportArguments (argv, env = process.env) {
   let values
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        source: { type: 'string', default: 'jaeger' },
-        jaeger: { type: 'string' },
-        service: { type: 'string' },
-        since: { type: 'string', default: '10m' },
-        url: { type: 'string' },
-        header: { type: 'string', multiple: true },
-        json: { type: 'boolean', default: false },
-        md: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h' }
-      },
-      allowPositionals: false,
-      strict: true
-    }))
+    ({ values } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: false, strict: true }))
   } catch (err) {
-    throw usageError(`report: ${err.message}`)
+    throw usageError(`report: ${optionErrorMessage(err, OPTIONS)}`)
   }
   if (values.help) return { command: 'help' }
   if (values.json && values.md) throw usageError('report: --json and --md exclude each other; pick one')

@@ -2,6 +2,7 @@
 
 const { parseArgs } = require('node:util')
 const { usageError } = require('../usage-error')
+const { optionErrorMessage } = require('../suggest')
 const { commandServices } = require('../kernel/service-table')
 
 // `nodebench services start|stop|status [name]`. Progress goes to stderr; stdout carries the results, and
@@ -32,18 +33,18 @@ function parseServicesArguments ([action, ...rest]) {
     ? commandServices().serviceOptions(name)
     : { options: {}, parseOptions: () => ({}) }
   let values
+  const args = rest.slice(name === undefined ? 0 : 1)
+  const withHelp = { ...options, help: { type: 'boolean', short: 'h' } }
   try {
-    const args = rest.slice(name === undefined ? 0 : 1)
-    const withHelp = { ...options, help: { type: 'boolean', short: 'h' } }
     ;({ values } = parseArgs({ args, options: withHelp, allowPositionals: false, strict: true }))
   } catch (err) {
     if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
       throw usageError(`services ${action}: unexpected ${quote(/'([^']+)'/.exec(err.message)?.[1] ?? err.message)}; expected at most one service name`)
     }
     const accepted = [...Object.keys(options).map((option) => `--${option}`), '--help']
-    const option = /'([^']+)'/.exec(err.message)?.[1]
-    const problem = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option ? `unknown option ${quote(option)}` : err.message
-    throw usageError(`services ${action}${name === undefined ? '' : ` ${name}`}: ${problem}; expected ${accepted.join(', ')}`)
+    const problem = optionErrorMessage(err, withHelp)
+    const expected = problem.endsWith('?') ? '' : `; expected ${accepted.join(', ')}`
+    throw usageError(`services ${action}${name === undefined ? '' : ` ${name}`}: ${problem}${expected}`)
   }
   if (values.help) return { command: 'help' }
   const { help, ...given } = values

@@ -7,6 +7,7 @@ const { spawn } = require('node:child_process')
 const { codes, NodebenchError } = require('@nodebench/errors')
 const { freeLoopbackPort } = require('@nodebench/services')
 const { baseAt } = require('../kernel/app-target')
+const { outputCollector, startFailure } = require('../kernel/app-output')
 const { loadWindow } = require('./load-window')
 const { waitForProfile } = require('./read-profile')
 
@@ -46,8 +47,12 @@ async function appArgv (config) {
 async function startWithAgent (config, { env }) {
   const argv = await appArgv(config)
   const child = spawn(process.execPath, ['--require', AGENT, ...argv], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
-  let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (chunk) => { stderr = (stderr + chunk).slice(-4000) })
+  const stderr = outputCollector()
+  child.stderr.setEncoding('utf8').on('data', (chunk) => stderr.add(chunk))
+  const said = () => {
+    const excerpt = startFailure(stderr.text())
+    return excerpt ? `:\n  ${excerpt.split('\n').join('\n  ')}` : ' (and printed nothing)'
+  }
   const waiting = new Map()
   let nextId = 1
   const stop = () => new Promise((resolve) => {
@@ -59,11 +64,11 @@ async function startWithAgent (config, { env }) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       stop()
-      reject(flameError(`the app did not listen within ${START_TIMEOUT_MS / 1000} s; its last output:\n${stderr.trim()}`))
+      reject(flameError(`the app did not listen within ${START_TIMEOUT_MS / 1000} s${said()}`))
     }, START_TIMEOUT_MS)
     child.once('exit', (code, signal) => {
       clearTimeout(timer)
-      const failure = flameError(`the app exited (${signal || `code ${code}`}); its last output:\n${stderr.trim()}`)
+      const failure = flameError(`the app exited (${signal || `code ${code}`})${said()}`)
       reject(failure)
       for (const pending of waiting.values()) pending.reject(failure)
     })

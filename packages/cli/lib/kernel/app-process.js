@@ -6,6 +6,7 @@ const { setTimeout: sleep } = require('node:timers/promises')
 const { freeLoopbackPort } = require('@nodebench/services')
 const { codes, NodebenchError } = require('@nodebench/errors')
 const { commandLine, baseAt } = require('./app-target')
+const { outputCollector, startFailure } = require('./app-output')
 
 // The app under load (app-target.js names it), started for a bench cell, a browser run: an app directory with
 // the example's entry points (`server.js --port <p> --processes <n>`, printing `listening on <url>`), a command
@@ -57,7 +58,9 @@ function startAppDirectory (appDir, { processes, env, args }) {
     })
     child.once('exit', (code, signal) => {
       clearTimeout(timer)
-      reject(appError(`the app exited (${signal || `code ${code}`}) before listening${output.tail()}`))
+      // What it printed last may still be in the pipe: read it to its end (or for half a second).
+      const ended = child.stderr.readableEnded ? Promise.resolve() : new Promise((resolve) => { child.stderr.once('end', resolve); setTimeout(resolve, 500) })
+      ended.then(() => reject(appError(`the app exited (${signal || `code ${code}`}) before listening${output.tail()}`)))
     })
   })
 }
@@ -103,14 +106,15 @@ async function waitUntilAnswering (base, { deadline, exited, tail = () => '' }) 
 
 function captureOutput (child) {
   let stdout = ''
-  let stderr = ''
+  const stderr = outputCollector()
   child.stdout.setEncoding('utf8').on('data', (chunk) => { stdout += chunk })
-  child.stderr.setEncoding('utf8').on('data', (chunk) => { stderr = (stderr + chunk).slice(-4000) })
+  child.stderr.setEncoding('utf8').on('data', (chunk) => stderr.add(chunk))
   return {
     stdout: () => stdout,
+    // Why it failed, from its first error line (app-output.js).
     tail: () => {
-      const lines = stderr.trim().split('\n').slice(-5).join('\n  ')
-      return lines ? `; its last output:\n  ${lines}` : ''
+      const said = startFailure(stderr.text())
+      return said ? `:\n  ${said.split('\n').join('\n  ')}` : ''
     }
   }
 }
