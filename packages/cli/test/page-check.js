@@ -22,12 +22,49 @@ function inspectCharts () {
 }
 
 /**
+ * In the page: tables wider than the window (a reader would scroll sideways), and text labels of a chart that
+ * overlap another of the same chart (axis labels, titles, legends, marks' labels), by their boxes on screen.
+ */
+function inspectLayout () {
+  const viewport = document.documentElement.clientWidth
+  const headingOf = (element) => {
+    for (let node = element; node !== null; node = node.previousElementSibling || node.parentElement) {
+      if (/^H[1-4]$/.test(node.tagName)) return node.textContent.trim()
+    }
+    return ''
+  }
+  const wideTables = [...document.querySelectorAll('table')].map((table, index) => ({ index, heading: headingOf(table), width: Math.ceil(table.getBoundingClientRect().width), right: Math.ceil(table.getBoundingClientRect().right) }))
+    .filter((table) => table.right > viewport)
+  const overlappingLabels = []
+  for (const [index, container] of [...document.querySelectorAll('.chart')].entries()) {
+    const labels = [...container.querySelectorAll('svg text')].filter((text) => text.textContent.trim() !== '')
+      .map((text) => ({ text: text.textContent.trim(), box: text.getBoundingClientRect() }))
+      .filter(({ box }) => box.width > 0 && box.height > 0)
+    for (let i = 0; i < labels.length; i++) {
+      for (let j = i + 1; j < labels.length; j++) {
+        const a = labels[i].box
+        const b = labels[j].box
+        // A pixel of slack: glyph boxes of neighbouring lines touch.
+        const overlapX = Math.min(a.right, b.right) - Math.max(a.left, b.left)
+        const overlapY = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top)
+        if (overlapX > 1 && overlapY > 1) {
+          overlappingLabels.push({ chart: container.getAttribute('aria-label') || `chart ${index + 1}`, labels: [labels[i].text, labels[j].text] })
+        }
+      }
+    }
+  }
+  return { viewport, wideTables, overlappingLabels }
+}
+
+/**
  * @param {string} htmlPath the report.html to open
  * @param {object} [options]
  * @param {string} [options.screenshotPath] default: report.png next to the report
  * @param {string} [options.chromiumPath] default: ensureChromium() (CHROMIUM_PATH, /usr/bin/chromium, or apt-get)
  * @returns {Promise<{ charts: number, emptyCharts: string[], consoleErrors: string[], externalRequests: string[],
- *   screenshot: string }>}
+ *   screenshot: string, wideTables: Array<{ heading, width }>, overlappingLabels: Array<{ chart, labels }>, sectionOrder: string[] }>}
+ *   `wideTables`: tables wider than a 1400 px window; `overlappingLabels`: chart labels drawn over each other;
+ *   `sectionOrder`: the ids of the page's sections, top to bottom
  */
 async function checkReportInBrowser (htmlPath, { screenshotPath, chromiumPath } = {}) {
   // Required on use, as nodebench browser does.
@@ -48,10 +85,12 @@ async function checkReportInBrowser (htmlPath, { screenshotPath, chromiumPath } 
     })
     await page.goto(pathToFileURL(path.resolve(htmlPath)).href, { waitUntil: 'load' })
     const charts = await page.evaluate(inspectCharts)
+    const { wideTables, overlappingLabels } = await page.evaluate(inspectLayout)
+    const sectionOrder = await page.evaluate(() => [...document.querySelectorAll('main > section[id], body > main section[id]')].map((s) => s.id))
     await page.screenshot({ path: screenshot, fullPage: true })
     const emptyCharts = charts.filter((c) => !c.hasSvg || c.width === 0 || c.height === 0 || c.marks === 0)
       .map((c) => c.label || `chart ${c.index + 1}`)
-    return { charts: charts.length, emptyCharts, consoleErrors, externalRequests, screenshot }
+    return { charts: charts.length, emptyCharts, consoleErrors, externalRequests, screenshot, wideTables, overlappingLabels, sectionOrder: [...new Set(sectionOrder)] }
   } finally {
     await browser.close()
   }
