@@ -197,3 +197,14 @@ test('the progress bar on a terminal: its ETA said as unknown until a cell is do
   assert.match(written, /1\/2 cells \| .* \| ETA \d+s/)
   assert.doesNotMatch(written, /NF|NaN|INF|NULL/)
 })
+
+test('a cell counts the spans dropped while it ran, not since its app started', () => {
+  const { droppedInWindow } = require('../lib/kernel/breakdown-source')
+  const reset = { dropped: { spans: 6242, operations: 0 } }
+  const read = { operations: [], dropped: { spans: 6942, operations: 2 } }
+  assert.deepEqual(droppedInWindow(reset, read), { operations: [], dropped: { spans: 700, operations: 2 } })
+  assert.deepEqual(read.dropped.spans, 6942, 'the snapshot read is not changed')
+  assert.equal(droppedInWindow(null, read), read, 'no reset snapshot (another source): as read')
+  assert.equal(droppedInWindow(reset, null), null)
+  assert.deepEqual(droppedInWindow({ dropped: { spans: 10 } }, { dropped: { spans: 4 } }).dropped.spans, 0, 'a restarted app: never negative')
+})

@@ -8,6 +8,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { checkWorkload, loadWorkload, requestsOf, workloadFileOf } = require('../lib/kernel/workload')
+const { freeLoopbackPort } = require('@nodebench/services')
 const { temporaryDir, runCli } = require('../../../test/support')
 
 const SHOP = path.join(__dirname, 'fixtures', 'shop')
@@ -148,6 +149,25 @@ test('bench measures an app of its own with its workload: scenarios named as the
   const markdown = fs.readFileSync(path.join(out, 'report.md'), 'utf8')
   assert.match(markdown, /item create \(json\)/)
   assert.doesNotMatch(markdown, /The study found/)
+})
+
+test('an app whose spans find no collector: bench says so once, as the app does, and counts each cell\'s dropped spans', { timeout: 300_000 }, async (t) => {
+  const dir = temporaryDir(t, 'nodebench-workload-')
+  const out = path.join(dir, 'run')
+  const port = await freeLoopbackPort() // nothing listens on it
+  const run = await runCli(['bench', '--cmd', `"${process.execPath}" ${path.join(SHOP, 'server.js')} --port {port}`, '--url', 'http://127.0.0.1',
+    '--workload', path.join(SHOP, 'nodebench.workload.js'), '--reps', '1', '--warmup', '20', '--out', out],
+  { env: { ...process.env, SHOP_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: '100' } })
+  assert.equal(run.code, 0, run.stderr)
+  const notices = run.stderr.split('\n').filter((line) => line.includes('the app says'))
+  assert.deepEqual(notices, [`nodebench bench: the app says: no OTLP collector answered at http://127.0.0.1:${port}/v1/traces (ECONNREFUSED), ` +
+    "so spans are dropped (counted in the breakdown's dropped.spans). Start one: npx nodebench services start jaeger; or keep the breakdown " +
+    "alone: nodebenchTrace({ exporter: 'none' })"], 'once per run, though each cell\'s app said it')
+  const results = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'))
+  const printed = [...run.stdout.matchAll(/^nodebench: (\d+) spans dropped/gm)].map((match) => Number(match[1]))
+  // Spans are counted as dropped once the exporter gave up on them (its retries take seconds): a cell prints its own
+  // count when it has one, as results.json has it.
+  assert.deepEqual(printed, results.cells.map((cell) => cell.breakdown.dropped.spans).filter((spans) => spans > 0))
 })
 
 test('a path that does not answer as the workload expects fails its cell, naming the scenario and the field', { timeout: 120_000 }, async (t) => {

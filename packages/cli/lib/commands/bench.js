@@ -84,6 +84,7 @@ function progressReporter (stderr, workload) {
         }
       },
       log: (message) => stderr.write(`nodebench bench: ${message}\n`),
+      notice: (message) => stderr.write(`nodebench bench: ${message}\n`),
       stop () {}
     }
   }
@@ -104,6 +105,12 @@ function progressReporter (stderr, workload) {
       else bar.update(index + 1, { remaining: etaText(Date.now() - started, index + 1, total) })
     },
     log: (message) => (running ? bar.update({ cell: message }) : stderr.write(`nodebench bench: ${message}\n`)),
+    // A line that stays: written above the bar, which is drawn again under it.
+    notice (message) {
+      if (running) stderr.write('\r\x1b[2K')
+      stderr.write(`nodebench bench: ${message}\n`)
+      if (running) bar.render()
+    },
     stop () {
       if (running) bar.stop()
       running = false
@@ -122,12 +129,19 @@ function etaText (elapsedMs, done, total) {
 
 async function runBenchCommand ({ config }, { stdout, stderr, env }) {
   const progress = progressReporter(stderr, config.workload)
+  const noticed = new Set()
   let outcome
   try {
     outcome = await runBench(config, {
       env,
       onCell: progress.onCell,
       log: progress.log,
+      // What the app's nodebench says (no collector answered its exports), once per run, not once per cell.
+      onNotice: (text) => {
+        if (noticed.has(text)) return
+        noticed.add(text)
+        progress.notice(`the app says: ${text}`)
+      },
       onPassProgress (pass, message) {
         progress.stop()
         stderr.write(`nodebench bench --${pass}: ${message}\n`)

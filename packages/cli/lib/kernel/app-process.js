@@ -21,24 +21,26 @@ function appError (message) {
 }
 
 /**
+ * `onNotice(line)` hears each line the app writes to stderr that starts with `nodebench: ` (what nodebench's
+ * middleware says in it: no collector answered its exports), for the caller to pass on.
  * Resolves to `{ base, pid, stop(), kill() }` once the app answers: `stop` ends it gracefully, `kill` at once
  * (SIGKILL, an instance dying abruptly); an app at --url alone has neither (pid null). `args`: more
  * arguments for an app directory's server.js (`--server-timing` for nodebench browser).
  */
-async function startApp (target, { processes, env, args = [] }) {
-  if (target.app !== null) return startAppDirectory(target.app, { processes, env, args })
-  if (target.cmd !== null) return startCommand(target, { processes, env })
+async function startApp (target, { processes, env, args = [], onNotice = () => {} }) {
+  if (target.app !== null) return startAppDirectory(target.app, { processes, env, args, onNotice })
+  if (target.cmd !== null) return startCommand(target, { processes, env, onNotice })
   await waitUntilAnswering(target.url, { deadline: Date.now() + 5000, exited: () => null })
   return { base: target.url, pid: null, stop: async () => {}, kill () {} }
 }
 
-function startAppDirectory (appDir, { processes, env, args }) {
+function startAppDirectory (appDir, { processes, env, args, onNotice }) {
   const argv = [path.join(appDir, 'server.js'), '--port', '0', '--processes', String(processes), ...args]
   const child = spawn(process.execPath, argv, {
     env: { ...env, NODEBENCH: 'on' },
     stdio: ['ignore', 'pipe', 'pipe']
   })
-  const output = captureOutput(child)
+  const output = captureOutput(child, onNotice)
   const stop = stopper(child)
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -65,12 +67,12 @@ function startAppDirectory (appDir, { processes, env, args }) {
   })
 }
 
-async function startCommand (target, { processes, env }) {
+async function startCommand (target, { processes, env, onNotice }) {
   const port = target.cmd.includes('{port}') ? await freeLoopbackPort() : null
   const command = commandLine(target, { port, processes })
   const base = port === null ? target.url : baseAt(target, port)
   const child = spawn(command, { shell: true, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-  const output = captureOutput(child)
+  const output = captureOutput(child, onNotice)
   let exitReason = null
   child.once('exit', (code, signal) => { exitReason = signal || `code ${code}` })
   child.once('error', (err) => { exitReason = err.message })
@@ -104,11 +106,17 @@ async function waitUntilAnswering (base, { deadline, exited, tail = () => '' }) 
   }
 }
 
-function captureOutput (child) {
+function captureOutput (child, onNotice = () => {}) {
   let stdout = ''
+  let partial = ''
   const stderr = outputCollector()
   child.stdout.setEncoding('utf8').on('data', (chunk) => { stdout += chunk })
-  child.stderr.setEncoding('utf8').on('data', (chunk) => stderr.add(chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk) => {
+    stderr.add(chunk)
+    const lines = (partial + chunk).split('\n')
+    partial = lines.pop().slice(-2000)
+    for (const line of lines) if (line.startsWith('nodebench: ')) onNotice(line.slice('nodebench: '.length))
+  })
   return {
     stdout: () => stdout,
     // Why it failed, from its first error line (app-output.js).
