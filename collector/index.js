@@ -3,6 +3,7 @@
 const { JaegerClient } = require('./lib/jaeger-client')
 const { breakdownFromSpans } = require('./lib/spans-to-breakdown')
 const { breakdownFromJaeger, breakdownFromApp, parseSince } = require('./lib/read-breakdown')
+const { traceWaterfall, readTrace } = require('./lib/trace-waterfall')
 const { startJaeger } = require('./lib/jaeger')
 const { jaegerBinary } = require('./lib/jaeger-binary')
 const { jaegerService } = require('./lib/jaeger-service')
@@ -17,6 +18,8 @@ module.exports = {
   breakdownFromJaeger,
   breakdownFromApp,
   parseSince,
+  traceWaterfall,
+  readTrace,
   startJaeger,
   jaegerBinary,
   jaegerService,

@@ -4,6 +4,7 @@ const {
   isNumber, formatCount, formatRate, formatMs, formatShare, formatPercent, formatRatio, formatGain, formatBytes,
   formatMemory, statusCodesText, failuresText
 } = require('../render/format')
+const { segmentTable } = require('../render/breakdown')
 
 // The report's tables as plain rows of text, shared by the Markdown and the HTML renderers (render/tables.js
 // escapes and lays them out). Each table: { head: [...], rows: [{ cells: [...], failed?, warn?, message? }] }.
@@ -126,21 +127,6 @@ function responseSizeTable (summary) {
   for (const ratio of summary.sizeRatios) {
     rows.push({ cells: [ratio.label, 'HTML ÷ JSON', formatRatio(ratio.here), formatRatio(ratio.study), isNumber(ratio.study) ? formatRatio(ratio.here / ratio.study) : '-'] })
   }
-  return { head, rows }
-}
-
-/** One operation's segments in path order, then `unattributed`. */
-function segmentTable (operation) {
-  const head = ['#', 'segment', 'kind', 'count', 'mean ms', 'p50 ms', 'p95 ms', 'p99 ms', 'share']
-  const rows = (operation.segments || []).map((s) => ({
-    share: s.share,
-    cells: [
-      String(s.order + 1), s.name, s.kind, formatCount(s.count),
-      formatMs(s.meanMs), formatMs(s.p50Ms), formatMs(s.p95Ms),
-      formatMs(s.p99Ms), formatShare(s.share)
-    ]
-  }))
-  rows.push({ share: operation.unattributedShare, cells: ['', 'unattributed', '', '', '', '', '', '', formatShare(operation.unattributedShare)] })
   return { head, rows }
 }
 
