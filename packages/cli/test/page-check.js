@@ -96,4 +96,43 @@ async function checkReportInBrowser (htmlPath, { screenshotPath, chromiumPath } 
   }
 }
 
-module.exports = { checkReportInBrowser }
+/**
+ * A flamegraph page (0x's) opened in a 1400x1000 window: how many pixels of its chart have the key's hot colour
+ * (a frame's fill) in all, and how many of them show in the window without scrolling.
+ */
+async function hotFramePixels (htmlPath, { chromiumPath } = {}) {
+  const { chromium } = require('playwright-core')
+  const browser = await chromium.launch({ executablePath: chromiumPath || await ensureChromium(), args: [...LAUNCH_ARGS] })
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } })
+    await page.goto(pathToFileURL(path.resolve(htmlPath)).href, { waitUntil: 'load' })
+    await page.waitForTimeout(500)
+    return await page.evaluate(() => {
+      const chart = document.querySelector('chart')
+      const canvas = chart.querySelector('canvas')
+      const swatches = document.querySelectorAll('#key > div[style*="background"]')
+      const hot = window.getComputedStyle(swatches[swatches.length - 1]).backgroundColor.match(/[\d.]+/g).map(Number)
+      const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data
+      const box = canvas.getBoundingClientRect()
+      const view = chart.getBoundingClientRect()
+      const scale = box.height / canvas.height
+      let all = 0
+      let inView = 0
+      for (let y = 0; y < canvas.height; y++) {
+        const top = box.top + y * scale
+        for (let x = 0; x < canvas.width; x++) {
+          const i = (y * canvas.width + x) * 4
+          if (pixels[i + 3] > 0 && [0, 1, 2].every((c) => Math.abs(pixels[i + c] - hot[c]) <= 3)) {
+            all++
+            if (top >= Math.max(0, view.top) && top < Math.min(window.innerHeight, view.bottom)) inView++
+          }
+        }
+      }
+      return { hotPixels: all, hotPixelsInView: inView }
+    })
+  } finally {
+    await browser.close()
+  }
+}
+
+module.exports = { checkReportInBrowser, hotFramePixels }

@@ -193,7 +193,11 @@ test('flame profiles a scenario of an app of its own with its workload', { timeo
   assert.match(run.stderr, /item-read \(json\) at http:\/\/127\.0\.0\.1:\d+: 1 s of warm-up, then 2 s each unprofiled, under V8's sampling profiler/)
   // The app's own segments, CPU beside time: its breakdown is read at the window's edges.
   assert.match(run.stdout, /^\d+\s+renderItem\s+handler\s+[\d.]+%\s+[\d.]+%/m)
-  assert.match(run.stderr, /json: .*item-read-json\.html \(\d+ samples, \d+ requests; nodebench itself \d+\.\d%\)/)
+  // The files line and the table count the same requests: the profiled window's.
+  const [, windowRequests, wholeLoad] = /json: .*item-read-json\.html \(\d+ samples, (\d+) requests in the profiled window, (\d+) in the whole load; nodebench itself \d+\.\d%\)/.exec(run.stderr) ?? []
+  assert.ok(windowRequests, run.stderr)
+  assert.match(run.stdout, new RegExp(`^GET /items/:id \\[json\\], ${Number(windowRequests).toLocaleString('en-US')} requests in the profiled window\\. `, 'm'))
+  assert.ok(Number(wholeLoad) > Number(windowRequests), 'the load ran past both edges of the window')
   assert.ok(fs.statSync(path.join(out, 'item-read-json.html')).size > 10_000)
 })
 

@@ -10,6 +10,7 @@ const { baseAt } = require('../kernel/app-target')
 const { outputCollector, startFailure } = require('../kernel/app-output')
 const { loadWindow } = require('./load-window')
 const { waitForProfile } = require('./read-profile')
+const { finishFlamegraphPage } = require('./flamegraph-page')
 
 // One flamegraph: the app started under a profiler, warmed up, its sampled window of load, stopped; the
 // flamegraph written to `<outDir>/<scenario>-<format>.html`, the profile beside it. Three profilers:
@@ -175,6 +176,7 @@ async function profileWithV8 (config, format, { name, html, env, values, onProgr
     title: `${config.scenario} (${format}) under load, V8's sampling profiler: nodebench flame`
   })
   if (!fs.existsSync(html)) throw flameError(`0x drew no flamegraph from ${cpuprofile}`)
+  finishPage(html, onProgress)
   return {
     html,
     profilePath: cpuprofile,
@@ -183,6 +185,11 @@ async function profileWithV8 (config, format, { name, html, env, values, onProgr
     windowUs: null,
     overhead: overheadOf(profiled.requestsPerSec, unprofiled, 'the same process, the same load unprofiled before and after the window')
   }
+}
+
+/** nodebench's edits to 0x's page (flamegraph-page.js); one that no longer applies to 0x's page is said. */
+function finishPage (html, onProgress) {
+  for (const edit of finishFlamegraphPage(html)) onProgress(`the flamegraph page is 0x's own: ${edit} could not be applied (a newer 0x?)`)
 }
 
 function windowResult ({ load, window, breakdown, breakdownFailure, operation }) {
@@ -270,6 +277,7 @@ async function profileWith0x (config, format, { name, html, env, values, onProgr
     const { title } = options
     await zeroEks({ visualizeOnly: dataDir, workingDir: process.cwd(), outputHtml: html, name, title, collectDelay })
   }
+  finishPage(html, onProgress)
   const overhead = overheadOf(profiled.requestsPerSec, unprofiled.requestsPerSec, APART)
   return { html, profilePath: dataDir, ...windowResult(profiled), windowUs, overhead }
 }
