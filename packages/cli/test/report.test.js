@@ -216,6 +216,8 @@ test('a trace that crossed two processes: one waterfall, each process\'s part na
   const out = path.join(dir, 'page')
   const run = await runCli(['report', '--jaeger', jaeger.queryUrl, '--service', 'front', '--out', out])
   assert.equal(run.code, 0, run.stderr)
+  assert.match(run.stdout, /^GET \/orders\/:id \[json\]: 1 requests/m)
+  assert.doesNotMatch(run.stdout, /GET \/stock\/:id \[json\]: /, 'the front\'s breakdown, not the requests its traces made to the back')
   const html = fs.readFileSync(path.join(out, 'report.html'), 'utf8')
   assert.match(html, /<h4>Processes<\/h4>/)
   assert.ok(html.includes('>back (pid '), 'the back\'s part named')
