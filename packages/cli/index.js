@@ -1,7 +1,7 @@
 'use strict'
 
 const { main, parseArguments } = require('./lib/main')
-const { benchConfig, runBench, flameConfig, runFlame, browserConfig, runBrowser, runReport } = require('./lib/api')
+const { benchConfig, runBench, flameConfig, runFlame, browserConfig, runBrowser, runReport, runTrace } = require('./lib/api')
 
 // nodebench from JavaScript: the command line itself (main, parseArguments), and the API it is a shell over:
 // each feature's configuration and run (lib/api.js).
@@ -15,5 +15,6 @@ module.exports = {
   runFlame,
   browserConfig,
   runBrowser,
-  runReport
+  runReport,
+  runTrace
 }
