@@ -6,7 +6,8 @@
 // finished and folded into the breakdown (lib/request-record.js, @nodebench/breakdown) as trace.js does. Bare,
 // the same layers are called without nodebench. What is counted is what nodebench adds to each layer call.
 //
-//   node benchmarks/segment-path.js [--layers 11] [--requests 200000] [--warmup 50000] [--variant bare|nodebench] [--json]
+//   node benchmarks/segment-path.js [--layers 11] [--requests 200000] [--warmup 50000] [--variant bare|nodebench]
+//                                   [--json]
 //
 // Prints the time per request and per segment (ns; a time, so it moves with the machine's load). Under
 // callgrind, two runs of different --requests give the instructions of the requests between them exactly
@@ -60,6 +61,7 @@ function makeLayers (count, timed) {
 function runRequest (layers, req, res) {
   let index = 0
   const next = function next (err) {
+    if (err) throw err
     if (index === layers.length) return
     const layer = layers[index++]
     req.next = next
@@ -103,7 +105,8 @@ function run ({ layers: layerCount, requests, warmup, variant }) {
       throw new Error(`the breakdown counted ${operation.count} requests and ${operation.segments.length} segments`)
     }
   }
-  return { variant, layers: layerCount, requests, nsPerRequest: elapsedMs * 1e6 / requests, nsPerSegment: elapsedMs * 1e6 / requests / layerCount }
+  const nsPerRequest = elapsedMs * 1e6 / requests
+  return { variant, layers: layerCount, requests, nsPerRequest, nsPerSegment: nsPerRequest / layerCount }
 }
 
 if (require.main === module) {
