@@ -66,6 +66,12 @@ export interface NodebenchTrace {
   breakdown (): BreakdownSnapshot
   /** Clears the aggregates. */
   reset (): void
+  /**
+   * The W3C `traceparent` header value for a call the request `req` makes to another service: the request's
+   * trace, with the segment running now as the parent (`fetch(url, { headers: { traceparent: trace.traceparent(req) } })`).
+   * For a request that is not sampled, a traceparent whose flags say so.
+   */
+  traceparent (req: any): string
   /** Exports the spans buffered so far. */
   flush (): Promise<void>
   /** Flushes and stops what nodebench started (its OpenTelemetry SDK). */

@@ -107,8 +107,13 @@ test('three instances, one Prometheus: the report gives the requests they served
     assert.ok(Math.abs(fromFleet.unattributedShare - mergedUnattributed) < 0.01)
     assert.ok(fromFleet.responseTimeMs.p50 > 0 && fromFleet.responseTimeMs.p50 <= fromFleet.responseTimeMs.p99, 'percentiles from the buckets')
   }
+  // The median from the buckets (interpolated within a bucket, whose bounds are at most 2.5 times apart) lies
+  // near the instances' own medians (from their 1% histograms): however slow a loaded machine made the lookup.
   const id = operations.get(ITEMS).segments.find((s) => s.kind === 'param')
-  assert.ok(id.p50Ms >= 0.5 && id.p50Ms <= 10, `the 1-4 ms lookup's median from the buckets: ${id.p50Ms}`)
+  const ownMedians = local.flatMap((snapshot) => snapshot.operations.filter((o) => `${o.method} ${o.route} ${o.format}` === ITEMS))
+    .map((o) => o.segments.find((s) => s.kind === 'param').p50Ms)
+  assert.ok(id.p50Ms >= Math.min(...ownMedians) / 2.5 && id.p50Ms <= Math.max(...ownMedians) * 2.5,
+    `the lookup's median from the buckets, ${id.p50Ms} ms, beside the instances' own: ${ownMedians.join(', ')} ms`)
 
   // The table names the instances it covered.
   const table = await report(prometheus.url, since)

@@ -57,3 +57,34 @@ test('a NestJS route\'s units are its segments, in order; two layers of one name
   // The route's own time between its units (Nest's glue) and Express's routing are unattributed.
   assert.ok(Math.abs(operation.unattributedShare - (20 - 16.2) / 20) < 1e-9)
 })
+
+test('a request that fans out to other processes: each process\'s share and segments, and the critical path', () => {
+  const { fanOutFromSpans } = require('..')
+  const spans = []
+  for (const [t, slowBackend] of [['c'.repeat(32), 'b2'], ['d'.repeat(32), 'b2'], ['e'.repeat(32), 'b1']]) {
+    const front = span(t, null, 'GET /api/split', 'request', 0, 20, {
+      'http.request.method': 'GET', 'http.route': '/api/split', 'http.response.status_code': 200, 'nodebench.format': 'json'
+    })
+    front.service = 'front'
+    const waiting = Object.assign(span(t, front, 'handler - awaitBackends', 'handler', 1, 19, { 'code.function.name': 'awaitBackends' }), { service: 'front' })
+    spans.push(front, waiting)
+    for (const backend of ['b1', 'b2']) {
+      const end = backend === slowBackend ? 18 : 10
+      const request = Object.assign(span(t, waiting, 'GET /documents', 'request', 2, end, {
+        'http.request.method': 'GET', 'http.route': '/documents', 'http.response.status_code': 200, 'nodebench.format': 'json'
+      }), { service: 'back', instance: backend })
+      const read = Object.assign(span(t, request, 'handler - streamDocuments', 'handler', 3, end, { 'code.function.name': 'streamDocuments' }),
+        { service: 'back', instance: backend })
+      spans.push(request, read)
+    }
+  }
+  const { operations: [operation] } = fanOutFromSpans(spans, { service: 'front' })
+  assert.deepEqual([operation.route, operation.requests, operation.responseTimeMs.mean], ['/api/split', 3, 20])
+  assert.deepEqual(operation.callees.map((c) => [c.process, c.calls, c.callsPerRequest]), [['back b1', 3, 1], ['back b2', 3, 1]])
+  // b1 took 8, 8 and 16 ms of requests of 20 ms each: 32 / 60.
+  assert.ok(Math.abs(operation.callees[0].share - 32 / 60) < 1e-9)
+  assert.deepEqual(operation.callees[0].segments.map((s) => s.name), ['streamDocuments'])
+  assert.deepEqual(operation.criticalPath.processes, [{ process: 'back b2', requests: 2 }, { process: 'back b1', requests: 1 }])
+  assert.equal(operation.criticalPath.meanMs, 16)
+  assert.ok(Math.abs(operation.criticalPath.share - 48 / 60) < 1e-9)
+})

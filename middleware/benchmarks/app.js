@@ -84,6 +84,17 @@ function startOfficialSdk () {
 // Requests the app handled, reported on exit (the runner compares it with what autocannon counted).
 let requestCount = 0
 
+/** The segments a request passed, on average (what the overhead benchmark divides its cost by). */
+function segmentsPerRequest (snapshot) {
+  let requests = 0
+  let segments = 0
+  for (const operation of snapshot.operations) {
+    requests += operation.count
+    for (const segment of operation.segments) segments += segment.count
+  }
+  return requests === 0 ? null : segments / requests
+}
+
 /** Ten small middleware: each sets something on the request or response, or does a tiny computation. */
 function addMiddleware (app) {
   app.use(function countRequests (req, res, next) {
@@ -185,9 +196,14 @@ async function startNest (variant, port) {
   const app = await bootstrap(port, { traced: variant === 'nest-breakdown' })
   app.server.on('request', () => { requestCount++ })
   process.stdout.write(`listening on http://127.0.0.1:${app.port}\n`)
-  process.on('SIGTERM', () => {
+  process.on('SIGTERM', async () => {
+    const stats = { flush: 'flushed', requestsServed: requestCount }
+    if (variant === 'nest-breakdown') {
+      const snapshot = await (await fetch(`http://127.0.0.1:${app.port}/__nodebench`)).json()
+      stats.segmentsPerRequest = segmentsPerRequest(snapshot)
+    }
     app.close().then(() => {
-      process.stdout.write(`stopped ${JSON.stringify({ flush: 'flushed', requestsServed: requestCount })}\n`)
+      process.stdout.write(`stopped ${JSON.stringify(stats)}\n`)
       process.exit(0)
     }, (err) => {
       process.stderr.write(`close failed: ${err && err.stack ? err.stack : err}\n`)
@@ -238,7 +254,11 @@ function main () {
     const timeout = new Promise((resolve) => setTimeout(resolve, FLUSH_TIMEOUT_MS, 'timeout').unref())
     Promise.race([flushed.then(() => 'flushed'), timeout]).then((flush) => {
       const stats = { flush, requestsServed: requestCount }
-      if (tracing !== null) stats.droppedSpans = tracing.breakdown().dropped.spans
+      if (tracing !== null) {
+        const snapshot = tracing.breakdown()
+        stats.droppedSpans = snapshot.dropped.spans
+        stats.segmentsPerRequest = segmentsPerRequest(snapshot)
+      }
       process.stdout.write(`stopped ${JSON.stringify(stats)}\n`)
       process.exit(0)
     }, (err) => {

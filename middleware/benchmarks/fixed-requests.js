@@ -20,13 +20,16 @@
 // Variants: bare, nodebench-breakdown (exporter 'none'), nodebench-0 / nodebench-0.1 / nodebench-1
 // (exporter 'otlp' at that sampleRatio, to otlp-sink.js, which reads and discards each export), and
 // nodebench-metrics (the breakdown, no spans, its metrics pushed over OTLP to the sink every 1,000 requests:
-// a count, not a time, so that the pushes per request do not depend on how fast valgrind runs the app). The sink runs
+// a count, not a time, so that the pushes per request do not depend on how fast valgrind runs the app); nest-bare and
+// nest-breakdown are the NestJS example (examples/nest-cats), bare and with its breakdown. The sink runs
 // as its own process, as a collector does, so the instructions counted are the exporter's (encode, send, read
 // the answer) and not the collector's; under valgrind it is not traced (callgrind's --trace-children=no).
 
 const http = require('node:http')
 const path = require('node:path')
 const readline = require('node:readline')
+const { once } = require('node:events')
+const { pathToFileURL } = require('node:url')
 const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { createApp } = require('./app')
@@ -36,7 +39,9 @@ const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'n
 const METRICS_EVERY = 1000
 // The reader's own schedule, far off: the pushes are the forced ones, every METRICS_EVERY requests.
 const METRICS_INTERVAL_MS = 24 * 60 * 60 * 1000
-const VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', ...Object.keys(SAMPLE_RATIOS), 'nodebench-metrics'])
+const VARIANTS = Object.freeze([
+  'bare', 'nodebench-breakdown', ...Object.keys(SAMPLE_RATIOS), 'nodebench-metrics', 'nest-bare', 'nest-breakdown'
+])
 const CONCURRENCY = 4
 
 const [variant, checkpointsText, pauseFlag] = process.argv.slice(2)
@@ -60,6 +65,68 @@ function checkpoint (lines, served) {
   }))
 }
 
+/**
+ * The app of `variant`, listening on a free loopback port: `{ server, path(i), headers, segments(), close() }`.
+ * `segments()` resolves to `{ segments, requests }` the breakdown timed (null for a bare app).
+ */
+async function startTarget () {
+  if (variant === 'nest-bare' || variant === 'nest-breakdown') return startNest()
+  const tracing = variant === 'bare'
+    ? null
+    : variant === 'nodebench-breakdown'
+      ? nodebenchTrace({ exporter: 'none' })
+      : variant === 'nodebench-metrics'
+        ? nodebenchTrace({ exporter: 'none', metrics: { otlp: { intervalMs: METRICS_INTERVAL_MS } } })
+        : nodebenchTrace({ exporter: 'otlp', sampleRatio: SAMPLE_RATIOS[variant] })
+  const server = createApp(express, tracing).listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return {
+    server,
+    path: (i) => `/api/items/${i}`,
+    headers: {},
+    flushMetrics: () => tracing.flush(),
+    segments: async () => (tracing === null ? null : timedSegments(tracing.breakdown())),
+    close: async () => {
+      server.close()
+      if (tracing !== null) await tracing.shutdown()
+    }
+  }
+}
+
+/**
+ * The NestJS example (examples/nest-cats, Nest 12 on Express 5), compiled when its sources changed, bare or
+ * traced as its main.ts traces it (the breakdown only: OTEL_TRACES_EXPORTER=none), asked the list of cats.
+ */
+async function startNest () {
+  const exampleDir = path.join(__dirname, '..', '..', 'examples', 'nest-cats')
+  const { buildApp } = await import(pathToFileURL(path.join(exampleDir, 'build.js')).href)
+  buildApp(exampleDir, { log })
+  if (variant === 'nest-breakdown') process.env.OTEL_TRACES_EXPORTER = 'none'
+  const { bootstrap } = await import(pathToFileURL(path.join(exampleDir, 'dist', 'main.js')).href)
+  const app = await bootstrap(0, { traced: variant === 'nest-breakdown' })
+  return {
+    server: app.server,
+    path: (i) => `/api/v1/cats?limit=${1 + (i % 5)}`,
+    headers: { 'x-api-key': 'cats' },
+    segments: async () => {
+      if (variant !== 'nest-breakdown') return null
+      return timedSegments(await (await fetch(`http://127.0.0.1:${app.port}/__nodebench`)).json())
+    },
+    close: () => app.close()
+  }
+}
+
+/** The segments a breakdown counted, and the requests. */
+function timedSegments (snapshot) {
+  let requests = 0
+  let segments = 0
+  for (const operation of snapshot.operations) {
+    requests += operation.count
+    for (const segment of operation.segments) segments += segment.count
+  }
+  return { segments, requests }
+}
+
 async function main () {
   const sink = variant in SAMPLE_RATIOS || variant === 'nodebench-metrics'
     ? spawnServer(path.join(__dirname, 'otlp-sink.js'), ['--port', '0'], { env: process.env, name: 'otlp-sink', log })
@@ -68,63 +135,53 @@ async function main () {
     process.on('exit', () => sink.child.kill())
     process.env.OTEL_EXPORTER_OTLP_ENDPOINT = await sink.listening
   }
-  const tracing = variant === 'bare'
-    ? null
-    : variant === 'nodebench-breakdown'
-      ? nodebenchTrace({ exporter: 'none' })
-      : variant === 'nodebench-metrics'
-        ? nodebenchTrace({ exporter: 'none', metrics: { otlp: { intervalMs: METRICS_INTERVAL_MS } } })
-        : nodebenchTrace({ exporter: 'otlp', sampleRatio: SAMPLE_RATIOS[variant] })
-  const app = createApp(express, tracing)
+  const target = await startTarget()
   const lines = paused ? readline.createInterface({ input: process.stdin }) : null
-  const server = app.listen(0, '127.0.0.1', async () => {
-    // Paused at a checkpoint, the client's keep-alive sockets sit idle for as long as the dump takes (seconds
-    // on a busy machine): the server must not close them meanwhile (its 5 s default), or the next request on
-    // one is reset.
-    server.keepAliveTimeout = 0
-    const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
-    // Read once: server.address() per request was 3% of the process's time, all of it in the client.
-    const port = server.address().port
-    const get = (i) => new Promise((resolve, reject) => {
-      http.get({ host: '127.0.0.1', port, path: `/api/items/${i}`, agent }, (res) => {
-        if (res.statusCode !== 200) reject(new Error(`GET /api/items/${i} answered ${res.statusCode}`))
-        res.resume()
-        res.on('end', resolve)
-      }).on('error', reject)
-    })
-    let served = 0
-    try {
-      for (const until of checkpoints) {
-        for (; served < until; served += CONCURRENCY) {
-          await Promise.all([get(served), get(served + 1), get(served + 2), get(served + 3)])
-          if (variant === 'nodebench-metrics' && (served + CONCURRENCY) % METRICS_EVERY === 0) await tracing.flush()
-        }
-        await checkpoint(lines, served)
-      }
-    } finally {
-      if (lines !== null) lines.close()
-      agent.destroy()
-      server.close()
-      if (tracing !== null) {
-        // What a request passes through: the segments timed per request (instructions.js divides by them).
-        const operations = tracing.breakdown().operations
-        const requests = operations.reduce((sum, operation) => sum + operation.count, 0)
-        let segments = 0
-        for (const operation of operations) for (const segment of operation.segments) segments += segment.count
-        process.stdout.write(`timed ${segments} segments in ${requests} requests\n`)
-        await tracing.shutdown()
-      }
-      if (sink !== null) {
-        const stats = await (await fetch(`${await sink.listening}/stats`)).json()
-        if (variant === 'nodebench-metrics') {
-          process.stdout.write(`sink received ${stats.metricExports} metric exports (${stats.metricBytes} bytes)\n`)
-        } else {
-          process.stdout.write(`sink received ${stats.spans} spans (${stats.bytes} bytes) in ${stats.requests} exports\n`)
-        }
-        await stopServer(sink, log)
-      }
-    }
+  const server = target.server
+  // Paused at a checkpoint, the client's keep-alive sockets sit idle for as long as the dump takes (seconds
+  // on a busy machine): the server must not close them meanwhile (its 5 s default), or the next request on
+  // one is reset.
+  server.keepAliveTimeout = 0
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
+  // Read once: server.address() per request was 3% of the process's time, all of it in the client.
+  const port = server.address().port
+  const get = (i) => new Promise((resolve, reject) => {
+    const requestPath = target.path(i)
+    http.get({ host: '127.0.0.1', port, path: requestPath, headers: target.headers, agent }, (res) => {
+      if (res.statusCode !== 200) reject(new Error(`GET ${requestPath} answered ${res.statusCode}`))
+      res.resume()
+      res.on('end', resolve)
+    }).on('error', reject)
   })
+  let served = 0
+  try {
+    for (const until of checkpoints) {
+      for (; served < until; served += CONCURRENCY) {
+        await Promise.all([get(served), get(served + 1), get(served + 2), get(served + 3)])
+        if (variant === 'nodebench-metrics' && (served + CONCURRENCY) % METRICS_EVERY === 0) await target.flushMetrics()
+      }
+      await checkpoint(lines, served)
+    }
+  } finally {
+    if (lines !== null) lines.close()
+    // What a request passes through: the segments timed per request (instructions.js divides by them).
+    const timed = await target.segments()
+    if (timed !== null) process.stdout.write(`timed ${timed.segments} segments in ${timed.requests} requests\n`)
+    agent.destroy()
+    await target.close()
+    if (sink !== null) {
+      const stats = await (await fetch(`${await sink.listening}/stats`)).json()
+      if (variant === 'nodebench-metrics') {
+        process.stdout.write(`sink received ${stats.metricExports} metric exports (${stats.metricBytes} bytes)\n`)
+      } else {
+        process.stdout.write(`sink received ${stats.spans} spans (${stats.bytes} bytes) in ${stats.requests} exports\n`)
+      }
+      await stopServer(sink, log)
+    }
+  }
 }
 
-main()
+main().catch((err) => {
+  log(err && err.stack ? err.stack : String(err))
+  process.exitCode = 1
+})

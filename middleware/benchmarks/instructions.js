@@ -32,7 +32,15 @@ const { parseArgs } = require('node:util')
 const { spawn, execFile } = require('node:child_process')
 const { ensureValgrind, nodeBinary } = require('@nodebench/services')
 
-const VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1', 'nodebench-metrics'])
+const VARIANTS = Object.freeze([
+  'bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1', 'nodebench-metrics', 'nest-bare', 'nest-breakdown'
+])
+// Each variant against its app bare: the Express app's with bare, the NestJS example's with nest-bare.
+const NEST_VARIANTS = new Set(['nest-bare', 'nest-breakdown'])
+
+function baselineOf (variant) {
+  return NEST_VARIANTS.has(variant) ? 'nest-bare' : 'bare'
+}
 const DEFAULT_CHECKPOINTS = '10000,30000,50000'
 // Generous: a checkpoint can take minutes to reach under valgrind.
 const RUN_TIMEOUT_MS = 3 * 60 * 60 * 1000
@@ -57,8 +65,9 @@ function parseArguments (argv) {
   }
   const variants = values.variants.split(',').filter(Boolean)
   const unknown = variants.filter((variant) => !VARIANTS.includes(variant))
-  if (unknown.length > 0 || !variants.includes('bare')) {
-    throw new TypeError(`--variants must list bare and any of ${VARIANTS.slice(1).join(', ')}; received ${values.variants}`)
+  const missing = [...new Set(variants.map(baselineOf))].filter((baseline) => !variants.includes(baseline))
+  if (unknown.length > 0 || missing.length > 0 || variants.length === 0) {
+    throw new TypeError(`--variants must list bare (nest-bare for the NestJS ones) and any of ${VARIANTS.filter((v) => v !== 'bare').join(', ')}; received ${values.variants}`)
   }
   if (values.node !== undefined && !/^\d+(\.\d+){0,2}$/.test(values.node)) {
     throw new TypeError(`--node must be a Node.js version or line such as 24 or 24.21.0; received ${values.node}`)
@@ -223,10 +232,11 @@ async function countAll (options, count) {
  * spans, per span (its excess over the breakdown's, when the breakdown was counted too, over the spans sent).
  */
 function summarize (countsByVariant) {
-  const bareWindows = countsByVariant.bare
   const breakdownWindows = countsByVariant['nodebench-breakdown'] ?? null
   const rows = []
   for (const [variant, windows] of Object.entries(countsByVariant)) {
+    const isBaseline = variant === baselineOf(variant)
+    const bareWindows = countsByVariant[baselineOf(variant)]
     for (const [i, window] of windows.entries()) {
       const requests = window.to - window.from
       const bareWindow = bareWindows[i]
@@ -236,14 +246,14 @@ function summarize (countsByVariant) {
       const bareMutator = (bareWindow.instructions - bareWindow.gc - bareWindow.compile) / requests
       const segments = windows.segmentsPerRequest ?? null
       const spans = windows.spansPerRequest ?? null
-      const overBreakdown = breakdownWindows !== null && variant !== 'bare' && variant !== 'nodebench-breakdown'
+      const overBreakdown = breakdownWindows !== null && !isBaseline && !NEST_VARIANTS.has(variant) && variant !== 'nodebench-breakdown'
         ? perRequest - breakdownWindows[i].instructions / requests
         : null
       rows.push({
         segmentsPerRequest: segments,
         spansPerRequest: spans,
-        perSegment: variant === 'bare' || !segments ? null : (perRequest - bare) / segments,
-        mutatorPerSegment: variant === 'bare' || !segments ? null : (mutator - bareMutator) / segments,
+        perSegment: isBaseline || !segments ? null : (perRequest - bare) / segments,
+        mutatorPerSegment: isBaseline || !segments ? null : (mutator - bareMutator) / segments,
         perSpan: overBreakdown === null || !spans ? null : overBreakdown / spans,
         variant,
         from: window.from,
@@ -252,10 +262,10 @@ function summarize (countsByVariant) {
         gcPerRequest: window.gc / requests,
         compilePerRequest: window.compile / requests,
         mutatorPerRequest: mutator,
-        overBare: variant === 'bare' ? null : perRequest - bare,
-        overBareShare: variant === 'bare' ? null : (perRequest - bare) / bare,
-        mutatorOverBare: variant === 'bare' ? null : mutator - bareMutator,
-        mutatorOverBareShare: variant === 'bare' ? null : (mutator - bareMutator) / bareMutator
+        overBare: isBaseline ? null : perRequest - bare,
+        overBareShare: isBaseline ? null : (perRequest - bare) / bare,
+        mutatorOverBare: isBaseline ? null : mutator - bareMutator,
+        mutatorOverBareShare: isBaseline ? null : (mutator - bareMutator) / bareMutator
       })
     }
   }

@@ -282,6 +282,7 @@ function runRecord (variant, round, app, stop, result, cpuMicros, sink) {
     spansExported: sink !== null ? sink.after.spans - sink.before.spans : null,
     otlpUndecodable: sink !== null ? sink.after.undecodable - sink.before.undecodable : null,
     requestsServed: app.stopped !== null ? app.stopped.requestsServed : null,
+    segmentsPerRequest: app.stopped?.segmentsPerRequest ?? null,
     droppedSpans: app.stopped !== null && app.stopped.droppedSpans !== undefined ? app.stopped.droppedSpans : null,
     flush: app.stopped !== null ? app.stopped.flush : (stop.killed ? 'killed' : null)
   }
@@ -386,6 +387,19 @@ function pairedCpuRatios (runs, variant) {
   return ratios
 }
 
+/** --paired: per round, the variant's CPU time per request less that of its bare app measured beside it (µs). */
+function pairedCpuDifferences (runs, variant) {
+  const differences = []
+  for (const run of runs) {
+    if (run.variant !== variant || run.pairedWith !== variant || !run.cpuMicrosPerRequest) continue
+    const bare = runs.find((other) =>
+      other.variant === baselineOf(variant) && other.pairedWith === variant && other.round === run.round)
+    if (bare === undefined || !bare.cpuMicrosPerRequest) continue
+    differences.push(run.cpuMicrosPerRequest - bare.cpuMicrosPerRequest)
+  }
+  return differences
+}
+
 /**
  * --paired: a target's ratio round by round. Against bare it is the paired ratio itself; against another
  * variant (nodebench-1 against the official instrumentation) it is the quotient of the two paired ratios
@@ -419,8 +433,31 @@ function summarize (runs, variants, { paired = false } = {}) {
       otlpBytesPerRun: median(own.map((run) => run.otlpBytes)),
       spansExportedPerRequest: median(own.map((run) => spansPerRequest(run))),
       requestsPerSecByRound: own.map((run) => run.requestsPerSec),
-      ratioToBare: null
+      segmentsPerRequest: median(own.map((run) => run.segmentsPerRequest ?? null)),
+      ratioToBare: null,
+      overheadMicrosPerRequest: null,
+      nsPerSegment: null,
+      microsPerSpan: null
     }
+  }
+  for (const variant of variants) {
+    if (BASELINES.has(variant) || byVariant[baselineOf(variant)] === undefined) continue
+    const row = byVariant[variant]
+    row.overheadMicrosPerRequest = paired
+      ? median(pairedCpuDifferences(runs, variant))
+      : row.cpuMicrosPerRequest - byVariant[baselineOf(variant)].cpuMicrosPerRequest
+    if (row.overheadMicrosPerRequest !== null && row.segmentsPerRequest) {
+      row.nsPerSegment = row.overheadMicrosPerRequest * 1000 / row.segmentsPerRequest
+    }
+  }
+  // A span's cost: what a sampled variant costs over the breakdown alone, per span it exported.
+  const breakdown = byVariant['nodebench-breakdown']
+  for (const variant of variants) {
+    const row = byVariant[variant]
+    if (breakdown === undefined || variant === 'nodebench-breakdown' || !row.spansExportedPerRequest) continue
+    if (row.overheadMicrosPerRequest === null || breakdown.overheadMicrosPerRequest === null) continue
+    const spanMicros = row.overheadMicrosPerRequest - breakdown.overheadMicrosPerRequest
+    row.microsPerSpan = spanMicros / row.spansExportedPerRequest
   }
   for (const variant of variants) {
     // The ratio to the variant's own app, bare (the Express app's bare, or nest-bare).
@@ -452,8 +489,8 @@ function formatNumber (value, digits) {
 
 function renderTable (summary) {
   const table = new Table({
-    head: ['variant', 'req/s', 'p50 ms', 'p99 ms', summary.paired ? 'ratio to bare (paired CPU)' : 'ratio to bare', 'app CPU µs/req', 'spans exported/req', 'OTLP MB/run'],
-    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    head: ['variant', 'req/s', 'p50 ms', 'p99 ms', summary.paired ? 'ratio to bare (paired CPU)' : 'ratio to bare', 'app CPU µs/req', 'ns/segment', 'µs/span', 'spans exported/req', 'OTLP MB/run'],
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     style: { head: [], border: [] }
   })
   for (const row of summary.variants) {
@@ -464,6 +501,8 @@ function renderTable (summary) {
       formatNumber(row.latencyP99Ms, 1),
       formatNumber(row.ratioToBare, 3),
       formatNumber(row.cpuMicrosPerRequest, 0),
+      row.nsPerSegment === null ? '-' : row.nsPerSegment.toFixed(0),
+      row.microsPerSpan === null ? '-' : row.microsPerSpan.toFixed(2),
       row.spansExportedPerRequest === null ? '-' : row.spansExportedPerRequest.toFixed(2),
       row.otlpBytesPerRun === null ? '-' : (row.otlpBytesPerRun / 1e6).toFixed(1)
     ])

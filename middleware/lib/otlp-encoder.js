@@ -450,7 +450,13 @@ class RecordSpanEncoder {
     const count = record.segmentCount
     if (this.ids.length < count * SPAN_ID_BYTES) this.ids = Buffer.allocUnsafe(count * 2 * SPAN_ID_BYTES)
     const ids = this.ids
-    for (let i = 0; i < count; i++) this.spanIds.write(ids, i * SPAN_ID_BYTES)
+    const presets = record.presetSpanIds
+    for (let i = 0; i < count; i++) {
+      // A span whose id was given out already (traceparent()) keeps it.
+      const preset = presets === null ? undefined : presets.get(i)
+      if (preset === undefined) this.spanIds.write(ids, i * SPAN_ID_BYTES)
+      else ids.write(preset, i * SPAN_ID_BYTES, SPAN_ID_BYTES, 'hex')
+    }
     for (let i = 0; i < count; i++) this.writeSegment(writer, record, i)
     if (parentContext === null) this.writeRequest(writer, record, urlPath)
   }

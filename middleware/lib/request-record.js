@@ -96,6 +96,9 @@ class RequestRecord {
     this.traceId = null
     this.spanId = null
     this.remoteParent = null
+    // Span ids given out before the spans are written (traceparent(): another process's spans hang under
+    // them): entry index -> id, or null.
+    this.presetSpanIds = null
     this.span = null
     this.parentSpan = null
     // The request and its response, until the record is finished; `skip`: not counted (nodebench's own endpoint).
@@ -150,6 +153,26 @@ class RequestRecord {
     else if (this.parents !== null) this.parents.push(-1)
     if (err !== null && err !== undefined) this.noteError(index, err)
     return index
+  }
+
+  /** The entry of the segment running now (the innermost one still open, not a container), or -1. */
+  runningSegment () {
+    const times = this.times
+    for (let index = this.segmentCount - 1; index >= 0; index--) {
+      if (times[index * STRIDE + END] === -1 && !isContainer(this.infos[index])) return index
+    }
+    return -1
+  }
+
+  /** The span id entry `index` will have, fixed now; written when its span is (otlp-encoder.js, sdk-spans.js). */
+  presetSpanId (index, newId) {
+    if (this.presetSpanIds === null) this.presetSpanIds = new Map()
+    let id = this.presetSpanIds.get(index)
+    if (id === undefined) {
+      id = newId()
+      this.presetSpanIds.set(index, id)
+    }
+    return id
   }
 
   /** Ends every segment from entry `first` on that is still open (a route left through the router's next). */

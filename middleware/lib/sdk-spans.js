@@ -149,7 +149,8 @@ class DirectSpanWriter {
     for (let i = 0; i < record.segmentCount; i++) {
       const info = record.segmentInfo(i)
       const template = info.kind === 'router' ? record.entryTemplate(i) : null
-      const spanId = this.ids.generateSpanId()
+      const preset = record.presetSpanIds === null ? undefined : record.presetSpanIds.get(i)
+      const spanId = preset === undefined ? this.ids.generateSpanId() : preset
       const parentIndex = record.entryParent(i)
       const startTime = toHrTime(record.entryStart(i))
       const endTime = toHrTime(record.entryEnd(i))

@@ -14,6 +14,7 @@ const { resolveNames } = require('./function-names')
 const { reportInternalError, internalErrorCount } = require('./internal-errors')
 const { joinCluster, clusterBreakdownAvailable, requestClusterBreakdown } = require('./cluster-breakdown')
 const { createMetrics } = require('./metrics-export')
+const { randomTraceId, randomSpanId } = require('./trace-context')
 
 // Per-request reads of `req` and `res` go through computed keys: Express gives each request and response a
 // map of their own, so a named read misses V8's inline caches (see request-record.js).
@@ -255,8 +256,34 @@ function nodebenchTrace (options) {
     }
   })
 
+  /**
+   * The W3C `traceparent` for a call this request makes to another service: the trace of the request, the
+   * segment running now as the parent (its span id fixed now), so the other service's spans (traced by
+   * nodebench, or by any OpenTelemetry SDK) join the trace under it. A request that is not sampled gets a
+   * traceparent that says so (flags 00), so the other service samples none of its part either.
+   */
+  function traceparent (req) {
+    try {
+      const record = req !== null && typeof req === 'object' && req.res ? recordOf(req.res) : undefined
+      if (record !== undefined && record.sampled) {
+        const parent = record.parentSpan ?? record.span
+        if (parent !== null) {
+          const context = parent.spanContext()
+          return `00-${context.traceId}-${context.spanId}-01`
+        }
+        const running = record.runningSegment()
+        const spanId = running === -1 ? record.spanId : record.presetSpanId(running, randomSpanId)
+        return `00-${record.traceId}-${spanId}-01`
+      }
+    } catch (err) {
+      reportInternalError('traceparent', err)
+    }
+    return `00-${randomTraceId()}-${randomSpanId()}-00`
+  }
+
   const middleware = nodebenchTraceMiddleware
   middleware.breakdown = breakdown
+  middleware.traceparent = traceparent
   middleware.reset = reset
   middleware.flush = () => Promise.all([spans.flush(), metrics?.flush()]).then(() => {})
   middleware.shutdown = () => Promise.all([spans.shutdown(), metrics?.shutdown()]).then(() => {})

@@ -103,6 +103,34 @@ test('overhead.js --paired: a target against bare is the paired ratio; against a
   assert.throws(() => parseArguments(['--paired', '--variants', 'nodebench-1,otel-official']), /--paired .* must include bare/)
 })
 
+test('overhead.js: the cost per timed segment and per exported span, beside the ratios', () => {
+  const { summarize, renderTable } = require('../benchmarks/overhead.js')
+  const run = (variant, round, cpuMicrosPerRequest, extra = {}) => ({
+    variant,
+    round,
+    pairedWith: variant === 'bare' ? extra.pairedWith : variant,
+    cpuMicrosPerRequest,
+    requestsPerSec: 1e6 / cpuMicrosPerRequest,
+    latencyP50Ms: 5,
+    latencyP99Ms: 9,
+    otlpBytes: null,
+    spansExported: extra.spans ?? null,
+    requestsServed: extra.served ?? null,
+    segmentsPerRequest: extra.segments ?? null
+  })
+  const runs = [
+    run('bare', 1, 30, { pairedWith: 'nodebench-breakdown' }), run('nodebench-breakdown', 1, 31.65, { segments: 11 }),
+    run('bare', 1, 28, { pairedWith: 'nodebench-0.1' }), run('nodebench-0.1', 1, 31.08, { segments: 11, spans: 1200, served: 1000 })
+  ]
+  const summary = summarize(runs, ['bare', 'nodebench-breakdown', 'nodebench-0.1'], { paired: true })
+  const [, breakdown, sampled] = summary.variants
+  // 1.65 µs a request over 11 segments; the sampled variant's 3.08 µs less the breakdown's, over 1.2 spans a request.
+  assert.ok(Math.abs(breakdown.nsPerSegment - 150) < 1e-9, breakdown.nsPerSegment)
+  assert.ok(Math.abs(sampled.microsPerSpan - (3.08 - 1.65) / 1.2) < 1e-9, sampled.microsPerSpan)
+  assert.equal(summary.variants[0].nsPerSegment, null)
+  assert.match(renderTable(summary), /nodebench-breakdown .* 150 .* - /)
+})
+
 test('overhead.js: the NestJS variants are paired with the NestJS app bare, and judged against it', () => {
   const { summarize, renderTargets, parseArguments } = require('../benchmarks/overhead.js')
   assert.throws(() => parseArguments(['--paired', '--variants', 'bare,nest-breakdown']), /--paired .* must include nest-bare/)
@@ -179,6 +207,14 @@ test('fixed-requests.js: every span reaches otlp-sink.js, and it says how many a
   const stdout = await runScript('fixed-requests.js', ['nodebench-1', '40'])
   // 40 requests of the benchmark app, 12 spans each (11 layers and the request's own span).
   assert.match(stdout, /^sink received 480 spans \(\d+ bytes\) in \d+ exports$/m)
+})
+
+test('fixed-requests.js nest-breakdown: the NestJS example served in process, its segments counted', { timeout: 120_000 }, async () => {
+  const stdout = await runScript('fixed-requests.js', ['nest-breakdown', '40'])
+  // 40 requests of the list of cats, each through about 11 segments (the first one timed from nodebench on).
+  const [, segments, requests] = /^timed (\d+) segments in (\d+) requests$/m.exec(stdout)
+  assert.equal(Number(requests), 40)
+  assert.ok(Number(segments) >= 40 * 10 && Number(segments) <= 40 * 12, `${segments} segments`)
 })
 
 test('fixed-requests.js nodebench-metrics: a push every 1,000 requests, and one at shutdown', { timeout: 60_000 }, async () => {

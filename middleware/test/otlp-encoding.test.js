@@ -123,6 +123,15 @@ test('spans encoded from records are byte for byte what the OTLP serializer writ
   assert.ok(ours.equals(official), 'the encodings differ')
 })
 
+test('a span whose id was given out before it was written (traceparent) is written with that id', async () => {
+  const resource = await detectedResource()
+  const record = routedRecord()
+  record.presetSpanId(3, () => 'c0ffee00c0ffee00')
+  const { official, ours, spans } = encodeBoth(resource, [record], ['/db/admin'])
+  assert.equal(spans[3].spanContext().spanId, 'c0ffee00c0ffee00')
+  assert.ok(ours.equals(official), 'the encodings differ')
+})
+
 test('one span alone, and a span whose length needs a third length byte, encode the same', async () => {
   const resource = await detectedResource()
   const record = ids(new RequestRecord('GET', 10), '0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331')

@@ -1,7 +1,7 @@
 'use strict'
 
 const { main, parseArguments } = require('./lib/main')
-const { benchConfig, runBench, flameConfig, runFlame, browserConfig, runBrowser, runReport, compareConfig, runCompare } = require('./lib/api')
+const { benchConfig, runBench, flameConfig, runFlame, browserConfig, runBrowser, runReport, runTrace, compareConfig, runCompare } = require('./lib/api')
 
 // nodebench from JavaScript: the command line itself (main, parseArguments), and the API it is a shell over:
 // each feature's configuration and run (lib/api.js).
@@ -16,6 +16,7 @@ module.exports = {
   browserConfig,
   runBrowser,
   runReport,
+  runTrace,
   compareConfig,
   runCompare
 }

@@ -37,10 +37,11 @@ function cellsOf (config) {
 /**
  * Runs the matrix of `config` on its app: the workload's setup, every cell, its teardown. `env` carries the
  * app's MONGODB_URI (kernel/database.js). `onCell(event)` hears `{ type: 'start' | 'end', index, total, cell,
- * record? }`; `onRecord(record)` gets each cell's record as it is done. Resolves to `{ aborted }`: why the
+ * record? }`; `onRecord(record)` gets each cell's record as it is done; `onNotice(text)` what an app's nodebench said
+ * on its stderr (app-process.js). Resolves to `{ aborted }`: why the
  * run stopped early (the app did not start: the next cells would fail the same way), else null.
  */
-async function runMatrix (config, { env, onRecord, onCell = () => {}, log = () => {} }) {
+async function runMatrix (config, { env, onRecord, onCell = () => {}, log = () => {}, onNotice = () => {} }) {
   const cells = cellsOf(config)
   const workload = config.workload
   if (workload.setup !== null) log(`preparing the workload (${path.basename(workload.file)} setup)`)
@@ -52,7 +53,7 @@ async function runMatrix (config, { env, onRecord, onCell = () => {}, log = () =
   try {
     for (const [index, cell] of cells.entries()) {
       onCell({ type: 'start', index, total: cells.length, cell })
-      const record = await runCell(config, cell, { env, values, log, source: source.forCell(`${runId}-${index}`) })
+      const record = await runCell(config, cell, { env, values, log, onNotice, source: source.forCell(`${runId}-${index}`) })
       if (record.abort) {
         aborted = record.failure
         delete record.abort
@@ -69,7 +70,7 @@ async function runMatrix (config, { env, onRecord, onCell = () => {}, log = () =
   return { aborted }
 }
 
-async function runCell (config, { scenario, format, processes, topology }, { env, values, log, source }) {
+async function runCell (config, { scenario, format, processes, topology }, { env, values, log, onNotice, source }) {
   const workload = config.workload
   const definition = workload.scenarios[scenario]
   const record = {
@@ -90,7 +91,9 @@ async function runCell (config, { scenario, format, processes, topology }, { env
   const withEvents = []
   try {
     try {
-      running = await startTopology(config.target, { topology, balancer: config.balancer, processes, env, source, log })
+      running = await startTopology(config.target, {
+        topology, balancer: config.balancer, processes, env, source, log, onNotice
+      })
     } catch (err) {
       return { ...record, status: 'failed', failure: err.message, abort: true }
     }

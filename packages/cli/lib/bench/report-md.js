@@ -6,6 +6,7 @@ const { scaleOutOf } = require('./report-scale-out')
 const tables = require('./report-tables')
 const { markdownTable } = require('../render/tables')
 const { markdownList } = require('../render/findings')
+const { processesText } = require('../render/format')
 
 // report.md: the bench report as Markdown, the same sections as report.html without the charts (the passes'
 // sections too: `sections`, report.js).
@@ -47,10 +48,15 @@ function renderMarkdown (results, { sections = [] } = {}) {
   const summary = summarize(results)
   const scaleOut = scaleOutOf(summary)
   const present = sections.filter((s) => results[s.key] !== undefined && results[s.key] !== null)
+  const owners = tables.ownerTable(summary)
   return [
     '# nodebench bench report\n',
     `${escapeMarkdown(tables.headline(summary))}\n`,
-    'The charts (latency percentiles, requests/s by processes, HTML vs JSON, time shares) are in report.html beside this file.\n',
+    '## Where the time goes\n',
+    owners.rows.length === 0
+      ? 'No measured cell has a breakdown of its operation: which function owns the time is not known.\n'
+      : `The function that owns each operation's response time (the largest share), at ${processesText(owners.processes)}; ` +
+        'the time-share charts are in report.html beside this file.\n\n' + markdownTable(owners),
     '## What this shows\n',
     markdownList(summary.findings),
     ...(summary.reference.findings.length === 0
@@ -60,15 +66,18 @@ function renderMarkdown (results, { sections = [] } = {}) {
     markdownList(summary.notes) || 'Nothing: every cell finished with 2xx responses only.\n',
     '## Cells\n',
     markdownTable(tables.cellTable(summary)),
-    '## Comparison with the study\n',
-    '### JSON against HTML\n',
-    markdownTable(tables.throughputTable(summary)),
-    '### Table 1: the share of response time of the study\'s longest-running function\n',
-    markdownTable(tables.table1Table(summary)),
-    '### Which function owns the time\n',
-    markdownTable(tables.dominanceTable(summary)),
-    '### Response sizes\n',
-    markdownTable(tables.responseSizeTable(summary)),
+    ...(summary.hasReference
+      ? [
+          '## Comparison with the study\n',
+          ...(summary.comparesFormats ? ['### JSON against HTML\n', markdownTable(tables.throughputTable(summary))] : []),
+          '### Table 1: the share of response time of the study\'s longest-running function\n',
+          markdownTable(tables.table1Table(summary)),
+          '### Which function owns the time\n',
+          markdownTable(tables.dominanceTable(summary)),
+          '### Response sizes\n',
+          markdownTable(tables.responseSizeTable(summary))
+        ]
+      : []),
     ...(scaleOut.present ? ['## Scale-out: topologies, throughput at 0% errors, elasticity\n', ...scaleOutMarkdown(scaleOut)] : []),
     '## Where the time goes, cell by cell\n',
     'Share = the segment\'s time / the operation\'s response time in the app; *unattributed* is Express\'s own routing, ' +

@@ -52,11 +52,14 @@ function configOf (config) {
 
 /**
  * Runs `config` (benchConfig's). `onCell(event)` hears each cell start and end (matrix.js), `log(message)` the
- * run's other progress, `onPassProgress(key, message)` a pass's. Resolves to `{ results, resultsFile, report,
- * aborted }`: `report` the paths of report.html and report.md, `aborted` why the run stopped early (or null).
+ * run's other progress, `onPassProgress(key, message)` a pass's, `onNotice(text)` what the app's nodebench said.
+ * Resolves to `{ results, resultsFile, report, aborted }`: `report` the paths of report.html and report.md,
+ * `aborted` why the run stopped early (or null).
  */
 async function runBench (config, options = {}) {
-  const { env = process.env, passes = [], onCell = () => {}, log = () => {}, onPassProgress = () => {} } = options
+  const {
+    env = process.env, passes = [], onCell = () => {}, log = () => {}, onPassProgress = () => {}, onNotice = () => {}
+  } = options
   const started = Date.now()
   fs.mkdirSync(config.outDir, { recursive: true })
   const resultsFile = path.join(config.outDir, 'results.json')
@@ -82,7 +85,7 @@ async function runBench (config, options = {}) {
       results.cells.push(record)
       save()
     }
-    ;({ aborted } = await runMatrix(config, { env: database.env, onRecord, onCell, log }))
+    ;({ aborted } = await runMatrix(config, { env: database.env, onRecord, onCell, log, onNotice }))
     if (aborted === null) {
       const context = {
         target: config.target,

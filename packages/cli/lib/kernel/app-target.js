@@ -1,5 +1,6 @@
 'use strict'
 
+const fs = require('node:fs')
 const path = require('node:path')
 const { usageError } = require('../usage-error')
 const { defaultApp } = require('./default-app')
@@ -62,13 +63,31 @@ function appTargetOf (values, { command, learnsPort = false }) {
   }
   let app = null
   if (cmd === null && url === null) {
-    app = values.app !== undefined ? path.resolve(String(values.app)) : defaultApp()
+    app = values.app !== undefined ? appDirectory(String(values.app), fail) : defaultApp()
     if (app === null) {
       throw fail(`no app to ${VERBS[command] ?? 'start'}: give --app <dir>, or --cmd "<command>" with --url <base> ` +
         '(or a {port} placeholder), or --url alone')
     }
   }
   return Object.freeze({ app, cmd, url, starts: app !== null || cmd !== null })
+}
+
+/** `--app <dir>` as an absolute path, once it is known to be an app folder nodebench can start. */
+function appDirectory (given, fail) {
+  const dir = path.resolve(given)
+  const shown = given === dir ? dir : `'${given}' (${dir})`
+  let stats
+  try {
+    stats = fs.statSync(dir)
+  } catch {
+    throw fail(`--app ${shown}: no such folder; expected the folder of an app with a server.js (or name yours with --cmd)`)
+  }
+  if (!stats.isDirectory()) throw fail(`--app ${shown} is a file, not a folder; to start a script, use --cmd "node ${given} --port {port}"`)
+  if (!fs.existsSync(path.join(dir, 'server.js'))) {
+    throw fail(`--app ${shown} has no server.js: --app starts an app folder's server.js --port <p> --processes <n>; ` +
+      'for any other start command, use --cmd "<command>" with {port}')
+  }
+  return dir
 }
 
 /** The workload of `values` for `target`: --workload, else the one in the app's directory, else the current one's. */

@@ -16,14 +16,16 @@ const { startApp } = require('./app-process')
 // metrics port), and the source is told when the set of processes changes.
 
 /**
- * Starts a cell's topology; resolves to `{ topology, base, instances, addInstance(), killInstance(), stop() }`.
+ * Starts a cell's topology (`onNotice`: startApp's, for every process); resolves to `{ topology, base, instances,
+ * addInstance(), killInstance(), stop() }`.
  * `instances`: `[{ address, pid, env, startedAt, killedAt }]` (`env`: the breakdown source's variables it
  * got). After `stop()`, `traffic` holds nginx's access log (parseAccessLog's entries; empty for a cluster).
  */
-async function startTopology (target, { topology, balancer, processes, env, source, log = () => {} }) {
+async function startTopology (target, options) {
+  const { topology, balancer, processes, env, source, log = () => {}, onNotice } = options
   if (topology === 'cluster') {
     const sourceEnv = await source.instanceEnv()
-    const app = await startApp(target, { processes, env: { ...env, ...sourceEnv } })
+    const app = await startApp(target, { processes, env: { ...env, ...sourceEnv }, onNotice })
     source.attached()
     const instance = instanceOf(app, sourceEnv)
     return {
@@ -34,10 +36,10 @@ async function startTopology (target, { topology, balancer, processes, env, sour
       stop: () => app.stop()
     }
   }
-  return startBalanced(target, { balancer, processes, env, source, log })
+  return startBalanced(target, { balancer, processes, env, source, log, onNotice })
 }
 
-async function startBalanced (target, { balancer, processes, env, source, log }) {
+async function startBalanced (target, { balancer, processes, env, source, log, onNotice }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-nginx-'))
   const running = []
   let nginx = null
@@ -76,7 +78,7 @@ async function startBalanced (target, { balancer, processes, env, source, log })
 
   async function startInstance () {
     const sourceEnv = await source.instanceEnv()
-    const app = await startApp(target, { processes: 1, env: { ...env, ...sourceEnv } })
+    const app = await startApp(target, { processes: 1, env: { ...env, ...sourceEnv }, onNotice })
     const instance = instanceOf(app, sourceEnv)
     running.push({ app, instance })
     balanced.instances.push(instance)
