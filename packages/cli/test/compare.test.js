@@ -55,6 +55,7 @@ test('options: two runs, or a paired run named one way, and what does not go wit
 
   assert.throws(() => parseCompareArguments(['a']), usage(/^compare: expected two runs to compare .*received 'a'$/))
   assert.throws(() => parseCompareArguments([]), usage(/received none$/))
+  assert.throws(() => parseCompareArguments(['a', 'b', '--fail-of', '5']), usage(/^compare: unknown option '--fail-of'; did you mean '--fail-on'\?$/))
   assert.throws(() => parseCompareArguments(['a', 'b', '--fail-on', 'x']), usage(/--fail-on must be a percentage from 0 to 1000 \(e\.g\. 5\); received 'x'/))
   assert.throws(() => parseCompareArguments(['a', 'b', '--reps', '5']), usage(/--reps is for a paired run/))
   assert.throws(() => parseCompareArguments(['--cmd-a', 'node a.js --port {port}']), usage(/--cmd-a and --cmd-b go together; --cmd-b is missing/))

@@ -4,6 +4,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { codes } = require('@nodebench/errors')
 const { usageError } = require('../usage-error')
+const { optionErrorMessage } = require('../suggest')
 const { APP_TARGET_OPTIONS } = require('../kernel/app-target')
 const { displayPath } = require('../kernel/paths')
 const { compareConfig, runCompare, renderCompareText, compareRegressionLines } = require('../api')
@@ -45,7 +46,7 @@ function parseCompareArguments (argv, { now = new Date() } = {}) {
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
   } catch (err) {
-    throw usageError(err.message, 'compare')
+    throw usageError(optionErrorMessage(err, OPTIONS), 'compare')
   }
   if (parsed.values.help) return { command: 'help' }
   return { command: 'compare', config: compareConfig({ ...parsed.values, runs: parsed.positionals }, { now }) }
