@@ -228,7 +228,7 @@ export interface CompareOptions extends AppTargetOptions {
   amount?: Count
   duration?: Count
   warmup?: Count
-  /** Requests per window under callgrind (default 100). */
+  /** Requests per window under callgrind (default 200, after a warm-up of 2,000). */
   window?: Count
   /** A significant regression beyond this percentage of a cell's requests/s or a segment's mean time: exit 1. */
   'fail-on'?: Count
