@@ -57,6 +57,11 @@ export interface BenchOptions extends AppTargetOptions {
   timeout?: Count
   'add-instance-at'?: string | number[]
   'kill-instance-at'?: string | number[]
+  /**
+   * Servers beside the app, the same scenarios sent to each: 'node' (bare node:http), 'express' (bare Express),
+   * 'app-untraced' (the app with NODEBENCH=off; added with any of them), 'apache-php' (Apache httpd with PHP).
+   */
+  'baseline-targets'?: List
   quick?: boolean
   /** After the matrix, a flamegraph of every scenario (flame's V8 profiler), in the report. */
   flame?: boolean
@@ -86,14 +91,31 @@ export interface BenchCellEvent {
   type: 'start' | 'end'
   index: number
   total: number
-  cell: { scenario: string, format: string, processes: number, topology: 'cluster' | 'nginx' }
+  /** `processes` null and topology 'prefork' for Apache httpd, whose pool is its own. */
+  cell: { scenario: string, format: string, processes: number | null, topology: 'cluster' | 'nginx' | 'prefork', target: BenchTarget }
   /** With 'end': the cell's record in results.json. */
   record?: Record<string, unknown>
 }
 
+/** A server a bench run sends its scenarios to (the workload's `targets`, --baseline-targets). */
+export interface BenchTarget {
+  readonly name: string
+  readonly kind: 'app' | 'app-untraced' | 'node' | 'express' | 'apache-php'
+  readonly label: string
+  /** Only the app is: the others have no breakdown. */
+  readonly traced: boolean
+  /** nodebench's own bare server (node, express) or reply page (apache-php), else the workload's script or pages. */
+  readonly builtIn: boolean
+  readonly script: string | null
+  readonly root: string | null
+}
+
 export interface BenchRun {
-  /** What results.json holds (schema 1). */
-  results: { schema: 1, cells: Array<Record<string, unknown>>, [field: string]: unknown }
+  /**
+   * What results.json holds: `cells` are the app's, `targetCells` the other servers' (`targets` says what each
+   * was); every cell has `resources` (its processes' CPU and memory) and `latencyPercentilesMs`.
+   */
+  results: { schema: number, cells: Array<Record<string, unknown>>, targetCells: Array<Record<string, unknown>>, [field: string]: unknown }
   resultsFile: string
   /** report.html and report.md. */
   report: { html: string, markdown: string }

@@ -60,6 +60,7 @@ const CODES = Object.freeze({
   NB_ERR_WORKLOAD_HOOK: "a workload's setup or teardown hook failed",
   NB_ERR_WORKLOAD_PROBE: "a workload's request does not answer the status it expects",
   NB_ERR_APP_START: 'the app bench runs did not start or answer',
+  NB_ERR_TARGET_START: 'a server bench runs beside the app (a baseline target) did not start or answer',
   NB_ERR_BREAKDOWN_READ: "bench could not read the app's breakdown (/__nodebench)",
   NB_ERR_FLAME: 'a profiler could not profile the app'
 })

@@ -22,21 +22,24 @@ function appError (message) {
 /**
  * Resolves to `{ base, pid, stop(), kill() }` once the app answers: `stop` ends it gracefully, `kill` at once
  * (SIGKILL, an instance dying abruptly); an app at --url alone has neither (pid null). `args`: more
- * arguments for an app directory's server.js (`--server-timing` for nodebench browser).
+ * arguments for an app directory's server.js (`--server-timing` for nodebench browser). `traced: false`
+ * starts it with NODEBENCH=off (the app without nodebench, which an app directory's server.js honours).
  */
-async function startApp (target, { processes, env, args = [] }) {
-  if (target.app !== null) return startAppDirectory(target.app, { processes, env, args })
-  if (target.cmd !== null) return startCommand(target, { processes, env })
+async function startApp (target, { processes, env, args = [], traced = true }) {
+  const nodebench = traced ? 'on' : 'off'
+  if (target.app !== null) return startScript(path.join(target.app, 'server.js'), { processes, env: { ...env, NODEBENCH: nodebench }, args })
+  if (target.cmd !== null) return startCommand(target, { processes, env: traced ? env : { ...env, NODEBENCH: 'off' } })
   await waitUntilAnswering(target.url, { deadline: Date.now() + 5000, exited: () => null })
   return { base: target.url, pid: null, stop: async () => {}, kill () {} }
 }
 
-function startAppDirectory (appDir, { processes, env, args }) {
-  const argv = [path.join(appDir, 'server.js'), '--port', '0', '--processes', String(processes), ...args]
-  const child = spawn(process.execPath, argv, {
-    env: { ...env, NODEBENCH: 'on' },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
+/**
+ * A Node.js script with an app directory's entry point (`<script> --port 0 --processes <n> [args]`, printing
+ * `listening on <url>`), run with this process's Node.js; resolves as startApp.
+ */
+function startScript (script, { processes, env, args = [] }) {
+  const argv = [script, '--port', '0', '--processes', String(processes), ...args]
+  const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] })
   const output = captureOutput(child)
   const stop = stopper(child)
   return new Promise((resolve, reject) => {
@@ -137,4 +140,4 @@ function stopper (child, { group = false } = {}) {
   }))
 }
 
-module.exports = { startApp }
+module.exports = { startApp, startScript }

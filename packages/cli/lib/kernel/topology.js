@@ -16,14 +16,16 @@ const { startApp } = require('./app-process')
 // metrics port), and the source is told when the set of processes changes.
 
 /**
- * Starts a cell's topology; resolves to `{ topology, base, instances, addInstance(), killInstance(), stop() }`.
- * `instances`: `[{ address, pid, env, startedAt, killedAt }]` (`env`: the breakdown source's variables it
- * got). After `stop()`, `traffic` holds nginx's access log (parseAccessLog's entries; empty for a cluster).
+ * Starts a cell's topology; resolves to `{ topology, base, instances, processes(), addInstance(), killInstance(),
+ * stop() }`. `instances`: `[{ address, pid, env, startedAt, killedAt }]` (`env`: the breakdown source's variables
+ * it got). `processes()`: its processes as the process sampler's roots (each with its role). After `stop()`,
+ * `traffic` holds nginx's access log (parseAccessLog's entries; empty for a cluster). `traced: false` starts
+ * the app without nodebench (NODEBENCH=off); `role` names its processes (default 'app').
  */
-async function startTopology (target, { topology, balancer, processes, env, source, log = () => {} }) {
+async function startTopology (target, { topology, balancer, processes, env, source, log = () => {}, traced = true, role = 'app' }) {
   if (topology === 'cluster') {
     const sourceEnv = await source.instanceEnv()
-    const app = await startApp(target, { processes, env: { ...env, ...sourceEnv } })
+    const app = await startApp(target, { processes, env: { ...env, ...sourceEnv }, traced })
     source.attached()
     const instance = instanceOf(app, sourceEnv)
     return {
@@ -31,13 +33,14 @@ async function startTopology (target, { topology, balancer, processes, env, sour
       base: app.base,
       instances: [instance],
       traffic: [],
+      processes: () => [{ pid: app.pid, role, childRole: `${role} worker` }],
       stop: () => app.stop()
     }
   }
-  return startBalanced(target, { balancer, processes, env, source, log })
+  return startBalanced(target, { balancer, processes, env, source, log, traced })
 }
 
-async function startBalanced (target, { balancer, processes, env, source, log }) {
+async function startBalanced (target, { balancer, processes, env, source, log, traced }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-nginx-'))
   const running = []
   let nginx = null
@@ -47,6 +50,10 @@ async function startBalanced (target, { balancer, processes, env, source, log })
     base: null,
     instances: [],
     traffic: [],
+    processes: () => [
+      ...(nginx === null ? [] : [{ pid: nginx.pid, role: 'nginx master', childRole: 'nginx worker' }]),
+      ...balanced.instances.map((instance, index) => ({ pid: instance.pid, role: `instance ${index + 1}`, childRole: `instance ${index + 1} worker` }))
+    ],
     async addInstance () {
       const instance = await startInstance()
       source.attached()
@@ -76,7 +83,7 @@ async function startBalanced (target, { balancer, processes, env, source, log })
 
   async function startInstance () {
     const sourceEnv = await source.instanceEnv()
-    const app = await startApp(target, { processes: 1, env: { ...env, ...sourceEnv } })
+    const app = await startApp(target, { processes: 1, env: { ...env, ...sourceEnv }, traced })
     const instance = instanceOf(app, sourceEnv)
     running.push({ app, instance })
     balanced.instances.push(instance)
