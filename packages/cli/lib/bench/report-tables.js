@@ -145,6 +145,10 @@ function machineTable (summary) {
     ['memory', formatMemory(machine.memoryBytes)],
     ['system', [machine.platform, machine.release].filter(Boolean).join(' ') || '-'],
     ['Node.js', machine.node || '-'],
+    ...(machine.loadAverage && Array.isArray(machine.loadAverage.start)
+      ? [['load average (1, 5, 15 min)', `${machine.loadAverage.start.join(', ')} at the start` +
+          (Array.isArray(machine.loadAverage.end) ? `; ${machine.loadAverage.end.join(', ')} at the end` : '')]]
+      : []),
     ['database', [database.name, database.version].filter(Boolean).join(' ') || '-']
   ]
   return { head: ['what', 'value'], rows: rows.map((cells) => ({ cells })) }

@@ -151,6 +151,17 @@ function referenceOf (results) {
   }
 }
 
+/** A sentence when other work kept the machine's cores busy during the run (its load average above its cores). */
+function busyMachine (machine) {
+  const load = machine && machine.loadAverage
+  if (!load || !Array.isArray(load.start) || !isNumber(machine.cores)) return null
+  const highest = Math.max(load.start[0], ...(Array.isArray(load.end) ? [load.end[0]] : []))
+  if (!(highest > machine.cores)) return null
+  return `The machine was busy with other work: its load average was ${load.start[0]} when the run started` +
+    `${Array.isArray(load.end) ? ` and ${load.end[0]} when it ended` : ''}, on ${machine.cores} cores. Every server had less of the CPU ` +
+    'than on an idle machine: compare the servers with each other, not with figures taken elsewhere, and see the CPU by process.'
+}
+
 /** What the section shows, or null when the run measured the app alone. */
 function targetsSummary (results) {
   const targets = targetsOf(results)
@@ -170,6 +181,8 @@ function targetsSummary (results) {
     notes.push(`The app without nodebench still answered /__nodebench (${entry.cell.scenario}, ${entry.cell.format}): it ignores NODEBENCH=off, so its "untraced" cells ran traced.`)
   }
   if (results.openFiles && results.openFiles.enough === false) notes.push(results.openFiles.note)
+  const busy = busyMachine(results.machine)
+  if (busy !== null) notes.push(busy)
   const overflowed = entries.filter(({ cell }) => cell.listenQueue && cell.listenQueue.overflows > 0)
   if (overflowed.length) {
     const each = overflowed.map(({ cell, target }) => `${target.name} ${formatCount(cell.listenQueue.overflows)}`)

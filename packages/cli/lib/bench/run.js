@@ -1,6 +1,7 @@
 'use strict'
 
 const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
 const { describeWorkload } = require('../kernel/workload')
 const { describeMachine } = require('../kernel/machine')
@@ -51,6 +52,11 @@ function configOf (config) {
   }
 }
 
+/** The 1, 5 and 15 minute load averages, two decimals. */
+function loadAverage () {
+  return os.loadavg().map((value) => round(value, 2))
+}
+
 /** What results.json says of a run's servers: each target, and what its servers were once they ran. */
 function targetsOf (config, about = {}) {
   return (config.targets ?? []).map((target) => {
@@ -96,6 +102,8 @@ async function runBench (config, options = {}) {
   const database = await openDatabase(config.target, config.workload, { env, onProgress: log })
   try {
     results.machine = await describeMachine({ mongodbUri: database.uri, embedded: database.embedded })
+    // How busy the machine was with other work: its load average when the run started and when it ended.
+    results.machine.loadAverage = { start: loadAverage(), end: null }
     results.openFiles = checkOpenFiles(config)
     if (!results.openFiles.enough) log(results.openFiles.note)
     save()
@@ -107,6 +115,7 @@ async function runBench (config, options = {}) {
     let about
     ;({ aborted, targets: about } = await runMatrix(config, { env: database.env, onRecord, onCell, log, processes }))
     results.targets = targetsOf(config, about)
+    results.machine.loadAverage.end = loadAverage()
     save()
     if (aborted === null) {
       const context = {

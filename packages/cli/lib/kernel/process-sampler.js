@@ -15,7 +15,8 @@ const { round, mean } = require('./statistics')
 // Roles: each root names its own (`app`, `nginx master`) and its descendants' (`childRole`: `app worker`,
 // `nginx worker`). A root that is a shell (a --cmd app runs under `sh -c`) is named `<role> (shell)`, and what
 // it runs takes the root's role. A process's first sample gives its memory only: pidusage's CPU% is the CPU
-// time used between two reads of the same process.
+// time used between two reads of the same process. A busy load generator delays samples, so a process's mean
+// CPU% weighs each reading by its interval: the share of the time it was on a core.
 
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh', 'ash'])
 const COMMAND_LENGTH = 160
@@ -51,6 +52,23 @@ function stats (values) {
 }
 
 /**
+ * The mean of CPU% readings over intervals of different lengths (`weights`, ms: a busy event loop delays a
+ * sample), weighted by them: the share of the time the process was on a core. The max is the busiest interval.
+ */
+function weightedStats (values, weights) {
+  let busy = 0
+  let total = 0
+  let max = null
+  values.forEach((value, i) => {
+    if (value === null) return
+    busy += value * weights[i]
+    total += weights[i]
+    max = max === null ? value : Math.max(max, value)
+  })
+  return total === 0 ? { mean: null, max: null } : { mean: round(busy / total, 1), max: round(max, 1) }
+}
+
+/**
  * Starts sampling the processes `roots()` names, every `intervalMs`, until `stop()`.
  * @param {object} options
  * @param {() => Array<{ pid: number|null, role: string, childRole?: string, descendants?: boolean }>} options.roots
@@ -66,9 +84,11 @@ function stats (values) {
  */
 function startProcessSampler ({ roots, intervalMs = 1000 }) {
   const startedAt = performance.now()
-  const processes = new Map() // pid -> { pid, ppid, role, command, cpu: [], rss: [] }
+  const processes = new Map() // pid -> { pid, ppid, role, command, cpu: [], weights: [], rss: [], lastAt }
   const roleOrder = []
   const timeline = []
+  // Each timeline point's interval since the sample before (ms), for its role's weighted mean.
+  const weightOf = new WeakMap()
   let samples = 0
   let lastSampleAt = null
   let error = null
@@ -117,13 +137,15 @@ function startProcessSampler ({ roots, intervalMs = 1000 }) {
   }
 
   async function sample () {
+    const previousAt = lastSampleAt
     lastSampleAt = performance.now()
     const now = await members()
     if (now.length === 0) return
     const usage = await new Promise((resolve) => {
       pidusage(now.map((member) => member.pid), { maxage: intervalMs * 3 }, (err, result) => resolve(err ? {} : result))
     })
-    const second = round((performance.now() - startedAt) / 1000, 1)
+    const at = performance.now()
+    const second = round((at - startedAt) / 1000, 1)
     const byRole = new Map()
     for (const { pid, ppid, role } of now) {
       const figures = usage[pid]
@@ -131,12 +153,14 @@ function startProcessSampler ({ roots, intervalMs = 1000 }) {
       let entry = processes.get(pid)
       const first = entry === undefined
       if (first) {
-        entry = { pid, ppid, role, command: commandOf(pid), cpu: [], rss: [] }
+        entry = { pid, ppid, role, command: commandOf(pid), cpu: [], weights: [], rss: [], lastAt: at }
         processes.set(pid, entry)
         if (!roleOrder.includes(role)) roleOrder.push(role)
       }
       const cpu = first ? null : figures.cpu
       entry.cpu.push(cpu)
+      entry.weights.push(at - entry.lastAt)
+      entry.lastAt = at
       entry.rss.push(figures.memory)
       const sum = byRole.get(role) ?? { cpu: null, rss: 0 }
       if (cpu !== null) sum.cpu = (sum.cpu ?? 0) + cpu
@@ -145,6 +169,7 @@ function startProcessSampler ({ roots, intervalMs = 1000 }) {
     }
     for (const [role, sum] of byRole) {
       timeline.push({ second, role, cpuPercent: sum.cpu === null ? null : round(sum.cpu, 1), rssBytes: sum.rss })
+      weightOf.set(timeline[timeline.length - 1], previousAt === null ? 0 : at - previousAt)
     }
     samples++
   }
@@ -176,16 +201,17 @@ function startProcessSampler ({ roots, intervalMs = 1000 }) {
           name: counts.get(entry.role) > 1 ? `${entry.role} ${index.get(entry.role)}` : entry.role,
           command: entry.command,
           samples: entry.rss.length,
-          cpuPercent: stats(entry.cpu),
+          cpuPercent: weightedStats(entry.cpu, entry.weights),
           rssBytes: roundBytes(stats(entry.rss))
         }
       }),
       roles: roleOrder.map((role) => {
         const points = timeline.filter((point) => point.role === role)
+        const weights = points.map((point) => weightOf.get(point) ?? 0)
         return {
           role,
           processes: counts.get(role),
-          cpuPercent: stats(points.map((point) => point.cpuPercent)),
+          cpuPercent: weightedStats(points.map((point) => point.cpuPercent), weights),
           rssBytes: roundBytes(stats(points.map((point) => point.rssBytes)))
         }
       }),
