@@ -12,6 +12,7 @@ const { checkTargets, runTargets, targetOf } = require('../lib/kernel/targets')
 const { parseBenchArguments } = require('../lib/commands/bench')
 const { cellsOf } = require('../lib/bench/matrix')
 const { checkOpenFiles } = require('../lib/kernel/open-files')
+const { targetsSummary, ladderSentence, referenceTable } = require('../lib/bench/report-targets')
 const { temporaryDir, runCli } = require('../../../test/support')
 
 const FIXTURES = path.join(__dirname, 'fixtures')
@@ -104,4 +105,86 @@ test('the open-file limit against a run\'s connections: enough, or what to do, i
   assert.equal(short.enough, false)
   assert.match(short.note, /^this run opens up to 1000 connections, each a file in nodebench's process and in the server's, but this process may open 1024 files \(ulimit -n; hard limit 1024\): requests beyond it fail with EMFILE\. Raise the limit before running bench, to 1256 or more \(`ulimit -n 1256`/)
   assert.equal(checkOpenFiles({ connections: { a: 10 }, findMax: { maxConnections: 4096 } }, { limits: { soft: 4096, hard: 8192 } }).needed, 4352)
+})
+
+/** A cell as bench records it, with `reps` repetitions of these requests/s. */
+function measuredCell (target, rates, extra = {}) {
+  const mean = rates.reduce((a, b) => a + b, 0) / rates.length
+  return {
+    target,
+    scenario: 'read',
+    format: 'json',
+    processes: 1,
+    topology: 'cluster',
+    status: 'ok',
+    connections: 100,
+    requestsPerSec: { mean, min: Math.min(...rates), max: Math.max(...rates) },
+    latencyMs: { mean: 10 },
+    latencyPercentilesMs: { 50: 1, 66: 2, 75: 3, 80: 4, 90: 5, 95: 6, 98: 7, 99: 8, 100: 9 },
+    requests: 1000,
+    reps: rates.map((rate) => ({ requestsPerSec: rate, failures: {} })),
+    breakdown: target === 'app' ? { operations: [] } : null,
+    ...extra
+  }
+}
+
+const described = (kinds) => kinds.map((kind) => ({ name: kind, kind, label: kind, traced: kind === 'app' }))
+
+test('the ladder: each step\'s cost per request, shares of the gap that add up, steps within the noise and steps not measured named', () => {
+  const results = {
+    workload: { scenarios: { read: { label: 'read' } } },
+    targets: described(['app', 'app-untraced', 'express', 'node']),
+    cells: [measuredCell('app', [400, 400])],
+    targetCells: [measuredCell('app-untraced', [500, 500]), measuredCell('express', [1000, 1000]), measuredCell('node', [2000, 2000])]
+  }
+  const { groups } = targetsSummary(results)
+  const { ladder } = groups[0]
+  // 1/2000 s, 1/1000, 1/500, 1/400: 500, 1000, 2000, 2500 µs.
+  assert.deepEqual(ladder.steps.map((step) => [step.kind, Math.round(step.costUs), step.addedUs === null ? null : Math.round(step.addedUs)]),
+    [['node', 500, null], ['express', 1000, 500], ['app-untraced', 2000, 1000], ['app', 2500, 500]])
+  assert.deepEqual(ladder.steps.slice(1).map((step) => step.share), [0.25, 0.5, 0.25])
+  assert.equal(ladderSentence(groups[0], ladder), 'read (json), 1 process: This machine serves bare node:http 2,000 req/s, Express 1,000, ' +
+    'your app untraced 500, traced 400. Of the 2,000 µs a request costs above bare node:http, Express 25.00% (500 µs), the app\'s own code ' +
+    '50.00% (1,000 µs) and nodebench 25.00% (500 µs).')
+
+  results.cells = [measuredCell('app', [380, 470])]
+  results.targetCells[0] = measuredCell('app-untraced', [420, 560])
+  const noisy = targetsSummary(results).groups[0]
+  assert.equal(noisy.ladder.steps[3].withinNoise, true)
+  assert.match(ladderSentence(noisy, noisy.ladder), /The repetitions of the untraced app \(420 to 560 req\/s\) and the traced app \(380 to 470\) overlap, so nodebench's share is within this run's noise\.$/)
+
+  // An "untraced" app that served a breakdown is no step: the app's own code and nodebench are one.
+  results.cells = [measuredCell('app', [400, 400])]
+  results.targetCells[0] = measuredCell('app-untraced', [500, 500], { tracedAnyway: true })
+  const traced = targetsSummary(results)
+  assert.deepEqual(traced.groups[0].ladder.steps.map((step) => step.kind), ['node', 'express', 'app'])
+  assert.match(ladderSentence(traced.groups[0], traced.groups[0].ladder), /the app's own code and nodebench 75\.00% \(1,500 µs\)\. Not measured: your app untraced\.$/)
+  assert.ok(traced.notes.some((note) => /ignores NODEBENCH=off/.test(note)))
+
+  // Without the bare ceiling, or without the traced app, no ladder.
+  results.targetCells = results.targetCells.filter((cell) => cell.target !== 'node')
+  assert.equal(targetsSummary(results).groups[0].ladder, null)
+})
+
+test('the reference beside the run: the study\'s figures per target, this run\'s as Apache Bench computes them', () => {
+  const results = {
+    workload: {
+      scenarios: { read: { label: 'read' } },
+      reference: { source: 'a study', targets: { table: 'Table 2', figures: { node: { requestsPerSec: 1000, failed: 3, timePerRequestMs: 100, percentilesMs: { 98: 300 } } } } }
+    },
+    targets: described(['node', 'apache-php']),
+    cells: [],
+    targetCells: [measuredCell('node', [2000]), { ...measuredCell('apache-php', [500]), status: 'failed', failure: 'no', requestsPerSec: null }]
+  }
+  results.targetCells[0].reps[0].failures = { timeout: 2, 'connection reset': 1 }
+  const summary = targetsSummary(results)
+  const table = referenceTable(summary)
+  const row = (label) => table.rows.find((r) => r.cells[0] === label).cells
+  assert.deepEqual(table.head, ['figure', 'node: study', 'node: here'])
+  assert.deepEqual(row('requests per second'), ['requests per second', '1,000', '2,000'])
+  // ab's time per request: the concurrency's time over the requests, 100 connections / 2,000 req/s.
+  assert.deepEqual(row('time per request, mean (ms)'), ['time per request, mean (ms)', '100.0', '50.0'])
+  assert.deepEqual(row('failed requests'), ['failed requests', '3', '3'])
+  assert.deepEqual(row('98% within (ms)'), ['98% within (ms)', '300.0', '7.00'])
+  assert.deepEqual(row('here ÷ study, req/s'), ['here ÷ study, req/s', '', '2.00×'])
 })

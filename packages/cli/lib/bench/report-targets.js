@@ -47,6 +47,10 @@ function rowOf ({ cell, target }) {
     failure: ok ? null : String(cell.failure ?? 'no figures'),
     failureCode: cell.failureCode ?? null,
     requestsPerSec: rate,
+    // The spread over repetitions, to tell a step from the noise (none with one repetition).
+    range: ok && Array.isArray(cell.reps) && cell.reps.length > 1
+      ? { min: cell.requestsPerSec.min, max: cell.requestsPerSec.max }
+      : null,
     // Apache Bench's "Time per request (mean)": the concurrency's time over the requests done.
     timePerRequestMs: ok && rate > 0 && isNumber(cell.connections) ? cell.connections * 1000 / rate : null,
     costUs: ok && rate > 0 ? 1e6 / rate : null,
@@ -101,13 +105,18 @@ function ladderOf (group) {
       // What the step adds: its own cost, and that of the steps between it and the one before that did not run.
       const from = index === 0 ? 0 : LADDER.indexOf(steps[index - 1].kind) + 1
       const covers = index === 0 ? [] : LADDER.slice(from, LADDER.indexOf(kind) + 1)
+      const before = index === 0 ? null : steps[index - 1].row
       return {
         kind,
         requestsPerSec: row.requestsPerSec,
         costUs: row.costUs,
         addedUs,
         share: addedUs === null || gapUs <= 0 ? null : addedUs / gapUs,
-        cost: listText(covers.map((covered) => STEP_COSTS[covered]))
+        cost: listText(covers.map((covered) => STEP_COSTS[covered])),
+        // The two steps' repetitions overlap: the step is within the run's noise.
+        withinNoise: before !== null && row.range !== null && before.range !== null &&
+          row.range.min <= before.range.max && before.range.min <= row.range.max,
+        range: row.range
       }
     }),
     gapUs,
@@ -116,6 +125,7 @@ function ladderOf (group) {
 }
 
 const STEP_NAMES = Object.freeze({ node: 'bare node:http', express: 'Express', 'app-untraced': 'your app untraced', app: 'traced' })
+const SERVER_NAMES = Object.freeze({ node: 'bare node:http', express: 'bare Express', 'app-untraced': 'the untraced app', app: 'the traced app' })
 const STEP_COSTS = Object.freeze({ express: 'Express', 'app-untraced': 'the app\'s own code', app: 'nodebench' })
 
 /** The ladder in one sentence. */
@@ -126,7 +136,21 @@ function ladderSentence (group, ladder) {
   if (ladder.gapUs <= 0) return `${where}: ${serves}: the traced app is as fast as the bare server here (no gap to share).`
   const shares = ladder.steps.slice(1).map((s) => `${s.cost} ${formatShare(s.share)} (${formatUs(s.addedUs)})`)
   const missing = ladder.missing.length ? ` Not measured: ${listText(ladder.missing.map((kind) => STEP_NAMES[kind]))}.` : ''
-  return `${where}: ${serves}. Of the ${formatUs(ladder.gapUs)} a request costs above bare node:http, ${listText(shares)}.${missing}`
+  const noisy = ladder.steps.filter((s) => s.withinNoise).map((s) => {
+    const before = ladder.steps[ladder.steps.indexOf(s) - 1]
+    return `the repetitions of ${SERVER_NAMES[before.kind]} (${rangeText(before.range)} req/s) and ${SERVER_NAMES[s.kind]} ` +
+      `(${rangeText(s.range)}) overlap, so ${s.cost}'s share is within this run's noise`
+  })
+  const noise = noisy.length ? ` ${capitalized(listText(noisy))}.` : ''
+  return `${where}: ${serves}. Of the ${formatUs(ladder.gapUs)} a request costs above bare node:http, ${listText(shares)}.${noise}${missing}`
+}
+
+function rangeText (range) {
+  return `${formatRate(range.min)} to ${formatRate(range.max)}`
+}
+
+function capitalized (text) {
+  return text.charAt(0).toUpperCase() + text.slice(1)
 }
 
 function formatUs (value) {
@@ -234,11 +258,13 @@ function groupTable (group) {
 
 /** The ladder: each step's requests/s, cost per request, what it adds and its share of the gap. */
 function ladderTable (ladder) {
-  const head = ['step', 'req/s', 'µs per request (1 / req/s)', 'added µs', 'what it adds', 'share of the gap']
+  const head = ['step', 'req/s', 'repetitions\' req/s', 'µs per request (1 / req/s)', 'added µs', 'what it adds', 'share of the gap']
   const rows = ladder.steps.map((step) => ({
-    cells: [STEP_NAMES[step.kind], formatRate(step.requestsPerSec), microseconds(step.costUs), microseconds(step.addedUs), step.cost || '-', formatShare(step.share)]
+    warn: step.withinNoise,
+    cells: [STEP_NAMES[step.kind], formatRate(step.requestsPerSec), step.range === null ? '-' : rangeText(step.range), microseconds(step.costUs),
+      microseconds(step.addedUs), step.cost ? `${step.cost}${step.withinNoise ? ' (within the noise)' : ''}` : '-', formatShare(step.share)]
   }))
-  return { head, rows, numeric: [false, true, true, true, false, true] }
+  return { head, rows, numeric: [false, true, false, true, true, false, true] }
 }
 
 // The reference's figures, each with how this run's counterpart is read.
