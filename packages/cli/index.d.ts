@@ -205,3 +205,39 @@ export type ReportSource =
 
 /** The breakdown read back from Jaeger, Prometheus or an app (`since`: e.g. '10m'). */
 export declare function runReport (config: ReportSource, options?: { env?: NodeJS.ProcessEnv, onProgress?: (message: string) => void }): Promise<BreakdownSnapshot & { source: string }>
+
+export interface SampledRoot {
+  /** null or absent: nothing to sample (an app at --url alone). */
+  pid: number | null
+  /** The root's name in the figures, e.g. 'app', 'nginx master', 'back-end 1'. */
+  role: string
+  /** Its descendants that run its program (node:cluster workers, prefork children); default '<role> child'. A descendant running another program is '<role>: <program>'. */
+  childRole?: string
+  /** false: the root alone, not its children (nodebench itself, whose children are the run's other processes). */
+  descendants?: boolean
+}
+
+export interface ResourceFigures {
+  /** CPU % of one core (100 = one core busy): mean over the run (each reading weighed by its interval) and the busiest interval. */
+  cpuPercent: { mean: number | null, max: number | null }
+  /** Resident memory. */
+  rssBytes: { mean: number | null, max: number | null }
+}
+
+export interface ProcessUsage {
+  intervalMs: number
+  durationSec: number
+  samples: number
+  processes: Array<ResourceFigures & { pid: number, ppid: number | null, role: string, name: string, command: string | null, samples: number }>
+  /** A role's processes summed at each sample. */
+  roles: Array<ResourceFigures & { role: string, processes: number }>
+  timeline: Array<{ second: number, role: string, cpuPercent: number | null, rssBytes: number }>
+  /** The first error a sample met (sampling goes on), or null. */
+  error: string | null
+}
+
+/**
+ * Samples every process `roots()` names (asked again at every sample) and their descendants, every `intervalMs`
+ * (default 1000), from /proc: CPU % and resident memory. What every bench cell records as `resources`.
+ */
+export declare function startProcessSampler (options: { roots: () => SampledRoot[], intervalMs?: number }): { stop (): Promise<ProcessUsage> }

@@ -12,6 +12,7 @@ const { spawn } = require('node:child_process')
 const { startProcessSampler } = require('../lib/kernel/process-sampler')
 
 const CLUSTER = path.join(__dirname, 'fixtures', 'processes', 'cluster-load.js')
+const WITH_HELPER = path.join(__dirname, 'fixtures', 'processes', 'with-helper.js')
 const MiB = 1024 ** 2
 
 /** Starts `command` (argv, or a shell line) and resolves once it prints `ready`; stopped when `t` ends. */
@@ -94,4 +95,12 @@ test('a run shorter than the interval still has each process\'s CPU; roots witho
   assert.equal(usage.samples, 2, 'one at the start, one at the end')
   assert.ok(usage.processes.every((process) => process.cpuPercent.mean !== null), JSON.stringify(usage.processes))
   assert.ok(!usage.roles.some((role) => role.role === 'app at --url'))
+})
+
+test('a child that runs another program than its root is named after it; cluster workers by the root\'s child role', { timeout: 30_000 }, async (t) => {
+  const app = await started(t, [process.execPath, WITH_HELPER])
+  const sampler = startProcessSampler({ roots: () => [{ pid: app.pid, role: 'app', childRole: 'app worker' }], intervalMs: 300 })
+  await sleep(700)
+  const usage = await sampler.stop()
+  assert.deepEqual(usage.processes.map((process) => process.name).sort(), ['app', 'app worker', 'app: idle-helper.js', 'app: node -e'])
 })

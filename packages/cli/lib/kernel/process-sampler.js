@@ -13,8 +13,10 @@ const { round, mean } = require('./statistics')
 // sample, so children that come and go (prefork's pool, an instance added mid-run) are found.
 //
 // Roles: each root names its own (`app`, `nginx master`) and its descendants' (`childRole`: `app worker`,
-// `nginx worker`). A root that is a shell (a --cmd app runs under `sh -c`) is named `<role> (shell)`, and what
-// it runs takes the root's role. A process's first sample gives its memory only: pidusage's CPU% is the CPU
+// `nginx worker`) when they run the root's program (node:cluster workers, prefork children); a descendant that
+// runs another program is named after it (`app: backend.js`, a back-end an app started; `app: ferretdb`). A root
+// that is a shell (a --cmd app runs under `sh -c`) is named `<role> (shell)`, and what it runs takes the root's
+// role. A process's first sample gives its memory only: pidusage's CPU% is the CPU
 // time used between two reads of the same process. A busy load generator delays samples, so a process's mean
 // CPU% weighs each reading by its interval: the share of the time it was on a core.
 
@@ -43,6 +45,28 @@ function commandOf (pid) {
 
 function isShell (command) {
   return command !== null && SHELLS.has(path.basename(command.split(' ')[0]))
+}
+
+// Node.js options followed by a value (`-r ./preload.js`), and those that run code given on the command line.
+const NODE_OPTIONS_WITH_VALUE = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '--env-file', '--title'])
+const NODE_EVAL = new Set(['-e', '--eval', '-p', '--print'])
+
+/**
+ * The program a command line runs: a Node.js script's name (`backend.js`) when the executable is Node.js
+ * (`node -e` for code given inline), else the executable's (`ferretdb`); nginx's retitled processes
+ * (`nginx: worker process`) are all `nginx:`.
+ */
+function programOf (command) {
+  if (command === null) return null
+  const [executable, ...args] = command.split(' ')
+  const name = path.basename(executable)
+  if (executable !== process.execPath && !/^node(js)?$/.test(name)) return name
+  for (let i = 0; i < args.length; i++) {
+    if (NODE_EVAL.has(args[i])) return `${name} ${args[i]}`
+    if (NODE_OPTIONS_WITH_VALUE.has(args[i])) i++
+    else if (!args[i].startsWith('-')) return path.basename(args[i])
+  }
+  return name
 }
 
 function stats (values) {
@@ -114,18 +138,20 @@ function startProcessSampler ({ roots, intervalMs = 1000 }) {
       seen.add(pid)
       found.push({ pid, ppid, role })
     }
-    const descendants = (pid, role) => {
+    const descendants = (pid, program, root) => {
       for (const child of children.get(pid) ?? []) {
-        add(child, pid, role)
-        descendants(child, role)
+        const own = programOf(known(child))
+        add(child, pid, own === program || own === null ? root.childRole ?? `${root.role} child` : `${root.role}: ${own}`)
+        descendants(child, program, root)
       }
     }
     const walk = (pid, ppid, root) => {
-      const shell = isShell(known(pid))
+      const command = known(pid)
+      const shell = isShell(command)
       add(pid, ppid, shell ? `${root.role} (shell)` : root.role)
       if (root.descendants === false) return
       if (shell) for (const child of children.get(pid) ?? []) walk(child, pid, root)
-      else descendants(pid, root.childRole ?? `${root.role} child`)
+      else descendants(pid, programOf(command), root)
     }
     for (const root of list) walk(root.pid, null, root)
     return found
