@@ -174,6 +174,8 @@ async function runMatrix (config, { env, onRecord, onCell = () => {}, log = () =
     broken: new Map(),
     about: {},
     alone: (config.targets ?? APP_ONLY).length === 1,
+    // Whether a bare server of nodebench's serves the app's answers, taken once per scenario and format.
+    mirrors: (config.targets ?? APP_ONLY).some((target) => target.builtIn),
     roots: [...processes, { pid: process.pid, role: 'nodebench (load generator)', descendants: false }]
   }
   try {
@@ -273,9 +275,9 @@ async function runCell (config, cell, { env, values, log, source: appSource, con
       if (err.code || !bare) throw err
       throw new NodebenchError(codes.NB_ERR_TARGET_START, `target '${target.name}' (${target.label}) does not answer at ${base}: ${err.cause?.code ?? err.message}`)
     })
-    if (target.kind === 'app' && !context.replies.has(key)) {
+    if (target.kind === 'app' && !context.values.has(key)) {
       context.values.set(key, cellValues)
-      context.replies.set(key, await captureReply(base, sent))
+      if (context.mirrors) context.replies.set(key, await captureReply(base, sent))
     }
     await source.begin(base)
     sampler = startProcessSampler({ roots: () => [...running.processes(), ...context.roots] })
