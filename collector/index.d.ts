@@ -9,6 +9,8 @@ export interface Span {
   service: string | undefined
   /** The resource's service.instance.id: one process of the service. */
   instance: string | undefined
+  /** The attributes of the resource that exported it (service.name, service.instance.id, process.pid, host.name...). */
+  resource: Record<string, string | number | boolean | unknown[] | undefined>
   scope: string | undefined
   startNs: bigint
   endNs: bigint
@@ -31,7 +33,54 @@ export declare class JaegerClient {
   findSpans (options: { service: string, start: Date, end: Date, limit?: number }): Promise<Span[]>
   findAllSpans (options: { service: string, start: Date, end: Date, pageSize?: number, onProgress?: (page: { traces: number, from: Date, to: Date }) => void }): Promise<Span[]>
   traceSpans (traceId: string): Promise<Span[]>
+  /** Whether Jaeger's own UI answers (the jaegertracing/jaeger image), not a build's placeholder page. */
+  hasUi (): Promise<boolean>
 }
+
+/** A process a trace passed through: the resource that exported its spans. */
+export interface WaterfallProcess {
+  service: string
+  instance: string | null
+  pid: number | null
+  host: string | null
+  /** From the trace's first start, in ms. */
+  startMs: number
+  durationMs: number
+  spans: number
+}
+
+/** A span of a trace on the trace's time axis, in tree order. */
+export interface WaterfallRow {
+  spanId: string
+  parentSpanId: string | null
+  depth: number
+  name: string
+  /** nodebench.kind (request, middleware, handler, ...), else the OpenTelemetry span kind (server, client, internal...). */
+  kind: string
+  /** Index into the waterfall's processes. */
+  process: number
+  startMs: number
+  durationMs: number
+  attributes: Span['attributes']
+  /** The status message of a span that ended in error, else null. */
+  error: string | null
+  /** Its parent is not in the trace. */
+  orphan: boolean
+}
+
+export interface TraceWaterfall {
+  traceId: string
+  /** ISO time of the trace's first start. */
+  startTime: string
+  durationMs: number
+  processes: WaterfallProcess[]
+  rows: WaterfallRow[]
+}
+
+/** One trace's spans as a waterfall. */
+export declare function traceWaterfall (spans: Span[]): TraceWaterfall
+/** The waterfall of a trace Jaeger holds; NB_ERR_UNKNOWN_TRACE when it has none. */
+export declare function readTrace (options: { url: string, traceId: string, timeoutMs?: number }): Promise<TraceWaterfall>
 
 export declare function breakdownFromSpans (spans: Span[], options?: { service?: string, maxOperations?: number }): JaegerSnapshot
 
@@ -148,6 +197,7 @@ export declare const errorCodes: Readonly<{
   NB_ERR_UNKNOWN_SERVICE: 'NB_ERR_UNKNOWN_SERVICE'
   NB_ERR_SINCE: 'NB_ERR_SINCE'
   NB_ERR_NO_TRACES: 'NB_ERR_NO_TRACES'
+  NB_ERR_UNKNOWN_TRACE: 'NB_ERR_UNKNOWN_TRACE'
   NB_ERR_APP_URL: 'NB_ERR_APP_URL'
   NB_ERR_APP_UNREACHABLE: 'NB_ERR_APP_UNREACHABLE'
   NB_ERR_APP_RESPONSE: 'NB_ERR_APP_RESPONSE'

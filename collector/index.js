@@ -4,6 +4,7 @@ const { JaegerClient } = require('./lib/jaeger-client')
 const { breakdownFromSpans } = require('./lib/spans-to-breakdown')
 const { fanOutFromSpans } = require('./lib/fan-out')
 const { breakdownFromJaeger, breakdownFromApp, parseSince } = require('./lib/read-breakdown')
+const { traceWaterfall, readTrace } = require('./lib/trace-waterfall')
 const { startJaeger } = require('./lib/jaeger')
 const { jaegerBinary } = require('./lib/jaeger-binary')
 const { jaegerService } = require('./lib/jaeger-service')
@@ -19,6 +20,8 @@ module.exports = {
   breakdownFromJaeger,
   breakdownFromApp,
   parseSince,
+  traceWaterfall,
+  readTrace,
   startJaeger,
   jaegerBinary,
   jaegerService,

@@ -11,10 +11,9 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 const { temporaryDir, runCli } = require('./support')
+const { packPublished, PUBLISHED } = require('../tools/pack')
 
 const ROOT = path.join(__dirname, '..')
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-const PUBLISHED = ['packages/errors', 'packages/breakdown', 'middleware', 'packages/services', 'collector', 'packages/cli']
 const SHOP = path.join(ROOT, 'packages', 'cli', 'test', 'fixtures', 'shop')
 
 /** Where `name` is installed for the workspace package in `dir`: its own node_modules, else the root's. */
@@ -26,16 +25,15 @@ function installedDependency (dir, name) {
   throw new Error(`${name}, a dependency of ${dir}, is not installed in this checkout`)
 }
 
-/** Packs every published package and installs the tarballs into `<app>/node_modules`; returns their names. */
+/** Packs every published package (`npm run pack`'s tools/pack.js) and installs the tarballs into `<app>/node_modules`. */
 function installPacked (app, tarballs) {
-  const packed = JSON.parse(execFileSync(NPM, ['pack', '--json', '--pack-destination', tarballs,
-    ...PUBLISHED.flatMap((dir) => ['--workspace', dir])], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }))
+  const packed = packPublished(tarballs)
   const names = new Set(packed.map((entry) => entry.name))
   const links = new Map()
   for (const [index, entry] of packed.entries()) {
     const target = path.join(app, 'node_modules', entry.name)
     fs.mkdirSync(target, { recursive: true })
-    execFileSync('tar', ['-xzf', path.join(tarballs, entry.filename), '-C', target, '--strip-components=1'])
+    execFileSync('tar', ['-xzf', entry.file, '-C', target, '--strip-components=1'])
     const { dependencies = {} } = require(path.join(target, 'package.json'))
     for (const dependency of Object.keys(dependencies)) {
       if (!names.has(dependency)) links.set(dependency, installedDependency(PUBLISHED[index], dependency))
@@ -46,7 +44,7 @@ function installPacked (app, tarballs) {
     fs.mkdirSync(path.dirname(path.join(app, 'node_modules', name)), { recursive: true })
     fs.symlinkSync(real, path.join(app, 'node_modules', name), 'dir')
   }
-  return [...names]
+  return packed
 }
 
 // Run in the app: loads every package and reports what it resolved.
@@ -71,9 +69,14 @@ test('installed from their tarballs, the packages load without the checkout, and
   const tarballs = path.join(dir, 'tarballs')
   fs.mkdirSync(tarballs, { recursive: true })
   fs.mkdirSync(app)
-  const names = installPacked(app, tarballs)
-  assert.deepEqual(names.sort(), ['@nodebench/breakdown', '@nodebench/collector', '@nodebench/errors', '@nodebench/services',
+  const packed = installPacked(app, tarballs)
+  const names = packed.map((entry) => entry.name)
+  assert.deepEqual([...names].sort(), ['@nodebench/breakdown', '@nodebench/collector', '@nodebench/errors', '@nodebench/services',
     '@nodebench/trace', 'nodebench'])
+  // What a user reads on the registry ships in each: its README, LICENSE and CHANGELOG.
+  for (const { name, files } of packed) {
+    for (const file of ['README.md', 'LICENSE', 'CHANGELOG.md', 'package.json']) assert.ok(files.includes(file), `${name} ships ${file}`)
+  }
 
   const report = JSON.parse(execFileSync(process.execPath, ['-e', PROBE, JSON.stringify(names)], { cwd: app, encoding: 'utf8' }))
   for (const [name, file] of Object.entries(report.resolved)) {
@@ -138,4 +141,36 @@ test('each published package exposes its surface only, every name of it typed', 
   for (const internal of ['terminate', 'startLoggedChild', 'readServiceState', 'writeServiceState']) {
     assert.equal(services[internal], undefined, `@nodebench/services does not expose ${internal}`)
   }
+})
+
+test('each published package is ready to publish: metadata, a CHANGELOG for its version, scoped ones public', () => {
+  for (const dir of PUBLISHED) {
+    const manifest = require(path.join(ROOT, dir, 'package.json'))
+    const where = `${dir}/package.json`
+    assert.equal(manifest.license, 'MIT', where)
+    assert.ok(fs.readFileSync(path.join(ROOT, dir, 'LICENSE'), 'utf8').startsWith('MIT License'), `${dir}/LICENSE`)
+    assert.equal(manifest.repository?.type, 'git', `${where}: repository`)
+    assert.match(manifest.repository.url, /^git\+https:\/\/.+\.git$/, `${where}: repository.url`)
+    assert.equal(manifest.repository.directory, dir, `${where}: repository.directory is the package's folder`)
+    assert.ok(Array.isArray(manifest.keywords) && manifest.keywords.length >= 3, `${where}: keywords`)
+    assert.ok(typeof manifest.description === 'string' && manifest.description.length > 20, `${where}: description`)
+    assert.ok(manifest.types && manifest.exports && manifest.exports['.']?.types, `${where}: types, and an exports map that names them`)
+    assert.ok(Array.isArray(manifest.files) && manifest.files.length > 0, `${where}: files`)
+    assert.deepEqual(manifest.engines, require('../package.json').engines, `${where}: engines as the root's`)
+    if (manifest.name.startsWith('@')) assert.deepEqual(manifest.publishConfig, { access: 'public' }, `${where}: a scoped package published public`)
+    const changelog = fs.readFileSync(path.join(ROOT, dir, 'CHANGELOG.md'), 'utf8')
+    assert.match(changelog, new RegExp(`^## ${manifest.version.replace(/\./g, '\\.')}\\b`, 'm'), `${dir}/CHANGELOG.md has ${manifest.version}`)
+    for (const dependency of Object.keys(manifest.dependencies || {}).filter((name) => name.startsWith('@nodebench/'))) {
+      const published = PUBLISHED.map((other) => require(path.join(ROOT, other, 'package.json')))
+      assert.ok(published.some((other) => other.name === dependency), `${where}: ${dependency} is published too`)
+    }
+  }
+})
+
+test('CI dry-runs the publication of every published package, offline (no login), after the suite', () => {
+  const ci = fs.readFileSync(path.join(ROOT, '.ci', 'run'), 'utf8')
+  const loop = /for package in ([^;]+); do\n\s+npm publish --dry-run --offline --workspace "\$package"\ndone/.exec(ci)
+  assert.ok(loop, 'a publish --dry-run --offline loop in .ci/run')
+  assert.deepEqual(loop[1].trim().split(/\s+/), [...PUBLISHED])
+  assert.ok(ci.indexOf('\nnpm test\n') !== -1 && ci.indexOf('\nnpm test\n') < loop.index, 'after the tests')
 })

@@ -80,6 +80,21 @@ class JaegerClient {
     return spans
   }
 
+  /**
+   * Whether Jaeger's own UI answers at this URL: the jaegertracing/jaeger image serves it; a Jaeger built from the
+   * Go module serves a placeholder page in its place ("This is not the Jaeger UI you are looking for"), whose
+   * links would lead nowhere. Resolves to true or false, never rejects.
+   */
+  async hasUi () {
+    try {
+      const response = await fetch(`${this.url}/`, { signal: AbortSignal.timeout(this.timeoutMs) })
+      const page = await response.text()
+      return response.ok && page.includes('jaeger-ui-root') && !page.includes('not the Jaeger UI you are looking for')
+    } catch {
+      return false
+    }
+  }
+
   /** One trace's spans; an empty array when Jaeger does not have it. */
   async traceSpans (traceId) {
     const body = await this.get(`/api/v3/traces/${encodeURIComponent(traceId)}`, { notFound: null })
@@ -119,8 +134,8 @@ function errorMessage (text) {
 
 /**
  * OTLP-JSON `{ resourceSpans: [{ resource, scopeSpans: [{ scope, spans }] }] }` -> flat spans:
- * `{ traceId, spanId, parentSpanId, name, kind, service, instance, scope, startNs, endNs, attributes, status }` with
- * times as BigInt nanoseconds and attributes as a plain object.
+ * `{ traceId, spanId, parentSpanId, name, kind, service, instance, resource, scope, startNs, endNs, attributes,
+ * status }` with times as BigInt nanoseconds and attributes (the span's, its resource's) as plain objects.
  */
 function flattenSpans (result) {
   const spans = []
@@ -138,6 +153,7 @@ function flattenSpans (result) {
           kind: span.kind,
           service: resource['service.name'],
           instance: resource['service.instance.id'],
+          resource,
           scope,
           startNs: BigInt(span.startTimeUnixNano),
           endNs: BigInt(span.endTimeUnixNano),

@@ -21,7 +21,9 @@ const STATUS_ERROR = 2
  */
 function breakdownFromSpans (spans, { service, maxOperations } = {}) {
   const aggregator = new BreakdownAggregator({ service: service ?? (spans[0] && spans[0].service) ?? 'unknown', maxOperations })
+  // Jaeger finds whole traces: a trace of `service` also holds the requests it made to other services.
   const requests = requestsFromSpans(spans, new SegmentInfos())
+    .filter((request) => service === undefined || request.service === service)
   const durationsByOperation = new Map()
   let earliest = null
   for (const request of requests) {
@@ -131,6 +133,7 @@ function toRequest (span, segments, segmentInfos) {
   return {
     traceId: span.traceId,
     spanId: span.spanId,
+    service: span.service,
     startNs: span.startNs,
     method: attributes['http.request.method'] || 'GET',
     route: attributes['http.route'] || '*',

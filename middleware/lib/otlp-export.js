@@ -53,7 +53,7 @@ function otlpHttpOptions () {
  * How batches are sent: over nodebench's own kept-alive sockets (otlp-socket.js) to a plain http:// endpoint
  * without compression or proxy, with OpenTelemetry's delegate behind them for retries; else the delegate alone.
  */
-function createOtlpTransport () {
+function createOtlpTransport ({ onRefused } = {}) {
   const options = otlpHttpOptions()
   let url = null
   try {
@@ -68,8 +68,26 @@ function createOtlpTransport () {
     timeoutMillis: options.timeoutMillis,
     maxConnections: MAX_EXPORTS_IN_FLIGHT,
     deserializeResponse: ENCODED_BATCH_SERIALIZER.deserializeResponse,
-    fallback: () => createOtlpHttpDelegate(options)
+    fallback: () => createOtlpHttpDelegate(options),
+    onRefused
   })
+}
+
+// Whether this process has said that an export failed (RecordExporter#sayFirstFailure): once per process, however
+// many nodebenchTrace() it makes.
+let firstFailureSaid = false
+
+const CONNECTION_CODES = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ECONNRESET|ETIMEDOUT|EPIPE)\b/
+
+/** The system error code of an export that reached no collector, else null (the collector answered). */
+function connectionFailure (error) {
+  for (let err = error, depth = 0; err && depth < 4; err = err.cause, depth++) {
+    if (typeof err.code === 'string' && CONNECTION_CODES.test(err.code)) return err.code
+    const match = CONNECTION_CODES.exec(String(err.message))
+    if (match !== null) return match[1]
+    if (err.timedOut || /timed? ?out/i.test(String(err.message))) return 'no answer in time'
+  }
+  return null
 }
 
 class EncodedBatch {
@@ -107,6 +125,9 @@ class RecordExporter {
     this.scheduledDelayMillis = scheduledDelayMillis
     this.exportTimeoutMillis = exportTimeoutMillis
     this.delegate = delegate || null
+    // Where batches go, for the first failure's line: undefined until asked (the OTEL_EXPORTER_OTLP_* settings),
+    // null for a delegate given here (its endpoint is its own).
+    this.endpoint = delegate ? null : undefined
     this.encoder = encoder || new RecordSpanEncoder()
     // Writers whose bytes were framed into a request body: reused, so a batch is not a fresh large buffer.
     this.spareWriters = []
@@ -209,7 +230,9 @@ class RecordExporter {
    */
   prepare () {
     if (this.resource === null) this.resource = this.resourceOf()
-    if (this.delegate === null) this.delegate = createOtlpTransport()
+    if (this.delegate === null) {
+      this.delegate = createOtlpTransport({ onRefused: (error) => this.sayFirstFailure(error) })
+    }
     if (this.resourceBytes === null) {
       const encoding = this.encodedResource()
       this.resourceBytes = encoding
@@ -242,7 +265,10 @@ class RecordExporter {
         if (settled) return
         settled = true
         clearTimeout(timeout)
-        if (result.code !== 0) log('export of %d spans failed: %s', batch.spans, result.error && result.error.message)
+        if (result.code !== 0) {
+          log('export of %d spans failed: %s', batch.spans, result.error && result.error.message)
+          this.sayFirstFailure(result.error)
+        }
         resolve(result.code === 0)
       }
       try {
@@ -252,6 +278,30 @@ class RecordExporter {
         finish({ code: 1, error: err })
       }
     })
+  }
+
+  /**
+   * Once per process, at the first export that failed (or, over nodebench's own sockets, was refused before the
+   * retries): one line on stderr saying where nothing answered (or what
+   * the collector answered) and the two ways out. Spans go on being dropped and counted (dropped.spans); a
+   * line per failure would drown the app's own output when no collector runs, the usual first run.
+   */
+  sayFirstFailure (error) {
+    if (firstFailureSaid) return
+    firstFailureSaid = true
+    let endpoint = 'the OTLP endpoint'
+    try {
+      if (this.endpoint === undefined) endpoint = otlpHttpOptions().url
+      else if (this.endpoint !== null) endpoint = this.endpoint
+    } catch {}
+    const code = connectionFailure(error)
+    const what = code !== null
+      ? `no OTLP collector answered at ${endpoint} (${code})`
+      : `the OTLP collector at ${endpoint} failed an export (${(error && error.message) || 'no reason given'})`
+    try {
+      process.stderr.write(`nodebench: ${what}, so spans are dropped (counted in the breakdown's dropped.spans). ` +
+        'Start one: npx nodebench services start jaeger; or keep the breakdown alone: nodebenchTrace({ exporter: \'none\' })\n')
+    } catch {}
   }
 
   /** The resource's bytes, once its asynchronous attributes (if any) have settled. */

@@ -212,8 +212,10 @@ class SocketOtlpTransport {
    * @param {number} options.maxConnections
    * @param {(body: Buffer) => object} options.deserializeResponse
    * @param {() => object} options.fallback makes the delegate
+   * @param {(error: Error) => void} [options.onRefused] hears a send that reached no collector, before the delegate
+   *   retries it (its back-off takes seconds: a first run wants to know at once)
    */
-  constructor ({ url, headers, timeoutMillis, maxConnections, deserializeResponse, fallback }) {
+  constructor ({ url, headers, timeoutMillis, maxConnections, deserializeResponse, fallback, onRefused = () => {} }) {
     this.url = url
     this.head = null
     this.headers = headers().then((resolved) => {
@@ -225,6 +227,7 @@ class SocketOtlpTransport {
     this.maxConnections = maxConnections
     this.deserializeResponse = deserializeResponse
     this.makeFallback = fallback
+    this.onRefused = onRefused
     this.delegate = null
     this.connections = []
     this.closed = false
@@ -265,8 +268,12 @@ class SocketOtlpTransport {
       if (answer.error !== undefined) {
         // Refused, reset, closed before answering (a kept-alive connection the collector had just closed):
         // the delegate tries again, with its back-off, as for its own connections.
-        if (answer.retryable && !answer.error.timedOut && !this.closed) this.fallback().export(batch, done)
-        else done({ code: 1, error: answer.error })
+        if (answer.retryable && !answer.error.timedOut && !this.closed) {
+          if (answer.error.code === 'ECONNREFUSED') this.onRefused(answer.error)
+          this.fallback().export(batch, done)
+        } else {
+          done({ code: 1, error: answer.error })
+        }
         return
       }
       this.answered(batch, answer, done)

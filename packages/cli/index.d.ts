@@ -3,6 +3,7 @@
 // a run writes the same files as the command and resolves to what it prints from.
 
 import type { BreakdownSnapshot } from '@nodebench/breakdown'
+import type { TraceWaterfall } from '@nodebench/collector'
 
 export interface Streams {
   stdout?: NodeJS.WritableStream
@@ -198,13 +199,29 @@ export declare function runBrowser (config: BrowserConfig, options?: { env?: Nod
   resultsFile: string
 }>
 
-export type ReportSource =
+export type ReportSource = (
   | { source: 'app', url: string, headers?: Record<string, string> }
   | { source: 'prometheus', url: string | null, service: string, since: string }
   | { source: 'jaeger', jaeger: string, service: string, since: string }
+) & {
+  /** Where report.html goes; null or absent: no page. */
+  outDir?: string | null
+}
 
-/** The breakdown read back from Jaeger, Prometheus or an app (`since`: e.g. '10m'). */
-export declare function runReport (config: ReportSource, options?: { env?: NodeJS.ProcessEnv, onProgress?: (message: string) => void }): Promise<BreakdownSnapshot & { source: string }>
+/**
+ * The breakdown read back from Jaeger, Prometheus or an app (`since`: e.g. '10m'). From Jaeger, each operation's
+ * slowest and a median request are read whole (`traces`, by id) and drawn as waterfalls in report.html (`page`);
+ * `jaegerUi` says whether Jaeger's own UI answers there (null for the other sources).
+ */
+export declare function runReport (config: ReportSource, options?: { env?: NodeJS.ProcessEnv, onProgress?: (message: string) => void, now?: Date }): Promise<{
+  snapshot: BreakdownSnapshot & { source: string }
+  traces: Record<string, TraceWaterfall>
+  jaegerUi: boolean | null
+  page: string | null
+}>
+
+/** One trace's waterfall from Jaeger: every span at its start and length, each process's part named. */
+export declare function runTrace (config: { jaeger: string, trace: string }): Promise<TraceWaterfall>
 
 export interface SampledRoot {
   /** null or absent: nothing to sample (an app at --url alone). */

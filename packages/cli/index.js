@@ -1,7 +1,7 @@
 'use strict'
 
 const { main, parseArguments } = require('./lib/main')
-const { benchConfig, runBench, flameConfig, runFlame, browserConfig, runBrowser, runReport } = require('./lib/api')
+const { benchConfig, runBench, flameConfig, runFlame, browserConfig, runBrowser, runReport, runTrace } = require('./lib/api')
 const { startProcessSampler } = require('./lib/kernel/process-sampler')
 
 // nodebench from JavaScript: the command line itself (main, parseArguments), and the API it is a shell over:
@@ -18,5 +18,6 @@ module.exports = {
   browserConfig,
   runBrowser,
   runReport,
+  runTrace,
   startProcessSampler
 }

@@ -43,9 +43,18 @@ function runBrowser (config, options) {
   return require('./browser/run').runBrowser(config, options)
 }
 
-/** The breakdown a report names (its source, where, which service); resolves to the snapshot (report/run.js). */
+/**
+ * The breakdown a report names (its source, where, which service); resolves to `{ snapshot, traces, jaegerUi, page }`:
+ * from Jaeger, each operation's exemplar requests as waterfalls, drawn in report.html in `config.outDir`
+ * (report/run.js).
+ */
 function runReport (config, options) {
   return require('./report/run').runReport(config, options)
+}
+
+/** One trace's waterfall from Jaeger (`{ jaeger, trace }`): every process's spans on one time axis. */
+function runTrace (config) {
+  return require('./report/run').runTrace(config)
 }
 
 module.exports = {
@@ -56,5 +65,6 @@ module.exports = {
   runFlame,
   browserConfig,
   runBrowser,
-  runReport
+  runReport,
+  runTrace
 }

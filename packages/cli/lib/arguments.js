@@ -2,6 +2,7 @@
 
 const { parseArgs } = require('node:util')
 const { usageError } = require('./usage-error')
+const { closest, optionErrorMessage } = require('./suggest')
 const { parseBenchArguments, parseDemoArguments } = require('./commands/bench')
 const { parseFlameArguments } = require('./commands/flame')
 const { parseBrowserArguments } = require('./commands/browser')
@@ -19,15 +20,14 @@ const PARSERS = Object.freeze({
   browser: (argv) => parseBrowserArguments(argv)
 })
 
+const HELP = Object.freeze({ help: { type: 'boolean', short: 'h' } })
+
 function parseOptions (argv) {
   try {
-    return parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true })
+    return parseArgs({ args: argv, options: HELP, allowPositionals: true, strict: true })
   } catch (err) {
-    if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
-      const option = /'([^']+)'/.exec(err.message)?.[1] ?? err.message
-      throw usageError(`unknown option '${option}'; expected --help`)
-    }
-    throw usageError(err.message)
+    const message = optionErrorMessage(err, HELP)
+    throw usageError(err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && !message.includes('did you mean') ? `${message}; expected --help` : message)
   }
 }
 
@@ -41,7 +41,9 @@ function parseArguments (argv, env = process.env) {
   const { values, positionals } = parseOptions(argv)
   const [command] = positionals
   if (values.help || command === undefined || command === 'help') return { command: 'help' }
-  throw usageError(`unknown command '${command}'; expected bench, browser, demo, flame, report, services or help`)
+  const suggestion = closest(command, [...Object.keys(PARSERS), 'help'])
+  throw usageError(`unknown command '${command}'; ${suggestion === null ? '' : `did you mean '${suggestion}'? `}` +
+    'expected bench, browser, demo, flame, report, services or help')
 }
 
 module.exports = { parseArguments }

@@ -2,6 +2,7 @@
 
 const { parseArgs } = require('node:util')
 const { usageError } = require('./usage-error')
+const { optionErrorMessage } = require('./suggest')
 
 // What the commands' option parsers and the features' configurations (bench, flame, browser) share to read
 // option values: from the command line they are strings, from JavaScript numbers and arrays will do. Every
@@ -24,7 +25,7 @@ function commandOptions (command) {
     try {
       return parseArgs({ args: argv, options, allowPositionals: false, strict: true }).values
     } catch (err) {
-      throw fail(err.message)
+      throw fail(optionErrorMessage(err, options))
     }
   }
   return {

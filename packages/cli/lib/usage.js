@@ -56,16 +56,21 @@ Commands:
                          overhead, and where the CPU went in HTML against JSON (template rendering, JSON,
                          database driver, Express, nodebench itself, V8/GC, ...); the app is an app
                          directory or a Node.js script (--cmd "node server.js ..."), its port learnt from it
-  report --source jaeger --service <name> [--jaeger <query-url>] [--since 10m] [--json|--md]
+  report --source jaeger --service <name> [--jaeger <query-url>] [--since 10m] [--json|--md] [--out <dir>]
                          the breakdown computed from the traces Jaeger holds (default query URL:
-                         JAEGER_QUERY_URL, else http://localhost:16686), with links to exemplar traces
+                         JAEGER_QUERY_URL, else http://localhost:16686); each operation's slowest and a median
+                         request drawn as waterfalls in report.html (--out, default runs/report-<time>)
+  report --trace <id> [--jaeger <query-url>] [--json]
+                         one trace's waterfall as text: every span at its start and length, by process
   report --source prometheus --service <name> [--url <prometheus>] [--since 10m] [--json|--md]
                          the breakdown of every instance of a service, from the metrics Prometheus holds
                          (nodebenchTrace({ metrics })); default URL: PROMETHEUS_URL, else the prometheus
-                         service's, else http://localhost:9090. Names the instances it covered
+                         service's, else http://localhost:9090. Names the instances it covered; --out <dir>
+                         writes report.html
   report --source app --url <url> [--header 'name: value'] [--json|--md]
                          the breakdown an app serves (nodebenchTrace({ expose }), e.g. /__nodebench);
-                         --header (repeatable) for an app whose access.read rule asks for one
+                         --header (repeatable) for an app whose access.read rule asks for one; --out <dir>
+                         writes report.html
   services start [db|jaeger|prometheus]
                          start the embedded database (FerretDB), Jaeger or Prometheus in the background;
                          the last lines of stdout are the variables that reach it (MONGODB_URI=...;

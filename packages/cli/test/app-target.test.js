@@ -5,10 +5,15 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
+const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+const { spawnSync } = require('node:child_process')
 const { appTargetOf, commandLine, baseAt, nodeCommand, shellWords } = require('../lib/kernel/app-target')
 const { displayPath } = require('../lib/kernel/paths')
+const { startApp } = require('../lib/kernel/app-process')
+const { startFailure } = require('../lib/kernel/app-output')
+const { temporaryDir } = require('../../../test/support')
 const { parseBenchArguments } = require('../lib/commands/bench')
 const { parseFlameArguments } = require('../lib/commands/flame')
 const { parseBrowserArguments } = require('../lib/commands/browser')
@@ -18,7 +23,7 @@ const SHOP_WORKLOAD = path.join(SHOP, 'nodebench.workload.js')
 const usage = (message) => (err) => err.code === 'NB_ERR_USAGE' && message.test(err.message)
 
 test('the three ways to name an app: a directory, a command with {port} and {processes}, a URL', () => {
-  assert.deepEqual({ ...appTargetOf({ app: 'x' }, { command: 'bench' }) }, { app: path.resolve('x'), cmd: null, url: null, starts: true })
+  assert.deepEqual({ ...appTargetOf({ app: SHOP }, { command: 'bench' }) }, { app: SHOP, cmd: null, url: null, starts: true })
   const command = appTargetOf({ cmd: 'node s.js --port {port} -w {processes}', url: 'http://127.0.0.1/' }, { command: 'bench' })
   assert.deepEqual({ ...command }, { app: null, cmd: 'node s.js --port {port} -w {processes}', url: 'http://127.0.0.1', starts: true })
   assert.equal(commandLine(command, { port: 4321, processes: 2 }), 'node s.js --port 4321 -w 2')
@@ -37,7 +42,7 @@ test('every command refuses the same combinations with the same words', () => {
       [['--url', 'nowhere'], /--url 'nowhere' is not a URL; expected e\.g\. http:\/\/127\.0\.0\.1:3000/],
       [['--url', 'ftp://x'], /--url 'ftp:\/\/x' is not an http\(s\) URL/],
       [['--cmd', ' '], /--cmd is empty/],
-      [['--colour'], /Unknown option '--colour'/]
+      [['--colour'], /unknown option '--colour'$/]
     ]) {
       assert.throws(() => parse(argv), (err) => usage(message)(err) && err.message.startsWith(`${command}: `), `${command} ${argv.join(' ')}`)
     }
@@ -84,4 +89,42 @@ test('paths: relative under the current directory, absolute elsewhere, never ../
   assert.equal(displayPath(path.join(cwd, '..', 'elsewhere', 'results.json'), cwd), path.join(os.tmpdir(), 'elsewhere', 'results.json'))
   assert.equal(displayPath(path.join(cwd, '..foo', 'x'), cwd), path.join('..foo', 'x'), 'a folder named ..foo is inside')
   assert.equal(displayPath('runs/x', cwd), path.join('runs', 'x'), 'a relative path is taken from cwd')
+})
+
+test('--app names what is wrong with the folder: missing, a file, or without the server.js it starts', (t) => {
+  const dir = temporaryDir(t, 'nodebench-app-target-')
+  const missing = path.join(dir, 'no-such-dir')
+  assert.throws(() => appTargetOf({ app: missing }, { command: 'bench' }),
+    usage(new RegExp(`^bench: --app ${missing.replace(/[./]/g, '\\$&')}: no such folder; expected the folder of an app with a server\\.js`)))
+  fs.writeFileSync(path.join(dir, 'app.js'), '')
+  assert.throws(() => appTargetOf({ app: path.join(dir, 'app.js') }, { command: 'flame' }), usage(/^flame: --app .*app\.js is a file, not a folder; to start a script, use --cmd/))
+  assert.throws(() => appTargetOf({ app: dir }, { command: 'browser' }), usage(/^browser: --app .* has no server\.js: --app starts an app folder's server\.js/))
+})
+
+test('an app that fails to start is shown from its first error line, not its stack\'s end', async (t) => {
+  const dir = temporaryDir(t, 'nodebench-app-start-')
+  const cases = {
+    'missing-module': ["require('./lib/setup')", "require('no-such-module-for-nodebench')"],
+    'syntax-error': ['const port = 1', 'const options = {', '  port: port host: 2', '}'],
+    'type-error': ['const config = null', 'console.log("starting")', 'config.port.toString()']
+  }
+  for (const [name, lines] of Object.entries(cases)) {
+    fs.mkdirSync(path.join(dir, name, 'lib'), { recursive: true })
+    fs.writeFileSync(path.join(dir, name, 'server.js'), name === 'missing-module' ? lines[0] : lines.join('\n'))
+    fs.writeFileSync(path.join(dir, name, 'lib', 'setup.js'), lines[1] ?? '')
+  }
+  // What Node.js prints, as the excerpt keeps it.
+  const said = (name) => startFailure(spawnSync(process.execPath, [path.join(dir, name, 'server.js')], { encoding: 'utf8' }).stderr)
+  assert.equal(said('missing-module').split('\n').slice(0, 4).join('\n'),
+    `Error: Cannot find module 'no-such-module-for-nodebench'\nRequire stack:\n- ${path.join(dir, 'missing-module', 'lib', 'setup.js')}\n- ${path.join(dir, 'missing-module', 'server.js')}`)
+  assert.match(said('syntax-error'), new RegExp(`^${path.join(dir, 'syntax-error', 'server.js').replace(/[./]/g, '\\$&')}:3\n  port: port host: 2\n +\\^+\nSyntaxError: Unexpected identifier 'host'$`))
+  assert.match(said('type-error'), /^.*server\.js:3\n.*\n.*\^\nTypeError: Cannot read properties of null \(reading 'port'\)\nat Object\.<anonymous> \(.*server\.js:3:\d+\)$/)
+  assert.equal(startFailure('starting\nstill starting\n'), 'starting\nstill starting', 'no error line: the last lines')
+
+  // As bench and browser say it: the app directory's start, and a command's.
+  await assert.rejects(startApp(appTargetOf({ app: path.join(dir, 'missing-module') }, { command: 'bench' }), { processes: 1, env: process.env }),
+    (err) => err.code === 'NB_ERR_APP_START' && /^the app exited \(code 1\) before listening:\n {2}Error: Cannot find module 'no-such-module-for-nodebench'\n {2}Require stack:/.test(err.message))
+  const command = appTargetOf({ cmd: `"${process.execPath}" ${path.join(dir, 'type-error', 'server.js')} --port {port}` }, { command: 'bench' })
+  await assert.rejects(startApp(command, { processes: 1, env: process.env }),
+    (err) => err.code === 'NB_ERR_APP_START' && /^the app exited \(code 1\) before http:\/\/127\.0\.0\.1:\d+ answered:\n(.*\n){3} {2}TypeError: Cannot read properties of null/.test(err.message))
 })

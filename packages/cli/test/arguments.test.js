@@ -36,10 +36,32 @@ const INVALID = [
   [['services', 'start', 'db', 'extra'], /^services start: unexpected 'extra'; expected at most one service name$/],
   [['services', 'status', '--verbose'], /^services status: unknown option '--verbose'; expected --help$/],
   [['services', 'start', 'db', '--target', 'a:1'], /^services start db: unknown option '--target'; expected --help$/],
-  [['services', 'start', 'prometheus', '--targets', 'a:1'], /^services start prometheus: unknown option '--targets'; expected --target, --targets-file, --scrape-interval, --help$/],
+  [['services', 'start', 'prometheus', '--targets', 'a:1'], /^services start prometheus: unknown option '--targets'; did you mean '--target'\?$/],
+  [['services', 'start', 'prometheus', '--scrape', 'a:1'], /^services start prometheus: unknown option '--scrape'; expected --target, --targets-file, --scrape-interval, --help$/],
+  [['bnech'], /^unknown command 'bnech'; did you mean 'bench'\? expected bench, browser/],
+  [['--hlep'], /^unknown option '--hlep'; did you mean '--help'\?$/],
+  [['bench', '--conections', '3'], /^bench: unknown option '--conections'; did you mean '--connections'\?$/],
+  [['bench', '--durtaion', '3'], /^bench: unknown option '--durtaion'; did you mean '--duration'\?$/],
+  [['bench', '--bogus'], /^bench: unknown option '--bogus'$/],
+  [['flame', '--scenaro', 'x'], /^flame: unknown option '--scenaro'; did you mean '--scenario'\?$/],
+  [['browser', '--page', 'home'], /^browser: unknown option '--page'; did you mean '--pages'\?$/],
+  [['report', '--servce', 'x'], /^report: unknown option '--servce'; did you mean '--service'\?$/],
+  [['demo', '--outt', 'x'], /^demo: unknown option '--outt'; did you mean '--out'\?$/],
   [['services', 'start', 'prometheus', '--scrape-interval', 'often'], /^--scrape-interval "often" is not a duration from 100ms to 5m/],
   [['--help=yes'], /--help/]
 ]
+
+test('closest: the one known word a single edit away (a swap of neighbours included), else none', () => {
+  const { closest } = require('../lib/suggest')
+  assert.equal(closest('--conections', ['--connections', '--duration']), '--connections')
+  assert.equal(closest('--durtaion', ['--connections', '--duration']), '--duration')
+  assert.equal(closest('--durations', ['--connections', '--duration']), '--duration')
+  assert.equal(closest('--dration', ['--duration']), '--duration')
+  assert.equal(closest('--drtion', ['--duration']), null, 'two edits away')
+  assert.equal(closest('--form', ['--format', '--formats']), null)
+  assert.equal(closest('--rep', ['--reps', '--rex']), null, 'two candidates: no guess')
+  assert.equal(closest('--reps', ['--reps']), null, 'the same word is not a suggestion')
+})
 
 for (const [argv, message] of INVALID) {
   test(`parseArguments(${JSON.stringify(argv)}) throws NB_ERR_USAGE`, () => {

@@ -114,7 +114,7 @@ exit 1
   const byName = Object.fromEntries(results.targetCells.map((cell) => [cell.target, cell]))
   assert.deepEqual(Object.keys(byName), ['express', 'exits', 'silent', 'apache-php'], 'the run order: express, node, apache-php')
   assert.equal(byName.exits.failureCode, 'NB_ERR_TARGET_START')
-  assert.match(byName.exits.failure, /^target 'exits' \(a server that exits\): exited \(code 3\) before listening; its last output: \| boom: no port for me$/)
+  assert.match(byName.exits.failure, /^target 'exits' \(a server that exits\): exited \(code 3\) before listening: \| boom: no port for me$/)
   assert.equal(byName.silent.failureCode, 'NB_ERR_TARGET_START')
   assert.match(byName.silent.failure, /^target 'silent' \(a server that answers nothing\) does not answer at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED$/)
   const apacheMissing = await apacheUnavailable

@@ -170,7 +170,7 @@ test('writeReport: report.md and report.html, checked in headless Chromium', { t
   for (const finding of summary.findings) {
     assert.ok(html.includes(`<li>${finding.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')}</li>`), finding)
   }
-  assert.match(html, /<tr class="failed"><td class="text">collection read<\/td><td class="text">json<\/td><td>2<\/td><td class="status-failed">failed<\/td><td class="message" colspan="11">0 of 100 requests completed within 120 s/)
+  assert.match(html, /<tr class="failed"><td class="text">collection read<\/td><td class="text">json<\/td><td>2<\/td><td class="status-failed">failed<\/td><td class="message" colspan="7">0 of 100 requests completed within 120 s/)
   assert.match(html, /Not drawn, and in no average: collection read \(json\), 2 processes \(failed: 0 of 100/)
   assert.match(markdown, /\| collection read \| json \| 2 \| failed: 0 of 100 requests completed within 120 s/)
   assert.match(markdown, /- JSON beat HTML in all 5 compared pairs/)
@@ -180,12 +180,49 @@ test('writeReport: report.md and report.html, checked in headless Chromium', { t
   const check = await checkReportInBrowser(written.html)
   assert.equal(check.charts, expectedCharts.length)
   assert.deepEqual(check.emptyCharts, [])
+  assert.deepEqual(check.wideTables, [], 'every table fits a 1400 px window')
+  assert.deepEqual(check.overlappingLabels, [], 'no chart label drawn over another')
+  assert.equal(check.sectionOrder[0], 'answer', 'the answer first')
   assert.deepEqual(check.consoleErrors, [])
   assert.deepEqual(check.externalRequests, [])
   assert.equal(check.screenshot, path.join(dir, 'out', 'report.png'))
   const png = fs.readFileSync(check.screenshot)
   assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG')
   assert.ok(png.length > 50_000, `a full page, not a blank one (${png.length} bytes)`)
+})
+
+test('a run of an app of its own, one format, no reference: the answer first, no study section, no HTML-against-JSON chart', { timeout: 180_000 }, async (t) => {
+  const dir = temporaryDir(t, 'nodebench-bench-report-')
+  const results = fixture()
+  // The shop's run: one format, scenarios that name no study figure.
+  results.workload = { name: 'shop', file: 'nodebench.workload.js', formats: ['json'], reference: null, scenarios: {} }
+  for (const [name, scenario] of Object.entries(fixture().workload.scenarios)) {
+    results.workload.scenarios[name] = { ...scenario, reference: null, dominant: name === 'write' ? 'addDocument' : null }
+  }
+  results.cells = results.cells.filter((c) => c.format === 'json')
+  results.config.formats = ['json']
+  const summary = summarize(results)
+  assert.equal(summary.hasReference, false)
+  assert.equal(summary.comparesFormats, false)
+  const written = await writeReport(results, path.join(dir, 'out'))
+  const html = fs.readFileSync(written.html, 'utf8')
+  const markdown = fs.readFileSync(written.markdown, 'utf8')
+  for (const text of [html, markdown]) {
+    assert.doesNotMatch(text, /Comparison with the study|Table 1|study's function|HTML not measured|not measured<|JSON against HTML/)
+    assert.match(text, /Where the time goes/)
+  }
+  assert.doesNotMatch(html, /data-kind="html-vs-json"/)
+  assert.ok(html.indexOf('<h2>Where the time goes</h2>') < html.indexOf('<h2>What this shows</h2>'), 'the answer before the findings')
+  assert.ok(markdown.indexOf('## Where the time goes') < markdown.indexOf('## What this shows'))
+  // The owners' table: the function that owns the time, and the workload's expected one where it names it.
+  const owners = require('../lib/bench/report-tables').ownerTable(summary)
+  assert.deepEqual(owners.head, ['operation', 'format', 'owns the time', 'kind', 'share', 'next', 'unattributed', 'requests', 'mean ms', 'expected'])
+  assert.deepEqual(owners.rows.map((row) => [row.cells[0], row.cells[2], row.cells[9]]),
+    [['document read', 'document', '-'], ['document write', 'addDocument', 'addDocument (the same)'], ['collection read', 'viewCollection', '-']])
+  const check = await checkReportInBrowser(written.html)
+  assert.deepEqual(check.sectionOrder.slice(0, 3), ['answer', 'findings', 'limits'])
+  assert.ok(!check.sectionOrder.includes('study') && !check.sectionOrder.includes('html-vs-json'), check.sectionOrder.join(', '))
+  assert.deepEqual([check.emptyCharts, check.wideTables, check.overlappingLabels, check.consoleErrors], [[], [], [], []])
 })
 
 test('checkReportInBrowser: finds empty charts and console errors, and writes the screenshot where told', { timeout: 120_000 }, async (t) => {
@@ -195,12 +232,17 @@ test('checkReportInBrowser: finds empty charts and console errors, and writes th
 <figure class="chart" aria-label="no svg"></figure>
 <figure class="chart" aria-label="no marks"><svg width="100" height="100"><g class="role-axis"><line x1="0" x2="10" y1="0" y2="0" stroke="black"/></g></svg></figure>
 <figure class="chart" aria-label="drawn"><svg width="100" height="100"><g class="mark-rect role-mark"><path d="M0,0h10v10h-10Z"/></g></svg></figure>
+<figure class="chart" aria-label="crowded axis"><svg width="200" height="40"><g class="mark-rect role-mark"><path d="M0,0h10v10h-10Z"/></g><text x="10" y="20">90%</text><text x="22" y="20">100%</text><text x="120" y="20">apart</text></svg></figure>
+<table><tr><td><div style="width:1500px">too wide</div></td></tr></table>
 <script>console.error('broken'); undefinedFunction()</script></body></html>`)
   const screenshotPath = path.join(dir, 'shots', 'page.png')
   fs.mkdirSync(path.dirname(screenshotPath))
   const check = await checkReportInBrowser(page, { screenshotPath, chromiumPath: '/usr/bin/chromium' })
-  assert.equal(check.charts, 3)
+  assert.equal(check.charts, 4)
   assert.deepEqual(check.emptyCharts, ['no svg', 'no marks'])
+  assert.deepEqual(check.overlappingLabels, [{ chart: 'crowded axis', labels: ['90%', '100%'] }])
+  assert.equal(check.wideTables.length, 1)
+  assert.ok(check.wideTables[0].width >= 1500)
   assert.equal(check.consoleErrors.length, 2)
   assert.equal(check.consoleErrors[0], 'broken')
   assert.match(check.consoleErrors[1], /undefinedFunction is not defined/)

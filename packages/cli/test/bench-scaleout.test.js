@@ -113,6 +113,7 @@ test('killing an instance and adding one mid-run: nginx routes around the dead o
     assert.match(html, /data-kind="elasticity"/)
     const check = await checkReportInBrowser(path.join(out, 'report.html'))
     assert.deepEqual([check.emptyCharts, check.consoleErrors, check.externalRequests], [[], [], []])
+    assert.deepEqual([check.wideTables, check.overlappingLabels], [[], []], 'tables fit a 1400 px window; no chart label over another')
     assert.ok(check.charts >= 1)
   })
 

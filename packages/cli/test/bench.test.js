@@ -54,7 +54,7 @@ test('options: the study\'s matrix by default, --quick, overrides, and usage err
     [['--url', 'nowhere'], /--url 'nowhere' is not a URL/],
     [['--url', 'http://x', '--processes', '1,2', '--workload', STUDY_WORKLOAD], /several --processes need an app nodebench starts/],
     [['--app', 'a', '--url', 'http://x'], /--app excludes --cmd and --url/],
-    [['--fast'], /Unknown option '--fast'/]
+    [['--fast'], /unknown option '--fast'$/]
   ]) {
     assert.throws(() => parseBenchArguments(argv), usage(message), argv.join(' '))
   }
@@ -169,4 +169,42 @@ test('an unreachable --url or an app that does not start: one line, exit 1, the 
   assert.match(crashing.stderr, /^nodebench: the app exited \(code 3\) before http:\/\/127\.0\.0\.1:\d+ answered$/m)
   assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'b', 'results.json'), 'utf8')).cells[0].failure,
     `the app exited (code 3) before ${url} answered`)
+
+  // An app that throws as it starts: the line says what it threw, not the end of its stack.
+  const throwing = await runCli(['bench', '--cmd', `"${process.execPath}" -e "require('no-such-module-for-nodebench')"`, '--url', url,
+    '--workload', STUDY_WORKLOAD, '--scenarios', 'doc-read', '--formats', 'json', '--out', path.join(dir, 'c')])
+  assert.equal(throwing.code, 1)
+  assert.match(throwing.stderr, /^nodebench: the app exited \(code 1\) before http:\/\/127\.0\.0\.1:\d+ answered:\n {2}Error: Cannot find module 'no-such-module-for-nodebench'\n/m)
+})
+
+test('the progress bar on a terminal: its ETA said as unknown until a cell is done, then minutes and seconds', () => {
+  const { progressReporter, etaText } = require('../lib/commands/bench')
+  assert.equal(etaText(0, 0, 12), 'ETA after the first cell')
+  assert.equal(etaText(10_000, 1, 12), 'ETA 1m 50s')
+  assert.equal(etaText(4000, 2, 3), 'ETA 2s')
+  assert.equal(etaText(3_600_000, 1, 3), 'ETA 2h 00m')
+  assert.equal(etaText(5000, 3, 3), 'done')
+  let written = ''
+  const stderr = { isTTY: true, columns: 160, write (text) { written += text; return true }, cursorTo () {}, clearLine () {}, moveCursor () {}, on () {}, removeListener () {} }
+  const workload = { scenarios: { 'item-read': { label: 'item read' } } }
+  const progress = progressReporter(stderr, workload)
+  const cell = { scenario: 'item-read', format: 'json', processes: 1 }
+  progress.onCell({ type: 'start', index: 0, total: 2, cell })
+  progress.onCell({ type: 'end', index: 0, total: 2, cell, record: { status: 'ok' } })
+  progress.onCell({ type: 'start', index: 1, total: 2, cell })
+  progress.stop()
+  assert.match(written, /0\/2 cells \| item read \(json\), 1 process \| elapsed \d+s \| ETA after the first cell/)
+  assert.match(written, /1\/2 cells \| .* \| ETA \d+s/)
+  assert.doesNotMatch(written, /NF|NaN|INF|NULL/)
+})
+
+test('a cell counts the spans dropped while it ran, not since its app started', () => {
+  const { droppedInWindow } = require('../lib/kernel/breakdown-source')
+  const reset = { dropped: { spans: 6242, operations: 0 } }
+  const read = { operations: [], dropped: { spans: 6942, operations: 2 } }
+  assert.deepEqual(droppedInWindow(reset, read), { operations: [], dropped: { spans: 700, operations: 2 } })
+  assert.deepEqual(read.dropped.spans, 6942, 'the snapshot read is not changed')
+  assert.equal(droppedInWindow(null, read), read, 'no reset snapshot (another source): as read')
+  assert.equal(droppedInWindow(reset, null), null)
+  assert.deepEqual(droppedInWindow({ dropped: { spans: 10 } }, { dropped: { spans: 4 } }).dropped.spans, 0, 'a restarted app: never negative')
 })

@@ -95,6 +95,7 @@ test('both front ends in Chromium: every load\'s figures, a stable heap after a 
   assert.match(markdown, /\| collection \| AngularJS scopes \| \d+ \| 273 \|/)
   const check = await checkReportInBrowser(path.join(out, 'browser.html'))
   assert.deepEqual([check.emptyCharts, check.consoleErrors, check.externalRequests], [[], [], []])
+  assert.deepEqual([check.wideTables, check.overlappingLabels], [[], []], 'tables fit a 1400 px window; no chart label over another')
   assert.equal(check.charts, 3)
 })
 
@@ -149,4 +150,5 @@ test('bench --browser: a quick browser pass after the cells, its section in repo
   assert.equal(html.match(/<figure class="chart" data-kind="browser"/g).length, 3)
   const check = await checkReportInBrowser(path.join(out, 'report.html'))
   assert.deepEqual([check.emptyCharts, check.consoleErrors, check.externalRequests], [[], [], []])
+  assert.deepEqual([check.wideTables, check.overlappingLabels], [[], []], 'tables fit a 1400 px window; no chart label over another')
 })

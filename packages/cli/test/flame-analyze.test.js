@@ -353,3 +353,46 @@ test('analyzeProfile keeps the window\'s samples where the profile has their tim
   const window = analyzeProfile(profileDir, { window: { startUs: 3000, endUs: 6000 } })
   assert.deepEqual([all.samples, all.windowed, window.samples, window.windowed], [10, false, 4, true])
 })
+
+test('the profiler\'s overhead in words: a cost as a share, more requests/s under it as within noise, never above 100%', () => {
+  const { renderSegmentsText } = require('../lib/flame/render-segments')
+  const flamegraph = (ratio) => ({
+    format: 'json',
+    operation: { method: 'GET', route: '/items/:id', format: 'json', count: 128 },
+    analysis: { samples: 900, idleSamples: 12, source: 'cpuprofile', segments: null, apart: { profiler: 0, compiler: 0, gc: 0 }, programSamples: 0 },
+    overhead: { profiledRequestsPerSec: 150 * ratio, unprofiledRequestsPerSec: 150, ratio, how: 'the same process' },
+    breakdownFailure: 'none served'
+  })
+  const options = { scenario: 'item-read', profiler: 'v8' }
+  const faster = renderSegmentsText(flamegraph(1.202), options)
+  assert.match(faster, /Measured overhead of V8's sampling profiler: within noise \(180 requests\/s under it against 150 without, the same process: the windows varied more than the profiler costs\)\./)
+  assert.doesNotMatch(faster, /120\.\d\d%/)
+  assert.match(renderSegmentsText(flamegraph(0.95), options), /the app served 95\.00% of its unprofiled requests\/s under it \(143 requests\/s under it against 150 without/)
+  assert.match(faster, /^GET \/items\/:id \[json\], 128 requests in the profiled window\. /m)
+})
+
+test('the flamegraph page: the hottest frame drawn in the key\'s hot colour (not white) and in view at 1400x1000', { timeout: 120_000 }, async (t) => {
+  const { finishFlamegraphPage } = require('../lib/flame/flamegraph-page')
+  const { hotFramePixels } = require('./page-check')
+  const dir = temporaryDir(t, 'nodebench-flamegraph-page-')
+  // A profile whose hottest function (97.6% at the top of the stack) ends a chain 80 frames deep: its frame is at
+  // the top of a chart taller than the window, which 0x opens scrolled to its root.
+  const frame = (id, functionName, line, hitCount, children = []) =>
+    ({ id, callFrame: { functionName, scriptId: '1', url: 'file:///app/lib/render.js', lineNumber: line, columnNumber: 1 }, hitCount, children })
+  const nodes = [frame(1, '(root)', -1, 0, [2]), frame(2, 'main', 1, 0, [3, 4]), frame(3, 'renderHeader', 5, 24)]
+  for (let depth = 0; depth < 80; depth++) nodes.push(frame(4 + depth, `renderRow${depth}`, 10 + depth, depth === 79 ? 976 : 0, depth === 79 ? [] : [5 + depth]))
+  const hottest = nodes[nodes.length - 1].id
+  const samples = [...Array(24).fill(3), ...Array(976).fill(hottest)]
+  const profile = path.join(dir, 'deep.cpuprofile')
+  fs.writeFileSync(profile, JSON.stringify({ nodes, startTime: 0, endTime: 1_000_000, samples, timeDeltas: samples.map(() => 1000) }))
+  const zeroEks = require('0x')
+  const draw = (name) => zeroEks({ visualizeCpuProfile: profile, workingDir: dir, outputHtml: path.join(dir, `${name}.html`), name, title: name })
+  await draw('as-0x-draws-it')
+  await draw('finished')
+  assert.deepEqual(finishFlamegraphPage(path.join(dir, 'finished.html')), [], 'both edits apply to the 0x installed')
+  const raw = await hotFramePixels(path.join(dir, 'as-0x-draws-it.html'), { chromiumPath: '/usr/bin/chromium' })
+  assert.equal(raw.hotPixels, 0, '0x alone draws the 97.6% frame white')
+  const finished = await hotFramePixels(path.join(dir, 'finished.html'), { chromiumPath: '/usr/bin/chromium' })
+  assert.ok(finished.hotPixels > 1000, `the hottest frame filled: ${finished.hotPixels} pixels`)
+  assert.ok(finished.hotPixelsInView > 1000, `and in view without scrolling: ${finished.hotPixelsInView} pixels`)
+})

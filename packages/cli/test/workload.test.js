@@ -8,6 +8,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { checkWorkload, loadWorkload, requestsOf, workloadFileOf } = require('../lib/kernel/workload')
+const { freeLoopbackPort } = require('@nodebench/services')
 const { temporaryDir, runCli } = require('../../../test/support')
 
 const SHOP = path.join(__dirname, 'fixtures', 'shop')
@@ -83,10 +84,42 @@ test('finding the workload: --workload, else the app directory\'s, else a coded 
   assert.equal(workloadFileOf('x.json', SHOP), path.resolve('x.json'))
   const empty = temporaryDir(t, 'nodebench-workload-')
   assert.throws(() => workloadFileOf(undefined, empty), coded(/^no workload: .* has no nodebench\.workload\.js or nodebench\.workload\.json; write one/))
-  fs.writeFileSync(path.join(empty, 'nodebench.workload.json'), '{ "scenarios": { "home": { "request": { "path": "/" } } }, }')
-  assert.throws(() => loadWorkload(path.join(empty, 'nodebench.workload.json')), coded(/nodebench\.workload\.json: could not be read: .*JSON/))
+  fs.writeFileSync(path.join(empty, 'nodebench.workload.json'), '{\n  "scenarios": { "home": { "request": { "path": "/" } } },\n}')
+  assert.throws(() => loadWorkload(path.join(empty, 'nodebench.workload.json')), coded(/nodebench\.workload\.json:3:1: is not JSON: /))
   fs.writeFileSync(path.join(empty, 'nodebench.workload.json'), '{ "scenarios": { "home": { "request": { "path": "/" } } } }')
   assert.equal(loadWorkload(workloadFileOf(undefined, empty)).scenarios.home.requests.default.paths[0], '/')
+})
+
+test('a workload with a syntax error is named by file, line and column; an ES module\'s default export is its workload', (t) => {
+  const dir = temporaryDir(t, 'nodebench-workload-')
+  const write = (name, text) => {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true })
+    fs.writeFileSync(path.join(dir, name), text)
+    return path.join(dir, name)
+  }
+  const broken = [
+    'module.exports = {',
+    '  scenarios: {',
+    "    home: { request: { path: '/' } status: 200 }",
+    '  }',
+    '}'
+  ].join('\n')
+  assert.throws(() => loadWorkload(write('cjs/nodebench.workload.js', broken)),
+    (err) => err.code === 'NB_ERR_WORKLOAD' && err.message === `workload ${path.join(dir, 'cjs', 'nodebench.workload.js')}:3:36: SyntaxError: Unexpected identifier 'status'`)
+  assert.throws(() => loadWorkload(write('json/nodebench.workload.json', '{\n  "scenarios": {\n    "home": { "request": { "path": "/" } "status": 200 }\n  }\n}')),
+    (err) => err.code === 'NB_ERR_WORKLOAD' && /nodebench\.workload\.json:3:42: is not JSON: Expected ',' or '}' after property value$/.test(err.message))
+
+  // An ESM project ("type": "module"): nodebench.workload.js is an ES module; so is any .mjs.
+  write('esm/package.json', '{ "type": "module" }')
+  const esm = loadWorkload(write('esm/nodebench.workload.js', "export default {\n  name: 'cats',\n  async setup () { return { id: 1 } },\n  scenarios: { 'cat-read': { request: { path: '/cats/{id}' } } }\n}\n"))
+  assert.equal(esm.name, 'cats')
+  assert.deepEqual(esm.scenarioNames, ['cat-read'])
+  assert.equal(typeof esm.setup, 'function')
+  assert.equal(loadWorkload(write('mjs/nodebench.workload.mjs', "export default { scenarios: { home: { request: { path: '/' } } } }\n")).scenarios.home.label, 'home')
+  assert.throws(() => loadWorkload(write('esm-broken/nodebench.workload.mjs', broken.replace('module.exports =', 'export default'))),
+    (err) => err.code === 'NB_ERR_WORKLOAD' && /nodebench\.workload\.mjs:3:36: SyntaxError: Unexpected identifier 'status'$/.test(err.message))
+  assert.throws(() => loadWorkload(write('named/nodebench.workload.mjs', "export const scenarios = { home: { request: { path: '/' } } }\n")),
+    coded(/is an ES module without a default export; expected `export default \{ scenarios: \.\.\. \}`$/))
 })
 
 test('bench measures an app of its own with its workload: scenarios named as the workload names them, hooks run', { timeout: 300_000 }, async (t) => {
@@ -118,6 +151,25 @@ test('bench measures an app of its own with its workload: scenarios named as the
   assert.doesNotMatch(markdown, /The study found/)
 })
 
+test('an app whose spans find no collector: bench says so once, as the app does, and counts each cell\'s dropped spans', { timeout: 300_000 }, async (t) => {
+  const dir = temporaryDir(t, 'nodebench-workload-')
+  const out = path.join(dir, 'run')
+  const port = await freeLoopbackPort() // nothing listens on it
+  const run = await runCli(['bench', '--cmd', `"${process.execPath}" ${path.join(SHOP, 'server.js')} --port {port}`, '--url', 'http://127.0.0.1',
+    '--workload', path.join(SHOP, 'nodebench.workload.js'), '--reps', '1', '--warmup', '20', '--out', out],
+  { env: { ...process.env, SHOP_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: '100' } })
+  assert.equal(run.code, 0, run.stderr)
+  const notices = run.stderr.split('\n').filter((line) => line.includes('the app says'))
+  assert.deepEqual(notices, [`nodebench bench: the app says: no OTLP collector answered at http://127.0.0.1:${port}/v1/traces (ECONNREFUSED), ` +
+    "so spans are dropped (counted in the breakdown's dropped.spans). Start one: npx nodebench services start jaeger; or keep the breakdown " +
+    "alone: nodebenchTrace({ exporter: 'none' })"], 'once per run, though each cell\'s app said it')
+  const results = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'))
+  const printed = [...run.stdout.matchAll(/^nodebench: (\d+) spans dropped/gm)].map((match) => Number(match[1]))
+  // Spans are counted as dropped once the exporter gave up on them (its retries take seconds): a cell prints its own
+  // count when it has one, as results.json has it.
+  assert.deepEqual(printed, results.cells.map((cell) => cell.breakdown.dropped.spans).filter((spans) => spans > 0))
+})
+
 test('a path that does not answer as the workload expects fails its cell, naming the scenario and the field', { timeout: 120_000 }, async (t) => {
   const dir = temporaryDir(t, 'nodebench-workload-')
   const workload = path.join(dir, 'nodebench.workload.json')
@@ -141,7 +193,11 @@ test('flame profiles a scenario of an app of its own with its workload', { timeo
   assert.match(run.stderr, /item-read \(json\) at http:\/\/127\.0\.0\.1:\d+: 1 s of warm-up, then 2 s each unprofiled, under V8's sampling profiler/)
   // The app's own segments, CPU beside time: its breakdown is read at the window's edges.
   assert.match(run.stdout, /^\d+\s+renderItem\s+handler\s+[\d.]+%\s+[\d.]+%/m)
-  assert.match(run.stderr, /json: .*item-read-json\.html \(\d+ samples, \d+ requests; nodebench itself \d+\.\d%\)/)
+  // The files line and the table count the same requests: the profiled window's.
+  const [, windowRequests, wholeLoad] = /json: .*item-read-json\.html \(\d+ samples, (\d+) requests in the profiled window, (\d+) in the whole load; nodebench itself \d+\.\d%\)/.exec(run.stderr) ?? []
+  assert.ok(windowRequests, run.stderr)
+  assert.match(run.stdout, new RegExp(`^GET /items/:id \\[json\\], ${Number(windowRequests).toLocaleString('en-US')} requests in the profiled window\\. `, 'm'))
+  assert.ok(Number(wholeLoad) > Number(windowRequests), 'the load ran past both edges of the window')
   assert.ok(fs.statSync(path.join(out, 'item-read-json.html')).size > 10_000)
 })
 

@@ -44,6 +44,7 @@ const CODES = Object.freeze({
   NB_ERR_UNKNOWN_SERVICE: 'the backend (Jaeger, Prometheus) holds nothing of that service',
   NB_ERR_SINCE: '--since is not a duration',
   NB_ERR_NO_TRACES: 'no traces in the window',
+  NB_ERR_UNKNOWN_TRACE: 'the backend (Jaeger) has no trace of that id',
   NB_ERR_PROMETHEUS_START: 'Prometheus did not start',
   NB_ERR_PROMETHEUS_TARGET: 'a scrape target is not host:port[/path] or an http URL',
   NB_ERR_PROMETHEUS_SCRAPE: 'Prometheus did not scrape the targets in time',

@@ -151,12 +151,14 @@ async function probeCell (base, sent, { scenario, format }) {
 /**
  * Runs the matrix of `config` on its app: the workload's setup, every cell, its teardown. `env` carries the
  * app's MONGODB_URI (kernel/database.js). `onCell(event)` hears `{ type: 'start' | 'end', index, total, cell,
- * record? }`; `onRecord(record, target)` gets each cell's record as it is done, and the target it measured.
- * `processes`: the run's processes beyond each cell's servers, as the sampler's roots (the database). Resolves
- * to `{ aborted, targets }`: why the run stopped early (the app, the run's only server, did not start: the next
- * cells would fail the same way), else null; what each target's servers were (versions, the reply they served).
+ * record? }`; `onRecord(record, target)` gets each cell's record as it is done, and the target it measured;
+ * `onNotice(text)` what an app's nodebench said on its stderr (app-process.js). `processes`: the run's processes
+ * beyond each cell's servers, as the sampler's roots (the database). Resolves to `{ aborted, targets }`: why the
+ * run stopped early (the app, the run's only server, did not start: the next cells would fail the same way), else
+ * null; what each target's servers were (versions, the reply they served).
  */
-async function runMatrix (config, { env, onRecord, onCell = () => {}, log = () => {}, processes = [] }) {
+async function runMatrix (config, options) {
+  const { env, onRecord, onCell = () => {}, log = () => {}, onNotice = () => {}, processes = [] } = options
   const cells = cellsOf(config)
   const workload = config.workload
   if (workload.setup !== null) log(`preparing the workload (${path.basename(workload.file)} setup)`)
@@ -181,7 +183,8 @@ async function runMatrix (config, { env, onRecord, onCell = () => {}, log = () =
   try {
     for (const [index, cell] of cells.entries()) {
       onCell({ type: 'start', index, total: cells.length, cell })
-      const record = await runCell(config, cell, { env, values, log, source: source.forCell(`${runId}-${index}`), context })
+      const cellSource = source.forCell(`${runId}-${index}`)
+      const record = await runCell(config, cell, { env, values, log, onNotice, source: cellSource, context })
       if (record.abort) {
         aborted = record.failure
         delete record.abort
@@ -202,11 +205,12 @@ async function runMatrix (config, { env, onRecord, onCell = () => {}, log = () =
  * Starts a cell's server: the app (traced or not) in the cell's topology, else the target's own server.
  * Resolves to `{ base, processes(), stop(), ... }` (topology.js, target-process.js).
  */
-async function startServer (config, { processes, topology, target, scenario, format }, { env, source, log, context }) {
+async function startServer (config, cell, { env, source, log, onNotice, context }) {
+  const { processes, topology, target, scenario, format } = cell
   if (target.kind === 'app' || target.kind === 'app-untraced') {
     const traced = target.kind === 'app'
     return startTopology(config.target, {
-      topology, balancer: config.balancer, processes, env, source, log, traced, role: traced ? 'app' : 'app (untraced)'
+      topology, balancer: config.balancer, processes, env, source, log, onNotice, traced, role: traced ? 'app' : 'app (untraced)'
     })
   }
   const expected = config.workload.scenarios[scenario].requests[format].status
@@ -221,7 +225,7 @@ function failureOf (err) {
   return { failure: err.message.split('\n').map((line) => line.trim()).filter(Boolean).join(' | '), failureCode: err.code ?? null }
 }
 
-async function runCell (config, cell, { env, values, log, source: appSource, context }) {
+async function runCell (config, cell, { env, values, log, onNotice, source: appSource, context }) {
   const { scenario, format, processes, topology, target } = cell
   const workload = config.workload
   const definition = workload.scenarios[scenario]
@@ -252,7 +256,7 @@ async function runCell (config, cell, { env, values, log, source: appSource, con
   try {
     if (context.broken.has(target.name)) return { ...record, status: 'failed', ...failureOf(context.broken.get(target.name)) }
     try {
-      running = await startServer(config, cell, { env, source, log, context })
+      running = await startServer(config, cell, { env, source, log, onNotice, context })
     } catch (err) {
       if (target.kind === 'app' && context.alone) return { ...record, status: 'failed', failure: err.message, abort: true }
       context.broken.set(target.name, err)

@@ -162,7 +162,7 @@ function timeShareChart (summary, scenario, label, format) {
         {
           mark: { type: 'bar', clip: true },
           encoding: {
-            x: { field: 'share', type: 'quantitative', stack: 'zero', scale: { domain: [0, 1] }, axis: { format: '%' }, title: 'share of response time' },
+            x: { field: 'share', type: 'quantitative', stack: 'zero', scale: { domain: [0, 1] }, axis: { format: '%', values: [0, 0.25, 0.5, 0.75, 1] }, title: 'share of response time' },
             color: { field: 'segment', type: 'nominal', sort: segmentOrder(drawn.map((c) => c.operation)), scale: { scheme: 'tableau20' }, title: 'segment' },
             order: { field: 'order', type: 'quantitative' }
           }
@@ -266,18 +266,20 @@ function elasticityCharts (scaleOut) {
   })
 }
 
-/** Every chart of the report, in the order the page shows them (each group in the study's figure order). */
+/** Every chart of the report, in the order the page shows them: where the time goes first, then the study's figures. */
 function chartsOf (summary) {
   const scaleOut = scaleOutOf(summary)
   const charts = [...topologyCharts(scaleOut), ...elasticityCharts(scaleOut)]
   const add = (chart) => chart && charts.push(chart)
   for (const { name, label } of summary.scenarios) {
+    for (const format of summary.formats) add(timeShareChart(summary, name, label, format))
+  }
+  for (const { name, label } of summary.scenarios) {
     for (const format of summary.formats) add(latencyChart(summary, name, label, format))
   }
   for (const { name, label } of summary.scenarios) add(throughputChart(summary, name, label))
-  for (const { name, label } of summary.scenarios) add(htmlVsJsonChart(summary, name, label))
-  for (const { name, label } of summary.scenarios) {
-    for (const format of summary.formats) add(timeShareChart(summary, name, label, format))
+  if (summary.comparesFormats) {
+    for (const { name, label } of summary.scenarios) add(htmlVsJsonChart(summary, name, label))
   }
   return charts
 }

@@ -415,6 +415,10 @@ function summarize (results) {
     responseSizes: sizes,
     sizeRatios: sizeRatios(sizes)
   }
+  // What the report compares the run with: a reference (the study's figures), and HTML against JSON when the
+  // run measured both. Without them, their sections and charts are left out, not drawn empty.
+  summary.hasReference = reference !== null || Object.values(workload.scenarios).some((s) => s && s.reference)
+  summary.comparesFormats = ['html', 'json'].every((format) => cells.some((c) => c.format === format && c.measured))
   summary.notes = notesOf(summary)
   summary.findings = findingsOf(summary)
   return summary

@@ -11,6 +11,7 @@ const { htmlPage, section } = require('../render/page')
 const { htmlTable } = require('../render/tables')
 const { htmlList } = require('../render/findings')
 const { chartGrid, renderCharts: renderSvgs } = require('../render/charts')
+const { processesText } = require('../render/format')
 
 // report.html: the bench report as one page (render/page.js: self-contained, inline CSS and SVG). Every string
 // from the results is escaped; the charts' SVG comes from Vega, which escapes its text. The sections of the
@@ -18,10 +19,24 @@ const { chartGrid, renderCharts: renderSvgs } = require('../render/charts')
 
 const CHART_GROUPS = Object.freeze([
   { kind: 'latency', id: 'latency', title: 'Latency percentiles', about: 'Per operation and format: each percentile of latency as autocannon measured it, one line per process count.' },
-  { kind: 'throughput', id: 'throughput', title: 'Requests per second by processes', about: 'Per operation: HTML and JSON requests/s against the number of processes.' },
-  { kind: 'html-vs-json', id: 'html-vs-json', title: 'HTML against JSON', about: 'Per operation and process count: requests/s and mean latency of each format side by side.' },
-  { kind: 'time-share', id: 'time-share', title: 'Where the time goes', about: 'Per operation and format: each segment\'s share of response time in the app, in path order, then unattributed; one bar per process count.' }
+  { kind: 'throughput', id: 'throughput', title: 'Requests per second by processes', about: 'Per operation: each format\'s requests/s against the number of processes.' },
+  { kind: 'html-vs-json', id: 'html-vs-json', title: 'HTML against JSON', about: 'Per operation and process count: requests/s and mean latency of each format side by side.', when: (summary) => summary.comparesFormats }
 ])
+
+const ANSWER_ABOUT = 'Which function owns each operation\'s response time: the segment with the largest share (its time / the ' +
+  'operation\'s response time in the app), at the lowest process count measured; then each segment\'s share in path order, ' +
+  'one bar per process count. Unattributed is Express\'s own routing, the gaps between layers and the socket flush.'
+
+/** The answer, first on the page: who owns each operation's time, as a table and as stacked bars. */
+function answerSection (summary, charts) {
+  const owners = tables.ownerTable(summary)
+  if (owners.rows.length === 0) {
+    return section('answer', 'Where the time goes', '<p class="left-out">No measured cell has a breakdown of its operation: which function owns the time is not known.</p>')
+  }
+  const bars = chartGrid(charts.filter((chart) => chart.kind === 'time-share'), leftOutCaption)
+  return section('answer', 'Where the time goes', `<p>${escapeHtml(ANSWER_ABOUT)}</p>\n` +
+    `<h3>At ${escapeHtml(processesText(owners.processes))}</h3>\n${htmlTable(owners, { bars: true })}\n${bars}`)
+}
 
 function leftOutCaption (chart) {
   if (chart.leftOut.length === 0) return ''
@@ -116,20 +131,24 @@ async function renderHtml (results, { sections = [] } = {}) {
   const targets = targetsReport.targetsSummary(results)
   const resources = processesReport.processesSummary(results)
   const parts = [
+    { id: 'answer', nav: 'Where the time goes', html: answerSection(summary, charts) },
     { id: 'findings', nav: 'What this shows', html: section('findings', 'What this shows', htmlList(summary.findings, 'findings') + '\n' + (summary.reference.findings.length === 0 ? '' : `<p class="study">${escapeHtml(summary.reference.intro)}</p>` + htmlList(summary.reference.findings, 'study'))) },
     { id: 'limits', nav: 'What limits these figures', html: section('limits', 'What limits these figures', htmlList(summary.notes, 'notes') || '<p>Nothing: every cell finished with 2xx responses only.</p>') },
-    ...CHART_GROUPS.map((group) => ({ id: group.id, nav: group.title, html: chartSection(group, charts) })),
+    ...CHART_GROUPS.filter((group) => !group.when || group.when(summary))
+      .map((group) => ({ id: group.id, nav: group.title, html: chartSection(group, charts) })),
     { id: 'cells', nav: 'Cells', html: section('cells', 'Cells', htmlTable(tables.cellTable(summary))) },
-    {
-      id: 'study',
-      nav: 'Comparison with the study',
-      html: section('study', 'Comparison with the study', [
-        '<h3>JSON against HTML</h3>', htmlTable(tables.throughputTable(summary)),
-        '<h3>Table 1: the share of response time of the study\'s longest-running function</h3>', htmlTable(tables.table1Table(summary)),
-        '<h3>Which function owns the time</h3>', htmlTable(tables.dominanceTable(summary)),
-        '<h3>Response sizes</h3>', htmlTable(tables.responseSizeTable(summary))
-      ].join('\n'))
-    },
+    ...(summary.hasReference
+      ? [{
+          id: 'study',
+          nav: 'Comparison with the study',
+          html: section('study', 'Comparison with the study', [
+            ...(summary.comparesFormats ? ['<h3>JSON against HTML</h3>', htmlTable(tables.throughputTable(summary))] : []),
+            '<h3>Table 1: the share of response time of the study\'s longest-running function</h3>', htmlTable(tables.table1Table(summary)),
+            '<h3>Which function owns the time</h3>', htmlTable(tables.dominanceTable(summary)),
+            '<h3>Response sizes</h3>', htmlTable(tables.responseSizeTable(summary))
+          ].join('\n'))
+        }]
+      : []),
     ...(scaleOut.present
       ? [{ id: 'scale-out', nav: 'Scale-out', html: section('scale-out', 'Scale-out: topologies, throughput at 0% errors, elasticity', scaleOutSection(scaleOut, charts)) }]
       : []),
@@ -144,7 +163,8 @@ async function renderHtml (results, { sections = [] } = {}) {
   const serversOnly = summary.allCells.length === 0 && targets !== null
   if (serversOnly) parts.length = 0
   if (targets !== null) {
-    parts.splice(serversOnly ? 0 : 2, 0, { id: 'targets', nav: 'Servers side by side', html: section('targets', 'Servers side by side', await targetsSection(targets)) })
+    const at = serversOnly ? 0 : parts.findIndex((part) => part.id === 'limits') + 1
+    parts.splice(at, 0, { id: 'targets', nav: 'Servers side by side', html: section('targets', 'Servers side by side', await targetsSection(targets)) })
   }
   if (resources.length) parts.push({ id: 'processes', nav: 'CPU and memory by process', html: section('processes', 'CPU and memory by process', await processesSection(resources)) })
   for (const extra of present) parts.push({ id: extra.id, nav: extra.nav, html: await extra.html(results[extra.key]) })

@@ -8,6 +8,7 @@ const targetsReport = require('./report-targets')
 const processesReport = require('./report-processes')
 const { markdownTable } = require('../render/tables')
 const { markdownList } = require('../render/findings')
+const { processesText } = require('../render/format')
 
 // report.md: the bench report as Markdown, the same sections as report.html without the charts (the passes'
 // sections too: `sections`, report.js).
@@ -99,11 +100,15 @@ function renderMarkdown (results, { sections = [] } = {}) {
       markdownTable(tables.configTable(summary))
     ].join('\n')
   }
+  const owners = tables.ownerTable(summary)
   return [
     '# nodebench bench report\n',
     `${escapeMarkdown(tables.headline(summary))}\n`,
-    'The charts (latency percentiles, requests/s by processes, HTML vs JSON, time shares) are in report.html beside this file.\n',
-    ...(targets === null ? [] : targetsMarkdown(targets)),
+    '## Where the time goes\n',
+    owners.rows.length === 0
+      ? 'No measured cell has a breakdown of its operation: which function owns the time is not known.\n'
+      : `The function that owns each operation's response time (the largest share), at ${processesText(owners.processes)}; ` +
+        'the time-share charts are in report.html beside this file.\n\n' + markdownTable(owners),
     '## What this shows\n',
     markdownList(summary.findings),
     ...(summary.reference.findings.length === 0
@@ -111,17 +116,21 @@ function renderMarkdown (results, { sections = [] } = {}) {
       : [`${escapeMarkdown(summary.reference.intro)}\n`, markdownList(summary.reference.findings)]),
     '## What limits these figures\n',
     markdownList(summary.notes) || 'Nothing: every cell finished with 2xx responses only.\n',
+    ...(targets === null ? [] : targetsMarkdown(targets)),
     '## Cells\n',
     markdownTable(tables.cellTable(summary)),
-    '## Comparison with the study\n',
-    '### JSON against HTML\n',
-    markdownTable(tables.throughputTable(summary)),
-    '### Table 1: the share of response time of the study\'s longest-running function\n',
-    markdownTable(tables.table1Table(summary)),
-    '### Which function owns the time\n',
-    markdownTable(tables.dominanceTable(summary)),
-    '### Response sizes\n',
-    markdownTable(tables.responseSizeTable(summary)),
+    ...(summary.hasReference
+      ? [
+          '## Comparison with the study\n',
+          ...(summary.comparesFormats ? ['### JSON against HTML\n', markdownTable(tables.throughputTable(summary))] : []),
+          '### Table 1: the share of response time of the study\'s longest-running function\n',
+          markdownTable(tables.table1Table(summary)),
+          '### Which function owns the time\n',
+          markdownTable(tables.dominanceTable(summary)),
+          '### Response sizes\n',
+          markdownTable(tables.responseSizeTable(summary))
+        ]
+      : []),
     ...(scaleOut.present ? ['## Scale-out: topologies, throughput at 0% errors, elasticity\n', ...scaleOutMarkdown(scaleOut)] : []),
     '## Where the time goes, cell by cell\n',
     'Share = the segment\'s time / the operation\'s response time in the app; *unattributed* is Express\'s own routing, ' +

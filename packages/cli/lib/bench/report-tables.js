@@ -4,6 +4,7 @@ const {
   isNumber, formatCount, formatRate, formatMs, formatShare, formatPercent, formatRatio, formatGain, formatBytes,
   formatMemory, statusCodesText, failuresText
 } = require('../render/format')
+const { segmentTable } = require('../render/breakdown')
 
 // The report's tables as plain rows of text, shared by the Markdown and the HTML renderers (render/tables.js
 // escapes and lays them out). Each table: { head: [...], rows: [{ cells: [...], failed?, warn?, message? }] }.
@@ -15,22 +16,53 @@ function nonOkText (cell) {
   return `${formatCount(cell.non2xx)}${codes ? ` (${codes}${redirects})` : ''}`
 }
 
-/** Every cell: its figures, or "failed" and why. */
+/** Every cell: its figures, or "failed" and why. Twelve columns: it fits a 1400 px window. */
 function cellTable (summary) {
-  const head = ['operation', 'format', 'processes', 'status', 'req/s mean', 'req/s min', 'req/s max', 'latency p50 ms', 'latency p99 ms',
-    'latency max ms', 'requests', 'errors', 'timeouts', 'non-2xx', 'bytes/response']
+  const head = ['operation', 'format', 'processes', 'status', 'req/s mean (min to max)', 'latency ms p50 / p99 / max', 'requests', 'errors',
+    'timeouts', 'non-2xx', 'bytes/response']
+  const numeric = [false, false, true, false, true, true, true, true, true, true, true]
   const rows = summary.allCells.map((c) => {
     const start = [c.label, c.format, c.topology === 'nginx' ? `${c.processes} behind nginx` : String(c.processes)]
     if (c.failed) return { cells: [...start, 'failed'], failed: true, message: c.failure }
     const rate = c.requestsPerSec || {}
+    const spread = rate.min === rate.max ? '' : ` (${formatRate(rate.min)} to ${formatRate(rate.max)})`
     return {
       warn: c.responses.unexpected > 0 || c.errors > 0 || c.timeouts > 0,
-      cells: [...start, c.measured ? 'ok' : 'ok (no figures)', formatRate(rate.mean), formatRate(rate.min), formatRate(rate.max),
-        formatMs(c.latencyMs.p50), formatMs(c.latencyMs.p99), formatMs(c.latencyMs.max), formatCount(c.requests),
+      cells: [...start, c.measured ? 'ok' : 'ok (no figures)', `${formatRate(rate.mean)}${spread}`,
+        `${formatMs(c.latencyMs.p50)} / ${formatMs(c.latencyMs.p99)} / ${formatMs(c.latencyMs.max)}`, formatCount(c.requests),
         formatCount(c.errors), formatCount(c.timeouts), nonOkText(c), formatCount(c.bytesPerResponse)]
     }
   })
-  return { head, rows }
+  return { head, numeric, rows }
+}
+
+/**
+ * The answer first: for each operation and format (at the lowest process count measured), the function that owns
+ * its time, its share, the next one, what no segment holds, and, where the workload names one, the function it
+ * expected (and the reference's share of it).
+ */
+function ownerTable (summary) {
+  const lowest = Math.min(...summary.cells.filter((c) => c.measured && c.operation).map((c) => c.processes))
+  const cells = summary.cells.filter((c) => c.measured && c.operation && c.processes === lowest)
+  const expects = cells.some((c) => c.studyFunction !== null)
+  const withReference = summary.hasReference
+  const head = ['operation', 'format', 'owns the time', 'kind', 'share', 'next', 'unattributed', 'requests', 'mean ms',
+    ...(expects ? ['expected'] : []), ...(withReference ? ['reference share'] : [])]
+  const rows = cells.map((c) => {
+    const ranked = [...c.operation.segments].sort((a, b) => b.share - a.share)
+    const [top, next] = ranked
+    const expected = c.studyFunction === null ? '-' : c.studyFunction === top.name ? `${c.studyFunction} (the same)` : c.studyFunction
+    const reference = summary.table1.find((row) => row.scenario === c.scenario && row.format === c.format)
+    return {
+      share: top.share,
+      warn: c.studyFunction !== null && c.studyFunction !== top.name,
+      cells: [c.label, c.format, top.name, top.kind, formatShare(top.share),
+        next ? `${next.name} ${formatShare(next.share)}` : '-', formatShare(c.operation.unattributedShare),
+        formatCount(c.operation.count), formatMs(c.operation.responseTimeMs?.mean),
+        ...(expects ? [expected] : []), ...(withReference ? [formatPercent(reference?.study?.[lowest])] : [])]
+    }
+  })
+  return { head, rows, processes: Number.isFinite(lowest) ? lowest : null }
 }
 
 /** JSON against HTML per operation and process count. */
@@ -95,21 +127,6 @@ function responseSizeTable (summary) {
   for (const ratio of summary.sizeRatios) {
     rows.push({ cells: [ratio.label, 'HTML ÷ JSON', formatRatio(ratio.here), formatRatio(ratio.study), isNumber(ratio.study) ? formatRatio(ratio.here / ratio.study) : '-'] })
   }
-  return { head, rows }
-}
-
-/** One operation's segments in path order, then `unattributed`. */
-function segmentTable (operation) {
-  const head = ['#', 'segment', 'kind', 'count', 'mean ms', 'p50 ms', 'p95 ms', 'p99 ms', 'share']
-  const rows = (operation.segments || []).map((s) => ({
-    share: s.share,
-    cells: [
-      String(s.order + 1), s.name, s.kind, formatCount(s.count),
-      formatMs(s.meanMs), formatMs(s.p50Ms), formatMs(s.p95Ms),
-      formatMs(s.p99Ms), formatShare(s.share)
-    ]
-  }))
-  rows.push({ share: operation.unattributedShare, cells: ['', 'unattributed', '', '', '', '', '', '', formatShare(operation.unattributedShare)] })
   return { head, rows }
 }
 
@@ -289,6 +306,7 @@ function instanceTable (scaleOut) {
 
 module.exports = {
   cellTable,
+  ownerTable,
   throughputTable,
   table1Table,
   dominanceTable,

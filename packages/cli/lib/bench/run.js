@@ -72,11 +72,14 @@ function targetsOf (config, about = {}) {
 
 /**
  * Runs `config` (benchConfig's). `onCell(event)` hears each cell start and end (matrix.js), `log(message)` the
- * run's other progress, `onPassProgress(key, message)` a pass's. Resolves to `{ results, resultsFile, report,
- * aborted }`: `report` the paths of report.html and report.md, `aborted` why the run stopped early (or null).
+ * run's other progress, `onPassProgress(key, message)` a pass's, `onNotice(text)` what the app's nodebench said.
+ * Resolves to `{ results, resultsFile, report, aborted }`: `report` the paths of report.html and report.md,
+ * `aborted` why the run stopped early (or null).
  */
 async function runBench (config, options = {}) {
-  const { env = process.env, passes = [], onCell = () => {}, log = () => {}, onPassProgress = () => {} } = options
+  const {
+    env = process.env, passes = [], onCell = () => {}, log = () => {}, onPassProgress = () => {}, onNotice = () => {}
+  } = options
   const started = Date.now()
   fs.mkdirSync(config.outDir, { recursive: true })
   const resultsFile = path.join(config.outDir, 'results.json')
@@ -112,9 +115,9 @@ async function runBench (config, options = {}) {
       save()
     }
     const processes = database.pid === null ? [] : [{ pid: database.pid, role: `database (${database.name})` }]
-    let about
-    ;({ aborted, targets: about } = await runMatrix(config, { env: database.env, onRecord, onCell, log, processes }))
-    results.targets = targetsOf(config, about)
+    const matrix = await runMatrix(config, { env: database.env, onRecord, onCell, log, onNotice, processes })
+    aborted = matrix.aborted
+    results.targets = targetsOf(config, matrix.targets)
     results.machine.loadAverage.end = loadAverage()
     save()
     if (aborted === null) {

@@ -171,9 +171,17 @@ function chartsOf (results) {
   return [
     base('Page load: DOMContentLoaded, load, data shown', `ms, median of ${results.config.runs} loads, ${cache} cache (the study's Fig 30)`, times, {
       mark: 'bar',
+      width: { step: 28 },
       encoding: {
         column: { field: 'page', title: null, sort: pageOrder },
-        x: { field: 'moment', type: 'nominal', sort: ['DOMContentLoaded', 'load', 'ready'], title: null, axis: { labelAngle: 0 } },
+        // Two lines for the long name, and room for each: the labels of neighbouring bars must not meet.
+        x: {
+          field: 'moment',
+          type: 'nominal',
+          sort: ['DOMContentLoaded', 'load', 'ready'],
+          title: null,
+          axis: { labelAngle: 0, labelExpr: "datum.label === 'DOMContentLoaded' ? ['DOMContent-', 'Loaded'] : datum.label" }
+        },
         xOffset: { field: 'front end' },
         y: { field: 'ms', type: 'quantitative', title: 'ms' },
         color
@@ -181,6 +189,7 @@ function chartsOf (results) {
     }),
     base('JS heap', `MB after load and after a forced collection, ${cache} cache (the study's Figs 31-32)`, heaps, {
       mark: 'bar',
+      width: { step: 36 },
       encoding: {
         column: { field: 'page', title: null, sort: pageOrder },
         x: { field: 'when', type: 'nominal', sort: ['after load', 'after GC'], title: null, axis: { labelAngle: 0 } },

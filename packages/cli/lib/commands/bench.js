@@ -5,6 +5,7 @@ const { parseArgs } = require('node:util')
 const cliProgress = require('cli-progress')
 const { commandOptions } = require('../command-options')
 const { usageError } = require('../usage-error')
+const { optionErrorMessage } = require('../suggest')
 const { APP_TARGET_OPTIONS } = require('../kernel/app-target')
 const { displayPath } = require('../kernel/paths')
 const { benchConfig, runBench, renderBenchText } = require('../api')
@@ -54,10 +55,12 @@ function parseBenchArguments (argv, { now = new Date() } = {}) {
 /** `nodebench demo [--out <dir>]`: `nodebench bench --quick --browser` on the example app. */
 function parseDemoArguments (argv) {
   let values
+  const options = { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } }
   try {
-    ({ values } = parseArgs({ args: argv, options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: false, strict: true }))
+    ({ values } = parseArgs({ args: argv, options, allowPositionals: false, strict: true }))
   } catch (err) {
-    throw usageError(`demo: ${err.message}; expected --out <dir>`)
+    const problem = optionErrorMessage(err, options)
+    throw usageError(`demo: ${problem}${problem.endsWith('?') ? '' : '; expected --out <dir>'}`)
   }
   if (values.help) return { command: 'help' }
   return parseBenchArguments(['--quick', '--browser', ...(values.out === undefined ? [] : ['--out', values.out])])
@@ -86,26 +89,33 @@ function progressReporter (stderr, workload, targets = []) {
         }
       },
       log: (message) => stderr.write(`nodebench bench: ${message}\n`),
+      notice: (message) => stderr.write(`nodebench bench: ${message}\n`),
       stop () {}
     }
   }
   const bar = new cliProgress.SingleBar({
     stream: stderr,
-    format: 'nodebench bench {bar} {value}/{total} cells | {cell} | elapsed {duration_formatted} | ETA {eta_formatted}',
-    hideCursor: true,
-    etaBuffer: 4
+    format: 'nodebench bench {bar} {value}/{total} cells | {cell} | elapsed {duration_formatted} | {remaining}',
+    hideCursor: true
   }, cliProgress.Presets.shades_classic)
+  const started = Date.now()
   let running = false
   return {
     onCell ({ type, index, total, cell }) {
       if (!running) {
-        bar.start(total, 0, { cell: describeCell(cell) })
+        bar.start(total, 0, { cell: describeCell(cell), remaining: etaText(0, 0, total) })
         running = true
       }
       if (type === 'start') bar.update(index, { cell: describeCell(cell) })
-      else bar.update(index + 1)
+      else bar.update(index + 1, { remaining: etaText(Date.now() - started, index + 1, total) })
     },
     log: (message) => (running ? bar.update({ cell: message }) : stderr.write(`nodebench bench: ${message}\n`)),
+    // A line that stays: written above the bar, which is drawn again under it.
+    notice (message) {
+      if (running) stderr.write('\r\x1b[2K')
+      stderr.write(`nodebench bench: ${message}\n`)
+      if (running) bar.render()
+    },
     stop () {
       if (running) bar.stop()
       running = false
@@ -113,14 +123,30 @@ function progressReporter (stderr, workload, targets = []) {
   }
 }
 
+/** The bar's ETA: the cells left at the mean pace of those done; said as unknown until one is done. */
+function etaText (elapsedMs, done, total) {
+  if (done >= total) return 'done'
+  if (done === 0) return 'ETA after the first cell'
+  const seconds = Math.round((elapsedMs / done) * (total - done) / 1000)
+  const [h, m, sec] = [Math.floor(seconds / 3600), Math.floor(seconds / 60) % 60, seconds % 60]
+  return `ETA ${h > 0 ? `${h}h ${String(m).padStart(2, '0')}m` : m > 0 ? `${m}m ${String(sec).padStart(2, '0')}s` : `${sec}s`}`
+}
+
 async function runBenchCommand ({ config }, { stdout, stderr, env }) {
   const progress = progressReporter(stderr, config.workload, config.targets)
+  const noticed = new Set()
   let outcome
   try {
     outcome = await runBench(config, {
       env,
       onCell: progress.onCell,
       log: progress.log,
+      // What the app's nodebench says (no collector answered its exports), once per run, not once per cell.
+      onNotice: (text) => {
+        if (noticed.has(text)) return
+        noticed.add(text)
+        progress.notice(`the app says: ${text}`)
+      },
       onPassProgress (pass, message) {
         progress.stop()
         stderr.write(`nodebench bench --${pass}: ${message}\n`)
@@ -148,4 +174,4 @@ async function runBenchCommand ({ config }, { stdout, stderr, env }) {
   return 0
 }
 
-module.exports = { parseBenchArguments, parseDemoArguments, runBenchCommand, OPTIONS }
+module.exports = { parseBenchArguments, parseDemoArguments, runBenchCommand, progressReporter, etaText, OPTIONS }

@@ -40,8 +40,12 @@ async function runFlameCommand ({ config }, { stdout, stderr, env }) {
   const options = { scenario: config.scenario, profiler: config.profiler }
   for (const flamegraph of flamegraphs) stdout.write(renderSegmentsText(flamegraph, options) + '\n')
   if (comparison !== null) stdout.write(renderComparisonText(comparison, { scenario: config.scenario }) + '\n')
-  for (const { format, html, load, analysis } of flamegraphs) {
-    const loadText = load === null ? '' : `, ${load.requests} requests${load.unexpectedStatus > 0 ? ` (${load.unexpectedStatus} with an unexpected status)` : ''}`
+  for (const { format, html, load, analysis, operation } of flamegraphs) {
+    // The table's count is the window's (the breakdown read at its edges); the load ran a second past each edge.
+    const windowText = operation ? `${operation.count} requests in the profiled window, ` : ''
+    const loadText = load === null
+      ? ''
+      : `, ${windowText}${load.requests} in the whole load${load.unexpectedStatus > 0 ? ` (${load.unexpectedStatus} with an unexpected status)` : ''}`
     stderr.write(`nodebench flame: ${format}: ${displayPath(html)} (${analysis.samples} samples${loadText}; nodebench itself ${(analysis.nodebench.share * 100).toFixed(1)}%)\n`)
   }
   stderr.write(`nodebench flame: ${displayPath(files.markdown)} (and ${path.basename(files.json)})\n`)

@@ -2,6 +2,7 @@
 
 const { parseArgs } = require('node:util')
 const { usageError } = require('../usage-error')
+const { optionErrorMessage } = require('../suggest')
 const { commandServices } = require('../kernel/service-table')
 
 // `nodebench services start|stop|status [name]`. Progress goes to stderr; stdout carries the results, and
@@ -32,18 +33,18 @@ function parseServicesArguments ([action, ...rest]) {
     ? commandServices().serviceOptions(name)
     : { options: {}, parseOptions: () => ({}) }
   let values
+  const args = rest.slice(name === undefined ? 0 : 1)
+  const withHelp = { ...options, help: { type: 'boolean', short: 'h' } }
   try {
-    const args = rest.slice(name === undefined ? 0 : 1)
-    const withHelp = { ...options, help: { type: 'boolean', short: 'h' } }
     ;({ values } = parseArgs({ args, options: withHelp, allowPositionals: false, strict: true }))
   } catch (err) {
     if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
       throw usageError(`services ${action}: unexpected ${quote(/'([^']+)'/.exec(err.message)?.[1] ?? err.message)}; expected at most one service name`)
     }
     const accepted = [...Object.keys(options).map((option) => `--${option}`), '--help']
-    const option = /'([^']+)'/.exec(err.message)?.[1]
-    const problem = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option ? `unknown option ${quote(option)}` : err.message
-    throw usageError(`services ${action}${name === undefined ? '' : ` ${name}`}: ${problem}; expected ${accepted.join(', ')}`)
+    const problem = optionErrorMessage(err, withHelp)
+    const expected = problem.endsWith('?') ? '' : `; expected ${accepted.join(', ')}`
+    throw usageError(`services ${action}${name === undefined ? '' : ` ${name}`}: ${problem}${expected}`)
   }
   if (values.help) return { command: 'help' }
   const { help, ...given } = values
@@ -70,12 +71,26 @@ function describeStop (stopped) {
   return stopped.wasRunning ? `${stopped.name}: stopped (pid ${stopped.pid})` : `${stopped.name}: not running`
 }
 
+/**
+ * What `services start jaeger` says of Jaeger's UI: where it is, or, for a Jaeger built from its Go module (no UI
+ * assets: its page is a placeholder), that there is none and where traces are drawn instead.
+ */
+async function jaegerUiNote (uri) {
+  const { JaegerClient } = require('@nodebench/collector')
+  if (await new JaegerClient({ url: uri, timeoutMs: 5000 }).hasUi()) return `nodebench: Jaeger's UI: ${uri}\n`
+  return `nodebench: this Jaeger has no UI (a build from its Go module: ${uri} shows a placeholder page). To see traces, ` +
+    '`nodebench report --source jaeger --service <name>` draws each operation\'s slowest and a median request as waterfalls ' +
+    'in report.html, and `nodebench report --trace <id>` prints one; for Jaeger\'s own UI, run the jaegertracing/jaeger image ' +
+    '(examples/mongo-admin/docker-compose.yml)\n'
+}
+
 const ACTIONS = Object.freeze({
   async start (names, { stdout, stderr, env }, settings) {
     const variables = []
     for (const name of names) {
       const started = await commandServices().startService(name, { env, settings, onProgress: (message) => stderr.write(`${message}\n`) })
       stderr.write(`${describeStart(started)}\n`)
+      if (name === 'jaeger') stderr.write(await jaegerUiNote(started.uri))
       variables.push(...Object.entries(started.env).map(([key, value]) => `${key}=${value}`))
     }
     stdout.write(variables.map((line) => `${line}\n`).join(''))
@@ -94,4 +109,6 @@ async function runServicesCommand ({ action, services, settings = {} }, streams)
   return 0
 }
 
-module.exports = { parseServicesArguments, runServicesCommand, describeStatus, describeStart, describeStop }
+module.exports = {
+  parseServicesArguments, runServicesCommand, describeStatus, describeStart, describeStop, jaegerUiNote
+}

@@ -1,7 +1,7 @@
 'use strict'
 
 const { runAutocannon } = require('../kernel/load')
-const { fetchBreakdown, measuredOperation } = require('../kernel/breakdown-source')
+const { fetchBreakdown, measuredOperation, droppedInWindow } = require('../kernel/breakdown-source')
 const { requestsOf, runHook } = require('../kernel/workload')
 const { LoadObserver } = require('../kernel/load-observer')
 
@@ -44,13 +44,13 @@ async function loadWindow ({
     }
   }
   await sleep(RAMP_SEC * 1000)
-  await breakdownOf('DELETE')
+  const reset = await breakdownOf('DELETE')
   await onOpen()
   const startMs = Date.now()
   await sleep(duration * 1000)
   const endMs = Date.now()
   await onClose()
-  const breakdown = await breakdownOf('GET')
+  const breakdown = droppedInWindow(reset, await breakdownOf('GET'))
   const result = await running
   let expected = 0
   for (const [code, { count }] of Object.entries(result.statusCodeStats || {})) {

@@ -7,8 +7,10 @@ const { spawn } = require('node:child_process')
 const { codes, NodebenchError } = require('@nodebench/errors')
 const { freeLoopbackPort } = require('@nodebench/services')
 const { baseAt } = require('../kernel/app-target')
+const { outputCollector, startFailure } = require('../kernel/app-output')
 const { loadWindow } = require('./load-window')
 const { waitForProfile } = require('./read-profile')
+const { finishFlamegraphPage } = require('./flamegraph-page')
 
 // One flamegraph: the app started under a profiler, warmed up, its sampled window of load, stopped; the
 // flamegraph written to `<outDir>/<scenario>-<format>.html`, the profile beside it. Three profilers:
@@ -46,8 +48,12 @@ async function appArgv (config) {
 async function startWithAgent (config, { env }) {
   const argv = await appArgv(config)
   const child = spawn(process.execPath, ['--require', AGENT, ...argv], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
-  let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (chunk) => { stderr = (stderr + chunk).slice(-4000) })
+  const stderr = outputCollector()
+  child.stderr.setEncoding('utf8').on('data', (chunk) => stderr.add(chunk))
+  const said = () => {
+    const excerpt = startFailure(stderr.text())
+    return excerpt ? `:\n  ${excerpt.split('\n').join('\n  ')}` : ' (and printed nothing)'
+  }
   const waiting = new Map()
   let nextId = 1
   const stop = () => new Promise((resolve) => {
@@ -59,11 +65,11 @@ async function startWithAgent (config, { env }) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       stop()
-      reject(flameError(`the app did not listen within ${START_TIMEOUT_MS / 1000} s; its last output:\n${stderr.trim()}`))
+      reject(flameError(`the app did not listen within ${START_TIMEOUT_MS / 1000} s${said()}`))
     }, START_TIMEOUT_MS)
     child.once('exit', (code, signal) => {
       clearTimeout(timer)
-      const failure = flameError(`the app exited (${signal || `code ${code}`}); its last output:\n${stderr.trim()}`)
+      const failure = flameError(`the app exited (${signal || `code ${code}`})${said()}`)
       reject(failure)
       for (const pending of waiting.values()) pending.reject(failure)
     })
@@ -170,6 +176,7 @@ async function profileWithV8 (config, format, { name, html, env, values, onProgr
     title: `${config.scenario} (${format}) under load, V8's sampling profiler: nodebench flame`
   })
   if (!fs.existsSync(html)) throw flameError(`0x drew no flamegraph from ${cpuprofile}`)
+  finishPage(html, onProgress)
   return {
     html,
     profilePath: cpuprofile,
@@ -178,6 +185,11 @@ async function profileWithV8 (config, format, { name, html, env, values, onProgr
     windowUs: null,
     overhead: overheadOf(profiled.requestsPerSec, unprofiled, 'the same process, the same load unprofiled before and after the window')
   }
+}
+
+/** nodebench's edits to 0x's page (flamegraph-page.js); one that no longer applies to 0x's page is said. */
+function finishPage (html, onProgress) {
+  for (const edit of finishFlamegraphPage(html)) onProgress(`the flamegraph page is 0x's own: ${edit} could not be applied (a newer 0x?)`)
 }
 
 function windowResult ({ load, window, breakdown, breakdownFailure, operation }) {
@@ -265,6 +277,7 @@ async function profileWith0x (config, format, { name, html, env, values, onProgr
     const { title } = options
     await zeroEks({ visualizeOnly: dataDir, workingDir: process.cwd(), outputHtml: html, name, title, collectDelay })
   }
+  finishPage(html, onProgress)
   const overhead = overheadOf(profiled.requestsPerSec, unprofiled.requestsPerSec, APART)
   return { html, profilePath: dataDir, ...windowResult(profiled), windowUs, overhead }
 }

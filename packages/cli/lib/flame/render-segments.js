@@ -43,22 +43,39 @@ function texts (flamegraph, { scenario, profiler: profilerKey }) {
   const profiler = PROFILER_NAMES[profilerKey] ?? profilerKey
   const { analysis, overhead, operation, format } = flamegraph
   const title = `Time or CPU: ${scenario} (${format})`
-  const where = operation ? `${operation.method} ${operation.route} [${operation.format}], ${formatCount(operation.count)} requests` : 'no breakdown'
-  const ratio = overhead && overhead.ratio !== null
-    ? `Measured overhead of ${profiler}: the app served ${formatShare(overhead.ratio)} of its unprofiled requests/s under it ` +
-      `(${Math.round(overhead.profiledRequestsPerSec)} against ${Math.round(overhead.unprofiledRequestsPerSec)}, ${overhead.how}).`
-    : `${profiler}'s overhead could not be measured (no throughput on one side).`
+  const where = operation
+    ? `${operation.method} ${operation.route} [${operation.format}], ${formatCount(operation.count)} requests in the profiled window`
+    : 'no breakdown'
   const window = analysis.windowed || analysis.source === 'cpuprofile'
     ? 'The samples are those of the profiled window alone (after the warm-up, before the load ended).'
     : 'The samples cover the whole run, warm-up included (this profiler keeps no sample times).'
   return {
     title,
-    about: `${where}. Each segment's share of response time, from the breakdown of the window, beside its share of the ` +
-      `${formatCount(analysis.samples)} samples on CPU: a sample counts for the innermost timed layer on its stack (its ` +
-      'synchronous part: its own code and what it calls before returning). ' + window,
-    apart: `Apart from those samples: ${apartText(analysis, 'here')}; ${formatCount(analysis.idleSamples)} idle.`,
-    overhead: ratio
+    about: aboutText(flamegraph, where, window),
+    apart: `Apart from those samples: ${apartText(analysis, 'here')}; ` +
+    `${formatCount(analysis.idleSamples)} idle.`,
+    overhead: overheadText(overhead, profiler)
   }
+}
+
+/**
+ * The profiler's measured cost in words. Served more requests/s under the profiler than without is not the
+ * profiler speeding the app up: the machine's own variation between the two windows was larger than the cost.
+ */
+function overheadText (overhead, profiler) {
+  if (!overhead || overhead.ratio === null) return `${profiler}'s overhead could not be measured (no throughput on one side).`
+  const profiled = Math.round(overhead.profiledRequestsPerSec)
+  const figures = `${profiled} requests/s under it against ${Math.round(overhead.unprofiledRequestsPerSec)} without, ${overhead.how}`
+  if (overhead.ratio >= 1) {
+    return `Measured overhead of ${profiler}: within noise (${figures}: the windows varied more than the profiler costs).`
+  }
+  return `Measured overhead of ${profiler}: the app served ${formatShare(overhead.ratio)} of its unprofiled requests/s under it (${figures}).`
+}
+
+function aboutText ({ analysis }, where, window) {
+  return `${where}. Each segment's share of response time, from the breakdown of the window, beside its share of the ` +
+    `${formatCount(analysis.samples)} samples on CPU: a sample counts for the innermost timed layer on its stack (its ` +
+    'synchronous part: its own code and what it calls before returning). ' + window
 }
 
 function renderSegmentsMarkdown (flamegraph, options) {

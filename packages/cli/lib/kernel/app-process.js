@@ -1,11 +1,13 @@
 'use strict'
 
+const fs = require('node:fs')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { freeLoopbackPort } = require('@nodebench/services')
 const { codes, NodebenchError } = require('@nodebench/errors')
-const { commandLine, baseAt } = require('./app-target')
+const { commandLine, baseAt, noServerScript } = require('./app-target')
+const { outputCollector, startFailure } = require('./app-output')
 
 // The app under load (app-target.js names it), started for a bench cell, a browser run: an app directory with
 // the example's entry points (`server.js --port <p> --processes <n>`, printing `listening on <url>`), a command
@@ -20,15 +22,21 @@ function appError (message) {
 }
 
 /**
+ * `onNotice(line)` hears each line the app writes to stderr that starts with `nodebench: ` (what nodebench's
+ * middleware says in it: no collector answered its exports), for the caller to pass on.
  * Resolves to `{ base, pid, stop(), kill() }` once the app answers: `stop` ends it gracefully, `kill` at once
  * (SIGKILL, an instance dying abruptly); an app at --url alone has neither (pid null). `args`: more
  * arguments for an app directory's server.js (`--server-timing` for nodebench browser). `traced: false`
  * starts it with NODEBENCH=off (the app without nodebench, which an app directory's server.js honours).
  */
-async function startApp (target, { processes, env, args = [], traced = true }) {
+async function startApp (target, { processes, env, args = [], onNotice = () => {}, traced = true }) {
   const nodebench = traced ? 'on' : 'off'
-  if (target.app !== null) return startScript(path.join(target.app, 'server.js'), { processes, env: { ...env, NODEBENCH: nodebench }, args })
-  if (target.cmd !== null) return startCommand(target, { processes, env: traced ? env : { ...env, NODEBENCH: 'off' } })
+  if (target.app !== null) {
+    const script = path.join(target.app, 'server.js')
+    if (!fs.existsSync(script)) throw appError(noServerScript(target.app))
+    return startScript(script, { processes, env: { ...env, NODEBENCH: nodebench }, args, onNotice })
+  }
+  if (target.cmd !== null) return startCommand(target, { processes, env: traced ? env : { ...env, NODEBENCH: 'off' }, onNotice })
   await waitUntilAnswering(target.url, { deadline: Date.now() + 5000, exited: () => null })
   return { base: target.url, pid: null, stop: async () => {}, kill () {} }
 }
@@ -37,10 +45,10 @@ async function startApp (target, { processes, env, args = [], traced = true }) {
  * A Node.js script with an app directory's entry point (`<script> --port 0 --processes <n> [args]`, printing
  * `listening on <url>`), run with this process's Node.js; resolves as startApp.
  */
-function startScript (script, { processes, env, args = [] }) {
+function startScript (script, { processes, env, args = [], onNotice = () => {} }) {
   const argv = [script, '--port', '0', '--processes', String(processes), ...args]
   const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] })
-  const output = captureOutput(child)
+  const output = captureOutput(child, onNotice)
   const stop = stopper(child)
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -60,17 +68,19 @@ function startScript (script, { processes, env, args = [] }) {
     })
     child.once('exit', (code, signal) => {
       clearTimeout(timer)
-      reject(appError(`the app exited (${signal || `code ${code}`}) before listening${output.tail()}`))
+      // What it printed last may still be in the pipe: read it to its end (or for half a second).
+      const ended = child.stderr.readableEnded ? Promise.resolve() : new Promise((resolve) => { child.stderr.once('end', resolve); setTimeout(resolve, 500) })
+      ended.then(() => reject(appError(`the app exited (${signal || `code ${code}`}) before listening${output.tail()}`)))
     })
   })
 }
 
-async function startCommand (target, { processes, env }) {
+async function startCommand (target, { processes, env, onNotice }) {
   const port = target.cmd.includes('{port}') ? await freeLoopbackPort() : null
   const command = commandLine(target, { port, processes })
   const base = port === null ? target.url : baseAt(target, port)
   const child = spawn(command, { shell: true, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-  const output = captureOutput(child)
+  const output = captureOutput(child, onNotice)
   let exitReason = null
   child.once('exit', (code, signal) => { exitReason = signal || `code ${code}` })
   child.once('error', (err) => { exitReason = err.message })
@@ -104,16 +114,23 @@ async function waitUntilAnswering (base, { deadline, exited, tail = () => '' }) 
   }
 }
 
-function captureOutput (child) {
+function captureOutput (child, onNotice = () => {}) {
   let stdout = ''
-  let stderr = ''
+  let partial = ''
+  const stderr = outputCollector()
   child.stdout.setEncoding('utf8').on('data', (chunk) => { stdout += chunk })
-  child.stderr.setEncoding('utf8').on('data', (chunk) => { stderr = (stderr + chunk).slice(-4000) })
+  child.stderr.setEncoding('utf8').on('data', (chunk) => {
+    stderr.add(chunk)
+    const lines = (partial + chunk).split('\n')
+    partial = lines.pop().slice(-2000)
+    for (const line of lines) if (line.startsWith('nodebench: ')) onNotice(line.slice('nodebench: '.length))
+  })
   return {
     stdout: () => stdout,
+    // Why it failed, from its first error line (app-output.js).
     tail: () => {
-      const lines = stderr.trim().split('\n').slice(-5).join('\n  ')
-      return lines ? `; its last output:\n  ${lines}` : ''
+      const said = startFailure(stderr.text())
+      return said ? `:\n  ${said.split('\n').join('\n  ')}` : ''
     }
   }
 }

@@ -1,9 +1,10 @@
 'use strict'
 
+const fs = require('node:fs')
 const path = require('node:path')
 const { usageError } = require('../usage-error')
 const { defaultApp } = require('./default-app')
-const { workloadFileOf, loadWorkload } = require('./workload')
+const { workloadFileOf, workloadFileIn, loadWorkload } = require('./workload')
 
 // How every command that starts or reaches an app names it (bench, flame, browser), and the workload it sends:
 //   --app <dir>        an app directory with the example's entry points: `server.js --port <p> --processes <n>`,
@@ -62,13 +63,35 @@ function appTargetOf (values, { command, learnsPort = false }) {
   }
   let app = null
   if (cmd === null && url === null) {
-    app = values.app !== undefined ? path.resolve(String(values.app)) : defaultApp()
+    app = values.app !== undefined ? appDirectory(String(values.app), fail) : defaultApp()
     if (app === null) {
       throw fail(`no app to ${VERBS[command] ?? 'start'}: give --app <dir>, or --cmd "<command>" with --url <base> ` +
         '(or a {port} placeholder), or --url alone')
     }
   }
   return Object.freeze({ app, cmd, url, starts: app !== null || cmd !== null })
+}
+
+/** `--app <dir>` as an absolute path, once it is known to be an app folder nodebench can start. */
+function appDirectory (given, fail) {
+  const dir = path.resolve(given)
+  const shown = given === dir ? dir : `'${given}' (${dir})`
+  let stats
+  try {
+    stats = fs.statSync(dir)
+  } catch {
+    throw fail(`--app ${shown}: no such folder; expected the folder of an app with a server.js (or name yours with --cmd)`)
+  }
+  if (!stats.isDirectory()) throw fail(`--app ${shown} is a file, not a folder; to start a script, use --cmd "node ${given} --port {port}"`)
+  // A folder with a workload and no server.js is one whose workload names only other servers (its `targets`,
+  // examples/baseline); should its workload need the app after all, starting it says what is missing.
+  if (!fs.existsSync(path.join(dir, 'server.js')) && workloadFileIn(dir) === null) throw fail(noServerScript(shown))
+  return dir
+}
+
+function noServerScript (shown) {
+  return `--app ${shown} has no server.js: --app starts an app folder's server.js --port <p> --processes <n>; ` +
+    'for any other start command, use --cmd "<command>" with {port}'
 }
 
 /** The workload of `values` for `target`: --workload, else the one in the app's directory, else the current one's. */
@@ -144,4 +167,4 @@ function nodeCommand (target, { command, what }) {
   return words
 }
 
-module.exports = { APP_TARGET_OPTIONS, appTargetOf, workloadOf, commandLine, baseAt, nodeCommand, shellWords }
+module.exports = { APP_TARGET_OPTIONS, appTargetOf, workloadOf, commandLine, baseAt, nodeCommand, shellWords, noServerScript }

@@ -30,15 +30,28 @@ async function fetchBreakdown (base, method) {
   return JSON.parse(text)
 }
 
+/**
+ * `read` with its dropped spans counted over the window since `reset` only: an app counts the spans it could not
+ * export since it started (its exporter's count is the process's), while everything else in a snapshot counts
+ * from the last reset. A cell's figure is what was dropped while it ran, never the run's total so far.
+ */
+function droppedInWindow (reset, read) {
+  const before = reset?.dropped?.spans
+  const after = read?.dropped?.spans
+  if (typeof before !== 'number' || typeof after !== 'number') return read
+  return { ...read, dropped: { ...read.dropped, spans: Math.max(0, after - before) } }
+}
+
 const appSource = Object.freeze({
   kind: 'app',
   forCell () {
+    let reset = null
     return {
       instanceEnv: async () => ({}),
       attached () {},
       gone () {},
-      begin: (base) => fetchBreakdown(base, 'DELETE'),
-      read: (base) => fetchBreakdown(base, 'GET'),
+      begin: async (base) => { reset = await fetchBreakdown(base, 'DELETE') },
+      read: async (base) => droppedInWindow(reset, await fetchBreakdown(base, 'GET')),
       end () {}
     }
   },
@@ -127,4 +140,4 @@ async function openBreakdownSource (config, { env, log }) {
   return prometheusSource(prometheus, { freeLoopbackPort: services.freeLoopbackPort, collector })
 }
 
-module.exports = { openBreakdownSource, fetchBreakdown, measuredOperation }
+module.exports = { openBreakdownSource, fetchBreakdown, measuredOperation, droppedInWindow }

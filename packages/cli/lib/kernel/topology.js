@@ -16,16 +16,18 @@ const { startApp } = require('./app-process')
 // metrics port), and the source is told when the set of processes changes.
 
 /**
- * Starts a cell's topology; resolves to `{ topology, base, instances, processes(), addInstance(), killInstance(),
- * stop() }`. `instances`: `[{ address, pid, env, startedAt, killedAt }]` (`env`: the breakdown source's variables
- * it got). `processes()`: its processes as the process sampler's roots (each with its role). After `stop()`,
- * `traffic` holds nginx's access log (parseAccessLog's entries; empty for a cluster). `traced: false` starts
- * the app without nodebench (NODEBENCH=off); `role` names its processes (default 'app').
+ * Starts a cell's topology (`onNotice`: startApp's, for every process); resolves to `{ topology, base, instances,
+ * processes(), addInstance(), killInstance(), stop() }`. `instances`: `[{ address, pid, env, startedAt, killedAt }]`
+ * (`env`: the breakdown source's variables it got). `processes()`: its processes as the process sampler's roots
+ * (each with its role). After `stop()`, `traffic` holds nginx's access log (parseAccessLog's entries; empty for a
+ * cluster). `traced: false` starts the app without nodebench (NODEBENCH=off); `role` names its processes
+ * (default 'app').
  */
-async function startTopology (target, { topology, balancer, processes, env, source, log = () => {}, traced = true, role = 'app' }) {
+async function startTopology (target, options) {
+  const { topology, balancer, processes, env, source, log = () => {}, onNotice, traced = true, role = 'app' } = options
   if (topology === 'cluster') {
     const sourceEnv = await source.instanceEnv()
-    const app = await startApp(target, { processes, env: { ...env, ...sourceEnv }, traced })
+    const app = await startApp(target, { processes, env: { ...env, ...sourceEnv }, onNotice, traced })
     source.attached()
     const instance = instanceOf(app, sourceEnv)
     return {
@@ -37,10 +39,10 @@ async function startTopology (target, { topology, balancer, processes, env, sour
       stop: () => app.stop()
     }
   }
-  return startBalanced(target, { balancer, processes, env, source, log, traced })
+  return startBalanced(target, { balancer, processes, env, source, log, onNotice, traced })
 }
 
-async function startBalanced (target, { balancer, processes, env, source, log, traced }) {
+async function startBalanced (target, { balancer, processes, env, source, log, onNotice, traced }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-nginx-'))
   const running = []
   let nginx = null
@@ -83,7 +85,7 @@ async function startBalanced (target, { balancer, processes, env, source, log, t
 
   async function startInstance () {
     const sourceEnv = await source.instanceEnv()
-    const app = await startApp(target, { processes: 1, env: { ...env, ...sourceEnv }, traced })
+    const app = await startApp(target, { processes: 1, env: { ...env, ...sourceEnv }, onNotice, traced })
     const instance = instanceOf(app, sourceEnv)
     running.push({ app, instance })
     balanced.instances.push(instance)

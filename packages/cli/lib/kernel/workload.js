@@ -2,6 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
+const { spawnSync } = require('node:child_process')
 const { codes, NodebenchError } = require('@nodebench/errors')
 const { checkBrowser } = require('./workload-browser')
 const { checkTargets } = require('./targets')
@@ -91,16 +92,63 @@ function workloadFileOf (given, dir) {
 /** Reads and checks a workload file; returns it frozen, with every default filled in. */
 function loadWorkload (file) {
   const shown = displayPath(file)
-  let source
-  try {
-    source = file.endsWith('.json') ? JSON.parse(fs.readFileSync(file, 'utf8')) : require(file)
-  } catch (err) {
-    if (err.code === 'ENOENT' || (err.code === 'MODULE_NOT_FOUND' && err.message.includes(file))) {
-      throw workloadError(shown, 'no such file; expected a nodebench.workload.js or .json')
-    }
-    throw workloadError(shown, `could not be read: ${err.message.split('\n')[0]}`)
-  }
+  if (!fs.existsSync(file)) throw workloadError(shown, 'no such file; expected a nodebench.workload.js or .json')
+  const source = file.endsWith('.json') ? readJson(file, shown) : requireModule(file, shown)
   return checkWorkload(source, { file, shown })
+}
+
+/** A .json workload; a syntax error is named by line and column (V8's message gives an offset). */
+function readJson (file, shown) {
+  const text = fs.readFileSync(file, 'utf8')
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    const offset = /at position (\d+)/.exec(err.message)
+    const message = err.message.replace(/ in JSON at position \d+.*$/, '').replace(/ \(line \d+ column \d+\)$/, '')
+    if (offset === null) throw workloadError(shown, `is not JSON: ${message}`)
+    const before = text.slice(0, Number(offset[1]))
+    const line = before.split('\n').length
+    const column = Number(offset[1]) - before.lastIndexOf('\n')
+    throw workloadError(`${shown}:${line}:${column}`, `is not JSON: ${message}`)
+  }
+}
+
+/**
+ * A .js (or .cjs, .mjs) workload: CommonJS's `module.exports`, or an ES module's `export default` (an ESM
+ * project's nodebench.workload.js; Node.js's require() of an ES module gives its namespace).
+ */
+function requireModule (file, shown) {
+  let exported
+  try {
+    exported = require(file)
+  } catch (err) {
+    if (err.code === 'ERR_REQUIRE_ASYNC_MODULE') {
+      throw workloadError(shown, 'is an ES module with top-level await, which nodebench cannot load synchronously; move the awaits into setup()')
+    }
+    if (err instanceof SyntaxError) throw workloadError(syntaxErrorAt(file) ?? shown, `${err.name}: ${err.message}`)
+    throw workloadError(shown, `could not be loaded: ${err.message.split('\n')[0]}`)
+  }
+  const isNamespace = Object.prototype.toString.call(exported) === '[object Module]'
+  if (isNamespace || (exported !== null && typeof exported === 'object' && exported.__esModule === true && 'default' in exported)) {
+    if (exported.default === undefined) throw workloadError(shown, 'is an ES module without a default export; expected `export default { scenarios: ... }`')
+    return exported.default
+  }
+  return exported
+}
+
+/**
+ * `file:line:column` of a syntax error in `file`, as `node --check` finds it: Node.js names the line, and the
+ * carets under the source line the column (require() of an ES module names neither).
+ */
+function syntaxErrorAt (file) {
+  const checked = spawnSync(process.execPath, ['--check', file], { encoding: 'utf8', timeout: 10_000 })
+  const lines = (checked.stderr || '').split('\n')
+  const at = lines.findIndex((line) => line.startsWith(`${file}:`) || line.startsWith(`file://${file}:`))
+  if (at === -1) return null
+  const line = /:(\d+)$/.exec(lines[at])
+  const caret = (lines[at + 2] || '').indexOf('^')
+  if (line === null) return null
+  return `${displayPath(file)}:${line[1]}${caret === -1 ? '' : `:${caret + 1}`}`
 }
 
 function checkKeys (object, allowed, where, fail) {

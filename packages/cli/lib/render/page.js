@@ -44,14 +44,14 @@ function section (id, title, body) {
 
 /**
  * The whole page: `title` (its <title> and <h1>), `headline` under it, links to `nav` ([{ id, title }]) when
- * given, then `body`.
+ * given, then `body`; `style`: CSS of the body's own parts (a waterfall's), after the shell's.
  */
-function htmlPage ({ title, headline, nav = [], body }) {
+function htmlPage ({ title, headline, nav = [], body, style = '' }) {
   const links = nav.length === 0 ? '' : `<nav>${nav.map(({ id, title }) => `<a href="#${escapeHtml(id)}">${escapeHtml(title)}</a>`).join('')}</nav>\n`
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>${STYLE}</style></head><body><main>
+<style>${STYLE}${style}</style></head><body><main>
 <header><h1>${escapeHtml(title)}</h1>
 <p class="headline">${escapeHtml(headline)}</p></header>
 ${links}${body}

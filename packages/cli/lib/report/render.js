@@ -1,15 +1,20 @@
 'use strict'
 
+const { pathToFileURL } = require('node:url')
 const { renderTable, renderMarkdown } = require('@nodebench/breakdown')
 
 // `report`'s output: the breakdown's tables (@nodebench/breakdown's renderers), and what each source adds: the
-// instances a breakdown from Prometheus covered, links to exemplar traces in Jaeger's UI.
+// instances a breakdown from Prometheus covered, links to exemplar traces: on report.html, where they are drawn
+// (page.js), and in Jaeger's UI only when one answers (a Jaeger built from its Go module has none).
 
-/** The snapshot for a terminal (`table`) or as Markdown (`md`), with its source's extras. */
-function renderReport (snapshot, { format, jaeger }) {
+/**
+ * The snapshot for a terminal (`table`) or as Markdown (`md`), with its source's extras. `page`: report.html's
+ * path (null: none written); `jaegerUi`: whether Jaeger's own UI answers at `jaeger`.
+ */
+function renderReport (snapshot, { format, jaeger, page = null, jaegerUi = false }) {
   const markdown = format === 'md'
   let text = (markdown ? renderMarkdown(snapshot) : renderTable(snapshot, { color: false })) + '\n'
-  if (snapshot.source === 'jaeger') text += renderExemplars(snapshot, jaeger, markdown)
+  if (snapshot.source === 'jaeger') text += renderExemplars(snapshot, { jaeger, page, jaegerUi, markdown })
   if (snapshot.source === 'prometheus') text += renderInstances(snapshot, markdown)
   return text
 }
@@ -27,18 +32,31 @@ function renderInstances (snapshot, markdown) {
   return lines.join('\n') + '\n'
 }
 
-/** Per operation, links to a median request's trace and the slowest one in Jaeger's UI. */
-function renderExemplars (snapshot, jaegerUrl, markdown) {
-  const base = jaegerUrl.replace(/\/$/, '')
-  const lines = [markdown ? '\n## Traces\n' : '\nTraces (Jaeger UI):']
+/**
+ * Per operation, its slowest and a median request: where each is drawn (report.html#trace-<id>), the command that
+ * prints it, and Jaeger's UI when one answers.
+ */
+function renderExemplars (snapshot, { jaeger, page, jaegerUi, markdown }) {
+  const base = jaeger.replace(/\/$/, '')
+  const pageUrl = page === null ? null : pathToFileURL(page).href
+  const where = [pageUrl === null ? null : 'report.html', jaegerUi ? 'Jaeger\'s UI' : null].filter(Boolean)
+  const lines = [markdown ? '\n## Traces\n' : `\nTraces${where.length ? ` (${where.join(', ')})` : ''}; print one with nodebench report --trace <id>:`]
   for (const operation of snapshot.operations) {
     if (!operation.exemplars) continue
     const name = `${operation.method} ${operation.route} [${operation.format}]`
-    const median = `${base}/trace/${operation.exemplars.median}`
-    const slowest = `${base}/trace/${operation.exemplars.slowest}`
-    lines.push(markdown
-      ? `- ${name}: [median](${median}), [slowest](${slowest})`
-      : `  ${name}\n    median  ${median}\n    slowest ${slowest}`)
+    const links = (traceId) => [pageUrl === null ? null : `${pageUrl}#trace-${traceId}`, jaegerUi ? `${base}/trace/${traceId}` : null]
+      .filter(Boolean)
+    const { slowest, median } = operation.exemplars
+    if (markdown) {
+      const link = (label, traceId) => {
+        const [first] = links(traceId)
+        return first === undefined ? `${label} \`${traceId}\`` : `[${label}](${first})`
+      }
+      lines.push(`- ${name}: ${link('slowest', slowest)}, ${link('median', median)}`)
+    } else {
+      lines.push(`  ${name}`)
+      for (const [label, traceId] of [['slowest', slowest], ['median ', median]]) lines.push(`    ${label} ${[traceId, ...links(traceId)].join('  ')}`)
+    }
   }
   return lines.join('\n') + '\n'
 }

@@ -1,20 +1,22 @@
 'use strict'
 
-const { breakdownFromJaeger, breakdownFromApp, breakdownFromPrometheus, parseSince } = require('@nodebench/collector')
+const fs = require('node:fs')
+const path = require('node:path')
+const { breakdownFromJaeger, breakdownFromApp, breakdownFromPrometheus, parseSince, readTrace, JaegerClient } = require('@nodebench/collector')
 const { commandServices } = require('../kernel/service-table')
+const { renderReportPage } = require('./page')
 
 // `runReport`, the report feature's API: the breakdown of a service read back from where it was recorded: the
 // traces Jaeger holds or the metrics Prometheus holds (any number of processes and machines), or one app's
-// expose path. The same snapshot as an app's own, rendered by the same tables (render.js).
+// expose path. The same snapshot as an app's own, rendered by the same tables (render.js). From Jaeger, each
+// operation's exemplar requests (its slowest, a median one) are read whole and drawn as waterfalls on a page
+// of its own, report.html (page.js): the Jaeger a checkout builds has no UI to open them in. `runTrace`: one
+// trace's waterfall.
 
 const DEFAULT_PROMETHEUS_URL = 'http://localhost:9090'
 
-/**
- * Resolves to the breakdown snapshot `config` names: `{ source: 'app', url, headers }`, `{ source:
- * 'prometheus', url (null: the prometheus service's, else localhost:9090), service, since }` or `{ source:
- * 'jaeger', jaeger, service, since }` (`since`: parseSince's text, e.g. '10m'). `onProgress` hears what it reads.
- */
-async function runReport (config, { env = process.env, onProgress = () => {} } = {}) {
+/** The snapshot `config` names (its source's), with `onProgress` hearing what is read. */
+async function readSnapshot (config, { env, onProgress }) {
   if (config.source === 'app') {
     onProgress(`reading ${config.url}`)
     return breakdownFromApp({ url: config.url, headers: config.headers })
@@ -34,4 +36,43 @@ async function runReport (config, { env = process.env, onProgress = () => {} } =
   })
 }
 
-module.exports = { runReport }
+/** Each operation's exemplar traces, read whole (every process's spans): `{ [traceId]: waterfall }`. */
+async function readExemplars (snapshot, { url, onProgress }) {
+  const exemplars = snapshot.operations.flatMap((o) => (o.exemplars ? [o.exemplars.slowest, o.exemplars.median] : []))
+  const ids = [...new Set(exemplars)]
+  onProgress(`reading ${ids.length} exemplar trace${ids.length === 1 ? '' : 's'} (each operation's slowest and a median one)`)
+  const traces = {}
+  for (const traceId of ids) traces[traceId] = await readTrace({ url, traceId })
+  return traces
+}
+
+/**
+ * Resolves to `{ snapshot, traces, jaegerUi, page }` for `config`: `{ source: 'app', url, headers }`, `{ source:
+ * 'prometheus', url (null: the prometheus service's, else localhost:9090), service, since }` or `{ source:
+ * 'jaeger', jaeger, service, since }` (`since`: parseSince's text, e.g. '10m'), each with `outDir` (where
+ * report.html goes; null: no page). `traces`: the exemplars' waterfalls by trace id (Jaeger; else {}),
+ * `jaegerUi`: whether Jaeger's own UI answers there (else null), `page`: report.html's path, or null.
+ */
+async function runReport (config, { env = process.env, onProgress = () => {}, now = new Date() } = {}) {
+  const snapshot = await readSnapshot(config, { env, onProgress })
+  let traces = {}
+  let jaegerUi = null
+  if (config.source === 'jaeger') {
+    traces = await readExemplars(snapshot, { url: config.jaeger, onProgress })
+    jaegerUi = await new JaegerClient({ url: config.jaeger }).hasUi()
+  }
+  let page = null
+  if (config.outDir) {
+    fs.mkdirSync(config.outDir, { recursive: true })
+    page = path.join(config.outDir, 'report.html')
+    fs.writeFileSync(page, await renderReportPage(snapshot, { config, traces, jaegerUi, now }))
+  }
+  return { snapshot, traces, jaegerUi, page }
+}
+
+/** The waterfall of one trace (`{ jaeger, trace }`) as Jaeger holds it. */
+function runTrace (config) {
+  return readTrace({ url: config.jaeger, traceId: config.trace })
+}
+
+module.exports = { runReport, runTrace }
