@@ -167,4 +167,6 @@ function nodeCommand (target, { command, what }) {
   return words
 }
 
-module.exports = { APP_TARGET_OPTIONS, appTargetOf, workloadOf, commandLine, baseAt, nodeCommand, shellWords, noServerScript }
+module.exports = {
+  APP_TARGET_OPTIONS, appTargetOf, workloadOf, commandLine, baseAt, nodeCommand, shellWords, noServerScript
+}
