@@ -10,9 +10,10 @@ const { escapeHtml } = require('@nodebench/breakdown')
 const CONFIG = Object.freeze({
   font: 'system-ui, -apple-system, "Segoe UI", sans-serif',
   title: { anchor: 'start', fontSize: 13, subtitleFontSize: 11, subtitleColor: '#555' },
-  // Labels are measured here without the page's font: a gap of 6 px keeps a quantitative axis's labels apart
-  // in the browser too (Vega drops every other one until they fit).
-  axis: { labelFontSize: 11, titleFontSize: 11, gridColor: '#e6e6e6', labelSeparation: 6 },
+  axis: { labelFontSize: 11, titleFontSize: 11, gridColor: '#e6e6e6' },
+  // Vega-Lite leaves a faceted chart's quantitative labels all drawn: 'greedy' hides (opacity 0) each one that
+  // would meet the last one shown, with 6 px between them, since here labels are measured without the page's font.
+  axisQuantitative: { labelOverlap: 'greedy', labelSeparation: 6 },
   legend: { labelFontSize: 11, titleFontSize: 11 },
   view: { stroke: '#ddd' }
 })
