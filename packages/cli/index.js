@@ -2,9 +2,11 @@
 
 const { main, parseArguments } = require('./lib/main')
 const { benchConfig, runBench, flameConfig, runFlame, browserConfig, runBrowser, runReport, runTrace } = require('./lib/api')
+const { startProcessSampler } = require('./lib/kernel/process-sampler')
 
 // nodebench from JavaScript: the command line itself (main, parseArguments), and the API it is a shell over:
-// each feature's configuration and run (lib/api.js).
+// each feature's configuration and run (lib/api.js); and the kernel's process sampler, which every bench cell
+// runs, for a harness of one's own (the CPU and memory of each process of a run).
 
 module.exports = {
   main,
@@ -16,5 +18,6 @@ module.exports = {
   browserConfig,
   runBrowser,
   runReport,
-  runTrace
+  runTrace,
+  startProcessSampler
 }
