@@ -5,8 +5,9 @@
 // What a run started is told two ways, since a detached service leaves the run's process tree at once:
 // - every process that inherited the run's mark, an environment variable the runner gives the tests
 //   (/proc/<pid>/environ keeps the environment a process was started with);
-// - every process that was not running before the run and whose command line or working directory is in the
-//   checkout (a child started with an environment of its own).
+// - every process that was not running before the run, whose command line or working directory is in the
+//   checkout (a child started with an environment of its own), and whose parents up to init or the runner are
+//   all new too: a shell or an editor someone else started in the checkout during the run is not the run's.
 // Linux's /proc only; elsewhere nothing is found.
 
 const fs = require('node:fs')
@@ -23,7 +24,7 @@ function read (file) {
   }
 }
 
-/** Every process this user may read: `{ pid, started, command, cwd, environ }` (`started`: clock ticks since boot). */
+/** Every process this user may read: `{ pid, ppid, started, command, cwd, environ }` (`started`: clock ticks since boot). */
 function processes () {
   let entries = []
   try {
@@ -49,6 +50,7 @@ function processes () {
     const environ = read(`/proc/${pid}/environ`)
     found.push({
       pid,
+      ppid: Number(fields[1]),
       started: Number(fields[19]),
       command: cmdline.toString('utf8').split('\0').filter(Boolean).join(' '),
       cwd,
@@ -62,23 +64,37 @@ function inside (root, text) {
   return text !== null && (text === root || text.includes(root + path.sep))
 }
 
-/** The processes running now that point into `root` (their identities: pid and start time). */
-function checkoutProcesses (root) {
-  return new Set(processes().filter((p) => inside(root, p.command) || inside(root, p.cwd)).map((p) => `${p.pid}:${p.started}`))
+const identity = (p) => `${p.pid}:${p.started}`
+
+/** The processes running now (their identities: pid and start time), for leftoverProcesses' `before`. */
+function runningProcesses () {
+  return new Set(processes().map(identity))
+}
+
+/** Whether every parent of `p` up to init (or `runner`) is new since `before`: whether the run can have started it. */
+function startedSince (p, byPid, before, runner) {
+  const seen = new Set()
+  for (let parent = byPid.get(p.ppid); ; parent = byPid.get(parent.ppid)) {
+    if (parent === undefined || parent.pid <= 1 || parent.pid === runner) return true
+    if (before.has(identity(parent)) || seen.has(parent.pid)) return false
+    seen.add(parent.pid)
+  }
 }
 
 /**
- * The processes run `runId` left behind: marked with it, or new since `before` (checkoutProcesses') and
- * pointing into `root`. Waits up to `graceMs` for them to exit by themselves (a server finishing its stop).
+ * The processes run `runId` left behind: marked with it, or new since `before` (runningProcesses'), pointing
+ * into `root` and started by the run (startedSince: by this process, or orphaned to init). Waits up to `graceMs` for them to exit by themselves (a server finishing its stop).
  * Resolves to `[{ pid, command }]`.
  */
 async function leftoverProcesses ({ runId, root, before = new Set(), graceMs = 5000, exclude = [process.pid] }) {
   const mark = `${MARK}=${runId}`
   const deadline = Date.now() + graceMs
   for (;;) {
-    const left = processes().filter((p) => !exclude.includes(p.pid) && (
+    const now = processes()
+    const byPid = new Map(now.map((p) => [p.pid, p]))
+    const left = now.filter((p) => !exclude.includes(p.pid) && (
       p.environ.split('\0').includes(mark) ||
-      (!before.has(`${p.pid}:${p.started}`) && (inside(root, p.command) || inside(root, p.cwd)))))
+      (!before.has(identity(p)) && (inside(root, p.command) || inside(root, p.cwd)) && startedSince(p, byPid, before, process.pid))))
     if (left.length === 0 || Date.now() >= deadline) return left.map(({ pid, command }) => ({ pid, command }))
     await sleep(250)
   }
@@ -105,4 +121,4 @@ async function stopProcesses (list, { graceMs = 5000 } = {}) {
   for (const { pid } of list) if (alive(pid)) signal(pid, 'SIGKILL')
 }
 
-module.exports = { MARK, checkoutProcesses, leftoverProcesses, stopProcesses }
+module.exports = { MARK, runningProcesses, leftoverProcesses, stopProcesses }

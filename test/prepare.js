@@ -1,13 +1,13 @@
 'use strict'
 
 // What the tests run besides npm packages, made ready before the first test starts: the embedded database
-// and Jaeger (built from the Go module proxy, minutes the first time), Chromium, Prometheus and nginx
-// (Debian's packages, installed with apt-get as root), and the NestJS apps (Nest 11 and 10 installed with npm ci
+// and Jaeger (built from the Go module proxy, minutes the first time), Chromium, Prometheus, nginx, Apache httpd
+// and PHP (Debian's packages, installed with apt-get as root), and the NestJS apps (Nest 11 and 10 installed with npm ci
 // into their fixtures, all three compiled from TypeScript). The tests would fetch each on first use too, but inside a test's time
 // limit, which a first build or installation on a fresh machine exceeds. Each step is cached (the project
 // and per-user caches, apt), so later runs only check that the files are there.
 
-const { ferretdbBinary, ensureChromium, ensurePrometheus, ensureNginx } = require('@nodebench/services')
+const { ferretdbBinary, ensureChromium, ensurePrometheus, ensureNginx, ensureApachePhp } = require('@nodebench/services')
 const { jaegerBinary } = require('@nodebench/collector')
 const { prepareNestApps } = require('../middleware/test/nest-apps')
 
@@ -17,6 +17,7 @@ const STEPS = Object.freeze([
   { what: 'Chromium (the report\'s browser check, nodebench browser)', ready: (onProgress) => ensureChromium({ onProgress }) },
   { what: 'Prometheus (the fleet tests)', ready: (onProgress) => ensurePrometheus({ onProgress }) },
   { what: 'nginx (the scale-out tests)', ready: (onProgress) => ensureNginx({ onProgress }) },
+  { what: 'Apache httpd with PHP (the baseline tests)', ready: (onProgress) => ensureApachePhp({ onProgress }) },
   { what: 'the NestJS apps (Nest 12, 11 and 10, compiled from examples/nest-cats)', ready: async (onProgress) => prepareNestApps(onProgress ? { onProgress } : {}) }
 ])
 

@@ -10,7 +10,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { prepareTestDependencies } = require('./prepare')
-const { MARK, checkoutProcesses, leftoverProcesses, stopProcesses } = require('./leftover-processes')
+const { MARK, runningProcesses, leftoverProcesses, stopProcesses } = require('./leftover-processes')
 
 const root = path.join(__dirname, '..')
 const TEST_DIRS = ['test', 'middleware/test', 'collector/test', 'packages', 'examples']
@@ -45,7 +45,7 @@ async function main () {
     process.exit(1)
   }
   const runId = `${process.pid}-${Date.now()}`
-  const before = checkoutProcesses(root)
+  const before = runningProcesses()
   const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...files], {
     cwd: root, stdio: 'inherit', env: { ...process.env, [MARK]: runId }
   })

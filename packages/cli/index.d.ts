@@ -58,6 +58,11 @@ export interface BenchOptions extends AppTargetOptions {
   timeout?: Count
   'add-instance-at'?: string | number[]
   'kill-instance-at'?: string | number[]
+  /**
+   * Servers beside the app, the same scenarios sent to each: 'node' (bare node:http), 'express' (bare Express),
+   * 'app-untraced' (the app with NODEBENCH=off; added with any of them), 'apache-php' (Apache httpd with PHP).
+   */
+  'baseline-targets'?: List
   quick?: boolean
   /** After the matrix, a flamegraph of every scenario (flame's V8 profiler), in the report. */
   flame?: boolean
@@ -91,14 +96,32 @@ export interface BenchCellEvent {
   type: 'start' | 'end'
   index: number
   total: number
-  cell: { scenario: string, format: string, processes: number, topology: 'cluster' | 'nginx' }
+  /** `processes` null and topology 'prefork' for Apache httpd, whose pool is its own. */
+  cell: { scenario: string, format: string, processes: number | null, topology: 'cluster' | 'nginx' | 'prefork', target: BenchTarget }
   /** With 'end': the cell's record in results.json. */
   record?: Record<string, unknown>
 }
 
+/** A server a bench run sends its scenarios to (the workload's `targets`, --baseline-targets). */
+export interface BenchTarget {
+  readonly name: string
+  readonly kind: 'app' | 'app-untraced' | 'node' | 'express' | 'apache-php'
+  readonly label: string
+  /** Only the app is: the others have no breakdown. */
+  readonly traced: boolean
+  /** nodebench's own bare server (node, express) or reply page (apache-php), else the workload's script or pages. */
+  readonly builtIn: boolean
+  readonly script: string | null
+  readonly root: string | null
+}
+
 export interface BenchRun {
-  /** What results.json holds (schema 2: every repetition with its operations' segment figures). */
-  results: { schema: 2, cells: Array<Record<string, unknown>>, [field: string]: unknown }
+  /**
+   * What results.json holds (schema 2: every repetition of the app's cells with its operations' segment figures):
+   * `cells` are the app's, `targetCells` the other servers' (`targets` says what each was); every cell has
+   * `resources` (its processes' CPU and memory) and `latencyPercentilesMs`.
+   */
+  results: { schema: 2, cells: Array<Record<string, unknown>>, targetCells: Array<Record<string, unknown>>, [field: string]: unknown }
   resultsFile: string
   /** report.html and report.md. */
   report: { html: string, markdown: string }
@@ -206,6 +229,42 @@ export declare function runReport (config: ReportSource, options?: { env?: NodeJ
 
 /** One trace's waterfall from Jaeger: every span at its start and length, each process's part named. */
 export declare function runTrace (config: { jaeger: string, trace: string }): Promise<TraceWaterfall>
+
+export interface SampledRoot {
+  /** null or absent: nothing to sample (an app at --url alone). */
+  pid: number | null
+  /** The root's name in the figures, e.g. 'app', 'nginx master', 'back-end 1'. */
+  role: string
+  /** Its descendants that run its program (node:cluster workers, prefork children); default '<role> child'. A descendant running another program is '<role>: <program>'. */
+  childRole?: string
+  /** false: the root alone, not its children (nodebench itself, whose children are the run's other processes). */
+  descendants?: boolean
+}
+
+export interface ResourceFigures {
+  /** CPU % of one core (100 = one core busy): mean over the run (each reading weighed by its interval) and the busiest interval. */
+  cpuPercent: { mean: number | null, max: number | null }
+  /** Resident memory. */
+  rssBytes: { mean: number | null, max: number | null }
+}
+
+export interface ProcessUsage {
+  intervalMs: number
+  durationSec: number
+  samples: number
+  processes: Array<ResourceFigures & { pid: number, ppid: number | null, role: string, name: string, command: string | null, samples: number }>
+  /** A role's processes summed at each sample. */
+  roles: Array<ResourceFigures & { role: string, processes: number }>
+  timeline: Array<{ second: number, role: string, cpuPercent: number | null, rssBytes: number }>
+  /** The first error a sample met (sampling goes on), or null. */
+  error: string | null
+}
+
+/**
+ * Samples every process `roots()` names (asked again at every sample) and their descendants, every `intervalMs`
+ * (default 1000), from /proc: CPU % and resident memory. What every bench cell records as `resources`.
+ */
+export declare function startProcessSampler (options: { roots: () => SampledRoot[], intervalMs?: number }): { stop (): Promise<ProcessUsage> }
 
 export interface CompareOptions extends AppTargetOptions {
   /** Two runs already measured: results.json files or their folders (a the base, b the change). */

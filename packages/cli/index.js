@@ -2,9 +2,11 @@
 
 const { main, parseArguments } = require('./lib/main')
 const { benchConfig, runBench, flameConfig, runFlame, browserConfig, runBrowser, runReport, runTrace, compareConfig, runCompare } = require('./lib/api')
+const { startProcessSampler } = require('./lib/kernel/process-sampler')
 
 // nodebench from JavaScript: the command line itself (main, parseArguments), and the API it is a shell over:
-// each feature's configuration and run (lib/api.js).
+// each feature's configuration and run (lib/api.js); and the kernel's process sampler, which every bench cell
+// runs, for a harness of one's own (the CPU and memory of each process of a run).
 
 module.exports = {
   main,
@@ -18,5 +20,6 @@ module.exports = {
   runReport,
   runTrace,
   compareConfig,
-  runCompare
+  runCompare,
+  startProcessSampler
 }

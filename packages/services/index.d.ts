@@ -5,6 +5,8 @@ export interface ResolvedDatabase {
   uri: string
   /** 'MONGODB_URI' (given), 'service' (a registered database, shared), 'embedded' (started for this process). */
   source: 'MONGODB_URI' | 'service' | 'embedded'
+  /** The database's process (FerretDB's, embedded or the registered service's); null for MONGODB_URI. */
+  pid: number | null
   /** Stops an embedded database and removes its registration; a no-op for the other sources. */
   stop (): Promise<void>
 }
@@ -223,6 +225,73 @@ export interface AccessLogEntry {
 export declare function parseAccessLog (text: string): AccessLogEntry[]
 /** The text of the error pages nginx writes itself (no instance answered): tells its 502s from the app's 5xx. */
 export declare const PROXY_ERROR_MARK: string
+
+/**
+ * The path of an apache2 executable with PHP's module (libphp*.so) beside it (bench's apache-php target):
+ * APACHE_PATH, else /usr/sbin/apache2, else Debian's apache2 and libapache2-mod-php packages installed with
+ * apt-get (as root); NB_ERR_APACHE_MISSING otherwise.
+ */
+export declare function ensureApachePhp (options?: EnsureChromiumOptions & { modulesDir?: string }): Promise<string>
+
+export interface ApacheReply {
+  status: number
+  contentType?: string
+  body: Buffer | string
+}
+
+export interface ApachePrefork {
+  /** Debian's prefork defaults: 5, 5, 10, 150, 0. */
+  startServers?: number
+  minSpareServers?: number
+  maxSpareServers?: number
+  maxRequestWorkers?: number
+  maxConnectionsPerChild?: number
+  /** Apache's defaults: On, 100, 5 s. */
+  keepAlive?: boolean
+  maxKeepAliveRequests?: number
+  keepAliveTimeoutSec?: number
+}
+
+export interface StartApachePhpOptions {
+  /** A directory of Apache's own: its configuration, pages, error log and pid. */
+  dir: string
+  /** Where it listens, on 127.0.0.1. */
+  port: number
+  /** A directory of PHP pages to serve (copied into `dir`); or `reply`. */
+  root?: string
+  /** What every request gets, from a PHP page of nodebench's own; or `root`. */
+  reply?: ApacheReply
+  prefork?: ApachePrefork
+  /** The path polled until Apache answers; default '/'. */
+  readyPath?: string
+  onProgress?: OnProgress
+  env?: NodeJS.ProcessEnv
+  /** Default 30000. */
+  readyTimeoutMs?: number
+  /** Where Apache's modules are; default Debian's /usr/lib/apache2/modules. */
+  modulesDir?: string
+}
+
+export interface RunningApachePhp {
+  /** Apache's parent process; its prefork children are its own. */
+  pid: number
+  /** http://127.0.0.1:<port> */
+  url: string
+  port: number
+  dir: string
+  versions: { apache: string | null, php: string | null }
+  /** The prefork and keep-alive settings it runs with. */
+  settings: Required<ApachePrefork>
+  errorLog: string
+  /** SIGTERM (the parent stops its children), then SIGKILL to its process group; the same promise however often it is called. */
+  stop (): Promise<void>
+}
+
+/**
+ * Apache httpd with PHP (prefork MPM, mod_php) on loopback, with a configuration nodebench writes; stops with
+ * this process. NB_ERR_APACHE_START, with the first lines of its error log, when it does not start.
+ */
+export declare function startApachePhp (options: StartApachePhpOptions): Promise<RunningApachePhp>
 
 export interface NodeBinaryOptions {
   onProgress?: OnProgress

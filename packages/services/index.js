@@ -8,6 +8,7 @@ const { ensureChromium } = require('./lib/chromium')
 const { ensureValgrind } = require('./lib/valgrind')
 const { ensurePrometheus } = require('./lib/prometheus-binary')
 const { ensureNginx, startNginx, parseAccessLog, PROXY_ERROR_MARK } = require('./lib/nginx')
+const { ensureApachePhp, startApachePhp } = require('./lib/apache-php')
 const { nodeBinary } = require('./lib/node-binary')
 const { codes, NodebenchError } = require('./lib/errors')
 
@@ -35,6 +36,8 @@ module.exports = {
   startNginx,
   parseAccessLog,
   PROXY_ERROR_MARK,
+  ensureApachePhp,
+  startApachePhp,
   nodeBinary,
   userCacheDir,
   PROJECT_CACHE_DIR,

@@ -45,7 +45,8 @@ function benchConfig (values, options) {
   }
   const key = ({ scenario, format, processes, topology }) => `${scenario}|${format}|${processes}|${topology ?? 'cluster'}`
   const stored = new Map(results.cells.filter((cell) => cell.status === 'ok').map((cell) => [key(cell), cell]))
-  const common = require('./bench/matrix').cellsOf(config).filter((cell) => stored.has(key(cell)))
+  // The app's cells only: the servers beside it (--baseline-targets, a workload's targets) are not compared.
+  const common = require('./bench/matrix').cellsOf(config).filter((cell) => cell.target.kind === 'app' && stored.has(key(cell)))
   if (common.length === 0) {
     throw inputError(`--baseline ${displayPath(file)} measured no cell this run will (the same scenario, format, processes and topology)`)
   }

@@ -26,6 +26,11 @@ Commands:
                          cluster's primary merges its workers), or the metrics every process exports,
                          scraped by Prometheus (the prometheus service if it runs, else one of the run's);
                          prometheus for --topology nginx
+    --baseline-targets node,express[,app-untraced,apache-php]
+                         the same scenarios also on bare servers beside the app: a node:http server and an
+                         Express app answering the app's own bytes, the app without nodebench (added with
+                         any of them), Apache httpd with PHP (Debian's, installed when missing); the report
+                         climbs from the bare ceiling to the traced app (or a workload's targets)
     --quick              processes 1,2, one repetition, fewer requests: about a minute
     --out <dir>          --json: the results on stdout
     --browser            also load the workload's pages in Chromium (a quick browser pass, below) and

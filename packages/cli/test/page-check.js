@@ -37,7 +37,8 @@ function inspectLayout () {
     .filter((table) => table.right > viewport)
   const overlappingLabels = []
   for (const [index, container] of [...document.querySelectorAll('.chart')].entries()) {
-    const labels = [...container.querySelectorAll('svg text')].filter((text) => text.textContent.trim() !== '')
+    // A label Vega hid (opacity 0: it would have met another) is not drawn.
+    const labels = [...container.querySelectorAll('svg text')].filter((text) => text.textContent.trim() !== '' && window.getComputedStyle(text).opacity !== '0')
       .map((text) => ({ text: text.textContent.trim(), box: text.getBoundingClientRect() }))
       .filter(({ box }) => box.width > 0 && box.height > 0)
     for (let i = 0; i < labels.length; i++) {

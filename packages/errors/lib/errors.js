@@ -33,6 +33,8 @@ const CODES = Object.freeze({
   NB_ERR_PROMETHEUS_MISSING: 'Prometheus is missing and cannot be installed',
   NB_ERR_NGINX_MISSING: 'nginx is missing and cannot be installed',
   NB_ERR_NGINX_START: 'nginx did not start, or refused its configuration',
+  NB_ERR_APACHE_MISSING: 'Apache httpd with PHP (apache2, libapache2-mod-php) is missing and cannot be installed',
+  NB_ERR_APACHE_START: 'Apache httpd did not start, or refused its configuration',
   NB_ERR_NODE_UNAVAILABLE: 'a Node.js binary for the version matrix could not be had',
   // @nodebench/collector: Jaeger and an app's breakdown read back
   NB_ERR_JAEGER_START: 'Jaeger did not start',
@@ -59,6 +61,7 @@ const CODES = Object.freeze({
   NB_ERR_WORKLOAD_HOOK: "a workload's setup or teardown hook failed",
   NB_ERR_WORKLOAD_PROBE: "a workload's request does not answer the status it expects",
   NB_ERR_APP_START: 'the app bench runs did not start or answer',
+  NB_ERR_TARGET_START: 'a server bench runs beside the app (a baseline target) did not start or answer',
   NB_ERR_BREAKDOWN_READ: "bench could not read the app's breakdown (/__nodebench)",
   NB_ERR_FLAME: 'a profiler could not profile the app',
   NB_ERR_COMPARE_INPUT: 'what nodebench compare was given is missing, unreadable, of a schema it does not know, or not comparable (exit 2)',

@@ -242,20 +242,20 @@ async function ensureRegisteredDatabase (options) {
 async function noop () {}
 
 /**
- * The database an app should use: `{ uri, source, stop() }`, `source` being 'MONGODB_URI', 'service' (a
+ * The database an app should use: `{ uri, source, pid, stop() }`, `source` being 'MONGODB_URI', 'service' (a
  * registered database, shared) or 'embedded' (started here, registered for other processes, stopped with
- * this process or by `stop()`).
+ * this process or by `stop()`); `pid` its process (null for MONGODB_URI, which may be on another machine).
  */
 async function resolveDatabase (options = {}) {
   const {
     onProgress, env = process.env, stateDir = defaultStateDir(env), dataDir = databaseDataDir(env), readyTimeoutMs
   } = options
-  if (env.MONGODB_URI) return { uri: env.MONGODB_URI, source: 'MONGODB_URI', stop: noop }
+  if (env.MONGODB_URI) return { uri: env.MONGODB_URI, source: 'MONGODB_URI', pid: null, stop: noop }
 
   const { state, database } = await ensureRegisteredDatabase({
     stateDir, dataDir, detached: false, onProgress, env, readyTimeoutMs
   })
-  if (database === null) return { uri: state.uri, source: 'service', stop: noop }
+  if (database === null) return { uri: state.uri, source: 'service', pid: state.pid ?? null, stop: noop }
 
   const unregister = () => removeState(SERVICE_NAME, { stateDir, pid: database.pid })
   process.once('exit', unregister)
@@ -264,7 +264,7 @@ async function resolveDatabase (options = {}) {
     unregister() // first, so that no other process picks up a database that is going away
     await database.stop()
   })
-  return { uri: database.uri, source: 'embedded', stop }
+  return { uri: database.uri, source: 'embedded', pid: database.pid, stop }
 }
 
 module.exports = {

@@ -96,22 +96,31 @@ function formatWait (ms) {
   return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`
 }
 
-async function installDebianPackage (packageName, purpose, aptGet, { env, onProgress, lockTimeoutMs }) {
-  onProgress(`nodebench: installing Debian's ${packageName} package (apt-get), once, ${purpose}...`)
+/** ['nginx'] -> "Debian's nginx package"; ['apache2', 'libapache2-mod-php'] -> "... apache2 and ... packages". */
+function packagesText (packageNames) {
+  const names = packageNames.length === 1 ? packageNames[0] : `${packageNames.slice(0, -1).join(', ')} and ${packageNames[packageNames.length - 1]}`
+  return `Debian's ${names} package${packageNames.length === 1 ? '' : 's'}`
+}
+
+async function installDebianPackages (packageNames, purpose, aptGet, { env, onProgress, lockTimeoutMs }) {
+  onProgress(`nodebench: installing ${packagesText(packageNames)} (apt-get), once, ${purpose}...`)
   await runAptGetWhenFree(aptGet, ['update'], { env, onProgress, lockTimeoutMs })
-  onProgress(`nodebench: apt-get install -y --no-install-recommends ${packageName}...`)
-  await runAptGetWhenFree(aptGet, ['install', '-y', '--no-install-recommends', packageName], { env, onProgress, lockTimeoutMs })
+  onProgress(`nodebench: apt-get install -y --no-install-recommends ${packageNames.join(' ')}...`)
+  await runAptGetWhenFree(aptGet, ['install', '-y', '--no-install-recommends', ...packageNames], { env, onProgress, lockTimeoutMs })
 }
 
 /**
  * The path of an executable that a Debian package provides: the one `envVar` names, else the first of
  * `candidates` that exists, else the package installed with apt-get (as root only).
  * @param {object} what
- * @param {string} what.packageName the Debian package, e.g. 'chromium'
+ * @param {string|string[]} what.packageName the Debian package, e.g. 'chromium', or the packages that together
+ *   provide what is needed, e.g. ['apache2', 'libapache2-mod-php']
  * @param {string} what.envVar the variable that names an executable to use instead, e.g. 'CHROMIUM_PATH'
  * @param {string[]} what.candidates where the package puts the executable
  * @param {string} what.purpose what it is for, shown while installing ("for the report's browser check")
  * @param {(reason: string, output?: string) => Error} what.missing the coded error when it cannot be had
+ * @param {{ present: (executable: string) => boolean, what: string }} [what.alongside] what else the packages
+ *   must have put beside the executable (Apache's PHP module), and how to tell it is there
  * @param {object} [options]
  * @param {(message: string) => void} [options.onProgress] default: stderr
  * @param {NodeJS.ProcessEnv} [options.env] read for `envVar` and PATH; default process.env
@@ -122,31 +131,38 @@ async function installDebianPackage (packageName, purpose, aptGet, { env, onProg
  * @returns {Promise<string>}
  */
 async function ensureDebianExecutable (
-  { packageName, envVar, candidates, purpose, missing },
+  { packageName, envVar, candidates, purpose, missing, alongside = null },
   { onProgress = writeToStderr, env = process.env, canInstall, aptGet, lockTimeoutMs = LOCK_TIMEOUT_MS } = {}
 ) {
+  const packageNames = [].concat(packageName)
+  const complete = (executable) => alongside === null || alongside.present(executable)
   if (env[envVar]) {
-    if (isExecutableFile(env[envVar])) return env[envVar]
-    throw missing(`${envVar} is ${JSON.stringify(env[envVar])}, which is not an executable file`)
+    if (!isExecutableFile(env[envVar])) throw missing(`${envVar} is ${JSON.stringify(env[envVar])}, which is not an executable file`)
+    if (!complete(env[envVar])) throw missing(`${envVar} is ${JSON.stringify(env[envVar])}, but ${alongside.what} is missing`)
+    return env[envVar]
   }
-  const found = () => candidates.find(isExecutableFile)
+  const found = () => candidates.find((file) => isExecutableFile(file) && complete(file))
   if (found()) return found()
+  const partly = candidates.find(isExecutableFile)
+  const absent = partly === undefined ? `none of ${candidates.join(', ')} exists` : `${partly} exists but ${alongside.what} is missing`
   const aptGetPath = aptGet || findOnPath('apt-get', env)
   const installable = canInstall === undefined ? aptGetPath !== null && typeof process.getuid === 'function' && process.getuid() === 0 : canInstall
   if (!installable || !aptGetPath) {
-    throw missing(`none of ${candidates.join(', ')} exists and ${aptGetPath ? 'this process is not root' : 'apt-get is not on PATH'}`)
+    throw missing(`${absent} and ${aptGetPath ? 'this process is not root' : 'apt-get is not on PATH'}`)
   }
-  if (!installing.has(packageName)) {
-    const installation = installDebianPackage(packageName, purpose, aptGetPath, { env, onProgress, lockTimeoutMs })
-    installing.set(packageName, installation.finally(() => installing.delete(packageName)))
+  const key = packageNames.join(' ')
+  if (!installing.has(key)) {
+    const installation = installDebianPackages(packageNames, purpose, aptGetPath, { env, onProgress, lockTimeoutMs })
+    installing.set(key, installation.finally(() => installing.delete(key)))
   }
   try {
-    await installing.get(packageName)
+    await installing.get(key)
   } catch (err) {
-    throw missing(`installing Debian's ${packageName} package failed (${err.message})`, err.output)
+    throw missing(`installing ${packagesText(packageNames)} failed (${err.message})`, err.output)
   }
   if (found()) return found()
-  throw missing(`apt-get installed ${packageName}, but none of ${candidates.join(', ')} exists`)
+  const after = candidates.find(isExecutableFile)
+  throw missing(`apt-get installed ${packageNames.join(' and ')}, but ${after === undefined ? `none of ${candidates.join(', ')} exists` : `${alongside.what} is missing`}`)
 }
 
 module.exports = { ensureDebianExecutable }

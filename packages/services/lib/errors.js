@@ -10,7 +10,8 @@ const { codesOf, NodebenchError } = require('@nodebench/errors')
 const codes = codesOf([
   'NB_ERR_INVALID_OPTION', 'NB_ERR_GO_MISSING', 'NB_ERR_GO_BUILD', 'NB_ERR_DB_START', 'NB_ERR_LOCK_TIMEOUT',
   'NB_ERR_SERVICE_UNKNOWN', 'NB_ERR_SERVICE_NOT_ANSWERING', 'NB_ERR_CHROMIUM_MISSING', 'NB_ERR_VALGRIND_MISSING',
-  'NB_ERR_PROMETHEUS_MISSING', 'NB_ERR_NGINX_MISSING', 'NB_ERR_NGINX_START', 'NB_ERR_NODE_UNAVAILABLE'
+  'NB_ERR_PROMETHEUS_MISSING', 'NB_ERR_NGINX_MISSING', 'NB_ERR_NGINX_START', 'NB_ERR_APACHE_MISSING', 'NB_ERR_APACHE_START',
+  'NB_ERR_NODE_UNAVAILABLE'
 ])
 
 function describe (value) {
@@ -72,9 +73,10 @@ function serviceNotAnswering (state) {
  */
 function debianExecutableMissing (code, needs, packageName, envVar, instead, reason, output) {
   const tail = output ? lastLines(output) : ''
+  const packageNames = [].concat(packageName)
   return new NodebenchError(code,
     `${needs}, but ${reason}` + (tail ? `; the last lines of apt-get's output:\n${tail}\n` : '. ') +
-    `Install Debian's package as root (\`apt-get update && apt-get install -y --no-install-recommends ${packageName}\`), ` +
+    `Install Debian's package${packageNames.length === 1 ? '' : 's'} as root (\`apt-get update && apt-get install -y --no-install-recommends ${packageNames.join(' ')}\`), ` +
     `or set ${envVar} to ${instead}`)
 }
 
@@ -102,6 +104,20 @@ function nginxMissing (reason, output) {
 function nginxStart (reason, output) {
   const tail = output ? lastLines(output) : ''
   return new NodebenchError(codes.NB_ERR_NGINX_START, `nginx: ${reason}` + (tail ? `; it printed:\n${tail}` : ''))
+}
+
+function apacheMissing (reason, output) {
+  return debianExecutableMissing(codes.NB_ERR_APACHE_MISSING, 'the Apache httpd and PHP baseline needs Apache with mod_php', ['apache2', 'libapache2-mod-php'],
+    'APACHE_PATH', 'an apache2 executable (with libphp*.so in /usr/lib/apache2/modules)', reason, output)
+}
+
+/**
+ * Apache did not start, or refused its configuration: `reason` ends with what `output` is (the first lines of
+ * its error log, what `apache2 -t` printed).
+ */
+function apacheStart (reason, output) {
+  const head = output ? String(output).split('\n').filter((line) => line.trim() !== '').slice(0, 8).map((line) => `  ${line}`).join('\n') : ''
+  return new NodebenchError(codes.NB_ERR_APACHE_START, `Apache httpd: ${reason}` + (head ? `:\n${head}` : ': nothing'))
 }
 
 /** A Node.js binary for the version matrix could not be had from the npm registry (nor from the cache). */
@@ -137,6 +153,8 @@ module.exports = {
   prometheusMissing,
   nginxMissing,
   nginxStart,
+  apacheMissing,
+  apacheStart,
   nodeUnavailable,
   DATABASE_ALTERNATIVES
 }

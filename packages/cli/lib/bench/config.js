@@ -3,6 +3,7 @@
 const path = require('node:path')
 const { commandOptions } = require('../command-options')
 const { appTargetOf, workloadOf, nodeCommand } = require('../kernel/app-target')
+const { BASELINE_KINDS, runTargets } = require('../kernel/targets')
 const { usageError, wholeNumber, listOf } = commandOptions('bench')
 
 // `bench`'s options -> a frozen run configuration (what runBench takes). The app and the workload are named as
@@ -79,6 +80,12 @@ function benchConfig (values, { now = new Date() } = {}) {
     ...secondsList(values['kill-instance-at'], 'kill-instance-at').map((atSec) => ({ type: 'kill', atSec }))
   ].sort((a, b) => a.atSec - b.atSec)
   const workload = workloadOf(values, target)
+  // The servers beside the app (kernel/targets.js): the workload's, and the ceilings --baseline-targets adds.
+  const baselineKinds = values['baseline-targets'] === undefined ? [] : listOf(values['baseline-targets'], 'baseline-targets', BASELINE_KINDS)
+  const { targets, notes: targetNotes } = runTargets(workload.targets, baselineKinds, { appStarts: target.starts })
+  if (!target.starts && targets.some((t) => t.kind === 'app-untraced')) {
+    throw usageError('the workload\'s app-untraced target needs an app nodebench starts (--app, or --cmd): it starts the app with NODEBENCH=off')
+  }
   const quick = Boolean(values.quick)
   const scenarios = values.scenarios ? listOf(values.scenarios, 'scenarios', workload.scenarioNames) : [...workload.defaultScenarios]
   const formats = values.formats ? listOf(values.formats, 'formats', workload.formats) : [...workload.formats]
@@ -133,6 +140,8 @@ function benchConfig (values, { now = new Date() } = {}) {
   const stamp = now.toISOString().replace(/[:.]/g, '-')
   return Object.freeze({
     target,
+    targets: Object.freeze(targets),
+    targetNotes: Object.freeze(targetNotes),
     workload,
     scenarios,
     formats,

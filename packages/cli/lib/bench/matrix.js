@@ -1,11 +1,16 @@
 'use strict'
 
 const path = require('node:path')
+const { codes, NodebenchError } = require('@nodebench/errors')
 const { requestsOf, runHook } = require('../kernel/workload')
 const { startTopology } = require('../kernel/topology')
 const { openBreakdownSource, measuredOperation } = require('../kernel/breakdown-source')
-const { LoadObserver } = require('../kernel/load-observer')
+const { LoadObserver, latencyPercentiles } = require('../kernel/load-observer')
 const { runAutocannon } = require('../kernel/load')
+const { targetOf } = require('../kernel/targets')
+const { startTarget, captureReply, replyFor } = require('../kernel/target-process')
+const { startProcessSampler } = require('../kernel/process-sampler')
+const { listenQueueCounters, listenQueueSince } = require('../kernel/listen-queue')
 const { round } = require('../kernel/statistics')
 const { repetitionFigures, cellFigures, probeCell, repetitionOperations } = require('../kernel/repetition')
 const { analyzeEvents } = require('./elasticity')
@@ -17,16 +22,33 @@ const { analyzeEvents } = require('./elasticity')
 // by class and the breakdown, stop the app. Instances added or killed mid-run (--add-instance-at,
 // --kill-instance-at) are recorded with what happened around them (elasticity.js). Each cell's record is saved
 // as soon as it is done, so whatever finished is on disk if the run stops.
+//
+// A run may send the same scenarios to other servers than the app (kernel/targets.js: the app without
+// nodebench, bare node:http and Express, Apache with PHP): each is a cell of its own beside the app's, measured
+// the same way, without a breakdown. Every cell samples its processes' CPU and memory while the load runs
+// (kernel/process-sampler.js), and keeps Apache Bench's latency percentiles (kernel/load-observer.js).
 
-/** The cells of the matrix, in run order: process counts outermost (the slowest change), as the study. */
+const APP_ONLY = Object.freeze([targetOf({ kind: 'app' })])
+
+/**
+ * The cells of the matrix, in run order: process counts outermost (the slowest change), as the study; a
+ * scenario's targets innermost, the app first (the bare servers serve its answer). Targets other than the app run
+ * once per process count in the first topology (as node:cluster), Apache once (its prefork pool is its own).
+ */
 function cellsOf (config) {
   const cells = []
-  for (const processes of config.processes) {
-    for (const topology of config.topologies ?? ['cluster']) {
+  for (const [processIndex, processes] of config.processes.entries()) {
+    for (const [topologyIndex, topology] of (config.topologies ?? ['cluster']).entries()) {
       for (const scenario of config.scenarios) {
         const formats = config.workload.scenarios[scenario].formats
         for (const format of config.formats) {
-          if (formats.includes(format)) cells.push({ scenario, format, processes, topology })
+          if (!formats.includes(format)) continue
+          for (const target of config.targets ?? APP_ONLY) {
+            if (target.kind === 'app') cells.push({ scenario, format, processes, topology, target })
+            else if (target.kind === 'apache-php') {
+              if (topologyIndex === 0 && processIndex === 0) cells.push({ scenario, format, processes: null, topology: 'prefork', target })
+            } else if (topologyIndex === 0) cells.push({ scenario, format, processes, topology: 'cluster', target })
+          }
         }
       }
     }
@@ -34,14 +56,27 @@ function cellsOf (config) {
   return cells
 }
 
+// The breakdown of a server that runs without nodebench: none.
+const NO_BREAKDOWN = Object.freeze({
+  instanceEnv: async () => ({}),
+  attached () {},
+  gone () {},
+  begin: async () => {},
+  read: async () => null,
+  end () {}
+})
+
 /**
  * Runs the matrix of `config` on its app: the workload's setup, every cell, its teardown. `env` carries the
  * app's MONGODB_URI (kernel/database.js). `onCell(event)` hears `{ type: 'start' | 'end', index, total, cell,
- * record? }`; `onRecord(record)` gets each cell's record as it is done; `onNotice(text)` what an app's nodebench said
- * on its stderr (app-process.js). Resolves to `{ aborted }`: why the
- * run stopped early (the app did not start: the next cells would fail the same way), else null.
+ * record? }`; `onRecord(record, target)` gets each cell's record as it is done, and the target it measured;
+ * `onNotice(text)` what an app's nodebench said on its stderr (app-process.js). `processes`: the run's processes
+ * beyond each cell's servers, as the sampler's roots (the database). Resolves to `{ aborted, targets }`: why the
+ * run stopped early (the app, the run's only server, did not start: the next cells would fail the same way), else
+ * null; what each target's servers were (versions, the reply they served).
  */
-async function runMatrix (config, { env, onRecord, onCell = () => {}, log = () => {}, onNotice = () => {} }) {
+async function runMatrix (config, options) {
+  const { env, onRecord, onCell = () => {}, log = () => {}, onNotice = () => {}, processes = [] } = options
   const cells = cellsOf(config)
   const workload = config.workload
   if (workload.setup !== null) log(`preparing the workload (${path.basename(workload.file)} setup)`)
@@ -50,15 +85,29 @@ async function runMatrix (config, { env, onRecord, onCell = () => {}, log = () =
   let aborted = null
   const runId = Date.now()
   const source = await openBreakdownSource(config, { env, log })
+  // Shared by a run's cells: the app's answers (what bare servers serve) and scenario values, by scenario and
+  // format; the targets that did not start (their next cells fail at once, with the same error); what each
+  // target's servers were.
+  const context = {
+    replies: new Map(),
+    values: new Map(),
+    broken: new Map(),
+    about: {},
+    alone: (config.targets ?? APP_ONLY).length === 1,
+    // Whether a bare server of nodebench's serves the app's answers, taken once per scenario and format.
+    mirrors: (config.targets ?? APP_ONLY).some((target) => target.builtIn),
+    roots: [...processes, { pid: process.pid, role: 'nodebench (load generator)', descendants: false }]
+  }
   try {
     for (const [index, cell] of cells.entries()) {
       onCell({ type: 'start', index, total: cells.length, cell })
-      const record = await runCell(config, cell, { env, values, log, onNotice, source: source.forCell(`${runId}-${index}`) })
+      const cellSource = source.forCell(`${runId}-${index}`)
+      const record = await runCell(config, cell, { env, values, log, onNotice, source: cellSource, context })
       if (record.abort) {
         aborted = record.failure
         delete record.abort
       }
-      onRecord(record)
+      onRecord(record, cell.target)
       onCell({ type: 'end', index, total: cells.length, cell, record })
       if (aborted !== null) break
     }
@@ -67,13 +116,44 @@ async function runMatrix (config, { env, onRecord, onCell = () => {}, log = () =
   }
   await runHook(workload.teardown, 'teardown', workload, { env, log, values })
     .catch((err) => log(err.message))
-  return { aborted }
+  return { aborted, targets: context.about }
 }
 
-async function runCell (config, { scenario, format, processes, topology }, { env, values, log, onNotice, source }) {
+/**
+ * Starts a cell's server: the app (traced or not) in the cell's topology, else the target's own server.
+ * Resolves to `{ base, processes(), stop(), ... }` (topology.js, target-process.js).
+ */
+async function startServer (config, cell, { env, source, log, onNotice, context }) {
+  const { processes, topology, target, scenario, format } = cell
+  if (target.kind === 'app' || target.kind === 'app-untraced') {
+    const traced = target.kind === 'app'
+    return startTopology(config.target, {
+      topology, balancer: config.balancer, processes, env, source, log, onNotice, traced, role: traced ? 'app' : 'app (untraced)'
+    })
+  }
+  const expected = config.workload.scenarios[scenario].requests[format].status
+  const reply = replyFor(context.replies.get(`${scenario} ${format}`) ?? null, expected)
+  const server = await startTarget(target, { processes: processes ?? 1, env, reply, appDir: config.target.app, log })
+  context.about[target.name] = server.about
+  return server
+}
+
+/** A failure's code and message as one line (Apache's error log lines joined). */
+function failureOf (err) {
+  return { failure: err.message.split('\n').map((line) => line.trim()).filter(Boolean).join(' | '), failureCode: err.code ?? null }
+}
+
+async function runCell (config, cell, { env, values, log, onNotice, source: appSource, context }) {
+  const { scenario, format, processes, topology, target } = cell
   const workload = config.workload
   const definition = workload.scenarios[scenario]
+  // Only the app has a breakdown; a bare server's cell uses the app's scenario values, its own hooks only
+  // when the app gave none (a run without the app).
+  const source = target.traced ? appSource : NO_BREAKDOWN
+  const bare = target.kind !== 'app' && target.kind !== 'app-untraced'
+  const key = `${scenario} ${format}`
   const record = {
+    target: target.name,
     scenario,
     format,
     processes,
@@ -88,38 +168,59 @@ async function runCell (config, { scenario, format, processes, topology }, { env
   }
   let running = null
   let cellValues = values
+  let ranSetup = false
   const withEvents = []
+  let sampler = null
   try {
+    if (context.broken.has(target.name)) return { ...record, status: 'failed', ...failureOf(context.broken.get(target.name)) }
     try {
-      running = await startTopology(config.target, {
-        topology, balancer: config.balancer, processes, env, source, log, onNotice
-      })
+      running = await startServer(config, cell, { env, source, log, onNotice, context })
     } catch (err) {
-      return { ...record, status: 'failed', failure: err.message, abort: true }
+      if (target.kind === 'app' && context.alone) return { ...record, status: 'failed', failure: err.message, abort: true }
+      context.broken.set(target.name, err)
+      return { ...record, status: 'failed', ...failureOf(err) }
     }
     const base = running.base
-    cellValues = { ...values, ...await runHook(definition.setup, `scenario '${scenario}' setup`, workload, { base, env, log, values }) }
+    if (bare && context.values.has(key)) {
+      cellValues = context.values.get(key)
+    } else {
+      ranSetup = true
+      cellValues = { ...values, ...await runHook(definition.setup, `scenario '${scenario}' setup`, workload, { base, env, log, values }) }
+    }
     const sent = requestsOf(definition, format, cellValues)
     record.operation = { method: sent.method, route: null, format: null }
     if (config.warmup > 0) {
       const warmup = { connections: Math.min(record.connections, config.warmup), amount: config.warmup }
       await runAutocannon(base, sent, warmup)
     }
-    const sample = await probeCell(base, sent, { scenario, format })
+    const sample = await probeCell(base, sent, { scenario, format }).catch((err) => {
+      if (err.code || !bare) throw err
+      throw new NodebenchError(codes.NB_ERR_TARGET_START, `target '${target.name}' (${target.label}) does not answer at ${base}: ${err.cause?.code ?? err.message}`)
+    })
+    if (target.kind === 'app' && !context.values.has(key)) {
+      context.values.set(key, cellValues)
+      if (context.mirrors) context.replies.set(key, await captureReply(base, sent))
+    }
     await source.begin(base)
+    sampler = startProcessSampler({ roots: () => [...running.processes(), ...context.roots] })
+    const queueBefore = listenQueueCounters()
     const proxied = topology === 'nginx'
     if (config.findMax !== null) {
       record.findMax = await findMaxThroughput(base, sent, { record, config, proxied, bytes: sample.bytes, log })
       const { steps, best } = record.findMax
       const shown = steps.find((step) => step.connections === best?.connections) ?? steps[0]
       Object.assign(record, cellFigures([shown]), { expectedStatus: sent.status, reps: steps })
+      record.latencyPercentilesMs = shown.latencyPercentilesMs
     } else {
       const reps = []
-      // The breakdown read after every repetition: each one's figures are the difference of two reads.
+      const observers = []
+      // The breakdown read after every repetition: each one's figures are the difference of two reads (none for
+      // a server without nodebench).
       let read = null
       for (let rep = 0; rep < config.reps; rep++) {
         const events = proxied ? config.events : []
         const observer = new LoadObserver({ expectedStatus: sent.status, proxied, timeline: events.length > 0 })
+        observers.push(observer)
         let happenings = null
         const result = await runAutocannon(base, sent, {
           connections: record.connections,
@@ -133,44 +234,64 @@ async function runCell (config, { scenario, format, processes, topology }, { env
         const figures = repetitionFigures(result, sent, sample.bytes)
         const { failures, timeline, resetsAtSec } = observer.summary()
         figures.failures = failures
+        figures.latencyPercentilesMs = latencyPercentiles([observer])
         if (events.length > 0) {
           figures.timeline = timeline
           const { startedAtMs, elapsedSec } = result
           withEvents.push({ figures, happened, timeline, resetsAtSec, startedAtMs, elapsedSec })
         }
         const after = await source.read(base)
-        figures.operations = repetitionOperations(after, read)
+        if (after !== null) figures.operations = repetitionOperations(after, read)
         read = after
         reps.push(figures)
       }
       Object.assign(record, cellFigures(reps), { expectedStatus: sent.status, reps })
+      record.latencyPercentilesMs = latencyPercentiles(observers)
       record.breakdown = read
     }
+    record.resources = await sampler.stop()
+    sampler = null
+    record.listenQueue = listenQueueSince(queueBefore)
     record.breakdown ??= await source.read(base)
-    record.operation = measuredOperation(record.breakdown, sent.method) ?? record.operation
+    if (record.breakdown !== null) {
+      record.operation = measuredOperation(record.breakdown, sent.method) ?? record.operation
+    }
+    if (target.kind === 'app-untraced') record.tracedAnyway = await answersBreakdown(base)
     if (record.requests === 0) {
       record.status = 'failed'
       record.failure = 'no response completed'
     }
   } catch (err) {
     record.status = 'failed'
-    record.failure = err.message
+    Object.assign(record, target.kind === 'app' ? { failure: err.message } : failureOf(err))
   } finally {
+    if (sampler !== null) record.resources = await sampler.stop()
     if (running !== null) {
       await running.stop()
-      record.instances = running.instances.map(({ env: sourceEnv, ...instance }) => instance)
+      if (running.instances) record.instances = running.instances.map(({ env: sourceEnv, ...instance }) => instance)
       // nginx's access log is whole once it stopped: which instance served what around each event.
       for (const rep of withEvents) {
         rep.figures.elasticity = analyzeEvents({ ...rep, events: rep.happened, traffic: running.traffic })
       }
     }
     source.end()
-    if (definition.teardown !== null) {
+    if (definition.teardown !== null && ranSetup) {
       await runHook(definition.teardown, `scenario '${scenario}' teardown`, workload, { env, log, values: cellValues })
         .catch((err) => log(err.message))
     }
   }
   return record
+}
+
+/** Whether an app started with NODEBENCH=off still serves a breakdown (it ignored the variable: traced anyway). */
+async function answersBreakdown (base) {
+  try {
+    const response = await fetch(`${base}/__nodebench`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(5000) })
+    const text = await response.text()
+    return response.ok && Array.isArray(JSON.parse(text).operations)
+  } catch {
+    return false
+  }
 }
 
 /**
@@ -219,7 +340,8 @@ async function findMaxThroughput (base, sent, { record, config, proxied, bytes, 
     const load = { connections, duration: config.duration, timeoutSec: config.requestTimeoutSec, observer }
     const figures = repetitionFigures(await runAutocannon(base, sent, load), sent, bytes)
     const { failures, failed } = observer.summary()
-    const step = { connections, ...figures, failures, ok: failed === 0 && figures.errors === 0 }
+    const latencyPercentilesMs = latencyPercentiles([observer])
+    const step = { connections, ...figures, failures, latencyPercentilesMs, ok: failed === 0 && figures.errors === 0 }
     steps.push(step)
     log(`--find-max: ${connections} connections, ${figures.requestsPerSec} req/s, ` +
       (step.ok ? 'no failure' : `failures: ${Object.entries(failures).map(([kind, n]) => `${n} ${kind}`).join(', ')}`))

@@ -401,6 +401,10 @@ function summarize (results) {
       : [],
     cells,
     allCells,
+    // The cells of the servers beside the app (report-targets.js shows them).
+    targetCells: Array.isArray(results && results.targetCells)
+      ? { total: results.targetCells.length, failed: results.targetCells.filter((cell) => cell && cell.status !== 'ok').length }
+      : { total: 0, failed: 0 },
     topologies,
     primaryTopology,
     throughput,

@@ -5,10 +5,12 @@ const { summarize } = require('./report-data')
 const { renderCharts } = require('./report-charts')
 const { scaleOutOf } = require('./report-scale-out')
 const tables = require('./report-tables')
+const targetsReport = require('./report-targets')
+const processesReport = require('./report-processes')
 const { htmlPage, section } = require('../render/page')
 const { htmlTable } = require('../render/tables')
 const { htmlList } = require('../render/findings')
-const { chartGrid } = require('../render/charts')
+const { chartGrid, renderCharts: renderSvgs } = require('../render/charts')
 const { processesText } = require('../render/format')
 
 // report.html: the bench report as one page (render/page.js: self-contained, inline CSS and SVG). Every string
@@ -80,6 +82,42 @@ function scaleOutSection (scaleOut, charts) {
   return parts.filter(Boolean).join('\n')
 }
 
+/** The servers measured side by side (report-targets.js): what each is, the ladder, the reference, each group. */
+async function targetsSection (targets) {
+  const parts = []
+  if (targets.reference !== null && targets.reference.findings.length) {
+    parts.push(`<p class="study">The study found (${escapeHtml(targets.reference.source)}):</p>`, htmlList(targets.reference.findings, 'study'))
+  }
+  parts.push(htmlTable(targetsReport.targetTable(targets)))
+  const ladders = targets.groups.filter((group) => group.ladder !== null)
+  if (ladders.length) {
+    parts.push('<h3>From bare Node.js to the traced app</h3>', '<p>Each step\'s cost per request is 1 / requests per second, what a ' +
+      'request costs the server at saturation; the steps add up to the gap between bare node:http and the traced app.</p>')
+    for (const group of ladders) parts.push(htmlList([targetsReport.ladderSentence(group, group.ladder)], 'findings'), htmlTable(targetsReport.ladderTable(group.ladder)))
+  }
+  const reference = targets.reference === null ? null : targetsReport.referenceTable(targets)
+  if (reference !== null) {
+    parts.push(`<h3>${escapeHtml(targets.reference.table ?? 'The study')} beside this run</h3>`,
+      `<p>${escapeHtml(`${targets.reference.source}${targets.reference.setup ? `: ${targets.reference.setup}` : ''}. Here: ${targetsReport.groupTitle(reference.group)}.`)}</p>`,
+      htmlTable(reference))
+  }
+  if (targets.notes.length) parts.push(htmlList(targets.notes.map((text) => ({ text, kind: 'warn' })), 'notes'))
+  const charts = await renderSvgs([...targetsReport.targetCharts(targets), ...targetsReport.percentileCharts(targets)])
+  parts.push(chartGrid(charts))
+  for (const group of targets.groups) parts.push(`<h3>${escapeHtml(targetsReport.groupTitle(group))}</h3>`, htmlTable(targetsReport.groupTable(group)))
+  return parts.join('\n')
+}
+
+/** Every process of every cell while its load ran (report-processes.js). */
+async function processesSection (entries) {
+  const charts = await renderSvgs(processesReport.processCharts(entries))
+  const parts = [chartGrid(charts)]
+  for (const entry of entries) {
+    parts.push(`<h3>${escapeHtml(entry.title)}</h3>`, `<p class="study">${escapeHtml(processesReport.samplingLine(entry))}</p>`, htmlTable(processesReport.resourceTable(entry)))
+  }
+  return parts.join('\n')
+}
+
 /**
  * The bench report as one self-contained HTML page, charts rendered to inline SVG. `sections`: the passes'
  * (report.js), each shown when `results` holds its key.
@@ -90,6 +128,8 @@ async function renderHtml (results, { sections = [] } = {}) {
   const scaleOut = scaleOutOf(summary)
   const app = summary.config.app || summary.config.cmd || summary.config.url || 'the app'
   const present = sections.filter((s) => results[s.key] !== undefined && results[s.key] !== null)
+  const targets = targetsReport.targetsSummary(results)
+  const resources = processesReport.processesSummary(results)
   const parts = [
     { id: 'answer', nav: 'Where the time goes', html: answerSection(summary, charts) },
     { id: 'findings', nav: 'What this shows', html: section('findings', 'What this shows', htmlList(summary.findings, 'findings') + '\n' + (summary.reference.findings.length === 0 ? '' : `<p class="study">${escapeHtml(summary.reference.intro)}</p>` + htmlList(summary.reference.findings, 'study'))) },
@@ -119,6 +159,14 @@ async function renderHtml (results, { sections = [] } = {}) {
         'Express\'s own routing, the gaps between layers and the socket flush.</p>\n' + breakdownSection(summary))
     }
   ]
+  // A run of other servers only (a workload without the app): none of the app's sections has anything to show.
+  const serversOnly = summary.allCells.length === 0 && targets !== null
+  if (serversOnly) parts.length = 0
+  if (targets !== null) {
+    const at = serversOnly ? 0 : parts.findIndex((part) => part.id === 'limits') + 1
+    parts.splice(at, 0, { id: 'targets', nav: 'Servers side by side', html: section('targets', 'Servers side by side', await targetsSection(targets)) })
+  }
+  if (resources.length) parts.push({ id: 'processes', nav: 'CPU and memory by process', html: section('processes', 'CPU and memory by process', await processesSection(resources)) })
   for (const extra of present) parts.push({ id: extra.id, nav: extra.nav, html: await extra.html(results[extra.key]) })
   parts.push({
     id: 'machine',

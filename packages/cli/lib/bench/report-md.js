@@ -4,6 +4,8 @@ const { escapeMarkdown } = require('@nodebench/breakdown')
 const { summarize } = require('./report-data')
 const { scaleOutOf } = require('./report-scale-out')
 const tables = require('./report-tables')
+const targetsReport = require('./report-targets')
+const processesReport = require('./report-processes')
 const { markdownTable } = require('../render/tables')
 const { markdownList } = require('../render/findings')
 const { processesText } = require('../render/format')
@@ -43,11 +45,61 @@ function breakdowns (summary) {
   return out
 }
 
+/** The servers measured side by side (report-targets.js), as in report.html without its charts. */
+function targetsMarkdown (targets) {
+  const parts = ['## Servers side by side\n']
+  if (targets.reference !== null && targets.reference.findings.length) {
+    parts.push(`The study found (${escapeMarkdown(targets.reference.source)}):\n`, markdownList(targets.reference.findings))
+  }
+  parts.push(markdownTable(targetsReport.targetTable(targets)))
+  const ladders = targets.groups.filter((group) => group.ladder !== null)
+  if (ladders.length) {
+    parts.push('### From bare Node.js to the traced app\n', 'Each step\'s cost per request is 1 / requests per second, what a request costs ' +
+      'the server at saturation; the steps add up to the gap between bare node:http and the traced app.\n')
+    for (const group of ladders) {
+      const sentence = targetsReport.ladderSentence(group, group.ladder)
+      parts.push(markdownList([sentence]), markdownTable(targetsReport.ladderTable(group.ladder)))
+    }
+  }
+  const reference = targets.reference === null ? null : targetsReport.referenceTable(targets)
+  if (reference !== null) {
+    parts.push(`### ${escapeMarkdown(targets.reference.table ?? 'The study')} beside this run\n`,
+      `${escapeMarkdown(`${targets.reference.source}${targets.reference.setup ? `: ${targets.reference.setup}` : ''}. Here: ${targetsReport.groupTitle(reference.group)}.`)}\n`,
+      markdownTable(reference))
+  }
+  if (targets.notes.length) parts.push(markdownList(targets.notes))
+  for (const group of targets.groups) parts.push(`### ${escapeMarkdown(targetsReport.groupTitle(group))}\n`, markdownTable(targetsReport.groupTable(group)))
+  return parts
+}
+
+/** Every process of every cell while its load ran (report-processes.js). */
+function processesMarkdown (entries) {
+  if (entries.length === 0) return []
+  return ['## CPU and memory by process\n', ...entries.flatMap((entry) => [
+    `### ${escapeMarkdown(entry.title)}\n`, `${escapeMarkdown(processesReport.samplingLine(entry))}\n`, markdownTable(processesReport.resourceTable(entry))
+  ])]
+}
+
 /** The bench report as Markdown; `sections`: the passes' (report.js), each shown when `results` holds its key. */
 function renderMarkdown (results, { sections = [] } = {}) {
   const summary = summarize(results)
   const scaleOut = scaleOutOf(summary)
   const present = sections.filter((s) => results[s.key] !== undefined && results[s.key] !== null)
+  const targets = targetsReport.targetsSummary(results)
+  const processes = processesMarkdown(processesReport.processesSummary(results))
+  if (summary.allCells.length === 0 && targets !== null) {
+    // A run of other servers only (a workload without the app): none of the app's sections has anything to show.
+    return [
+      '# nodebench bench report\n',
+      `${escapeMarkdown(tables.headline(summary))}\n`,
+      ...(targets === null ? [] : targetsMarkdown(targets)),
+      ...processes,
+      '## Machine\n',
+      markdownTable(tables.machineTable(summary)),
+      '## Configuration\n',
+      markdownTable(tables.configTable(summary))
+    ].join('\n')
+  }
   const owners = tables.ownerTable(summary)
   return [
     '# nodebench bench report\n',
@@ -64,6 +116,7 @@ function renderMarkdown (results, { sections = [] } = {}) {
       : [`${escapeMarkdown(summary.reference.intro)}\n`, markdownList(summary.reference.findings)]),
     '## What limits these figures\n',
     markdownList(summary.notes) || 'Nothing: every cell finished with 2xx responses only.\n',
+    ...(targets === null ? [] : targetsMarkdown(targets)),
     '## Cells\n',
     markdownTable(tables.cellTable(summary)),
     ...(summary.hasReference
@@ -83,6 +136,7 @@ function renderMarkdown (results, { sections = [] } = {}) {
     'Share = the segment\'s time / the operation\'s response time in the app; *unattributed* is Express\'s own routing, ' +
       'the gaps between layers and the socket flush.\n',
     breakdowns(summary),
+    ...processes,
     ...present.map((extra) => extra.markdown(results[extra.key])),
     '## Machine\n',
     markdownTable(tables.machineTable(summary)),

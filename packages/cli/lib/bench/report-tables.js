@@ -162,6 +162,10 @@ function machineTable (summary) {
     ['memory', formatMemory(machine.memoryBytes)],
     ['system', [machine.platform, machine.release].filter(Boolean).join(' ') || '-'],
     ['Node.js', machine.node || '-'],
+    ...(machine.loadAverage && Array.isArray(machine.loadAverage.start)
+      ? [['load average (1, 5, 15 min)', `${machine.loadAverage.start.join(', ')} at the start` +
+          (Array.isArray(machine.loadAverage.end) ? `; ${machine.loadAverage.end.join(', ')} at the end` : '')]]
+      : []),
     ['database', [database.name, database.version].filter(Boolean).join(' ') || '-']
   ]
   return { head: ['what', 'value'], rows: rows.map((cells) => ({ cells })) }
@@ -201,12 +205,17 @@ function configTable (summary) {
 function headline (summary) {
   const { machine, config } = summary
   const database = machine.database ? [machine.database.name, machine.database.version].filter(Boolean).join(' ') : null
+  // A run without the app (a workload of other servers only) names its servers instead.
+  const servers = Array.isArray(config.targets) && config.targets.length > 0 && !config.targets.includes('app') ? `servers ${config.targets.join(', ')}` : null
+  const others = summary.targetCells ?? { total: 0, failed: 0 }
+  const cells = summary.allCells.length + others.total
+  const failed = summary.allCells.filter((c) => c.failed).length + others.failed
   const parts = [
-    config.app ? `app ${config.app}` : config.cmd ? `command ${config.cmd}` : config.url ? `url ${config.url}` : null,
+    servers ?? (config.app ? `app ${config.app}` : config.cmd ? `command ${config.cmd}` : config.url ? `url ${config.url}` : null),
     database ? `database ${database}` : null,
     isNumber(machine.cores) ? `${machine.cores} cores` : null,
     machine.node ? `Node.js ${machine.node}` : null,
-    `${summary.allCells.length} cells (${summary.allCells.filter((c) => c.failed).length} failed)`,
+    others.total ? `${cells} cells (${summary.allCells.length} of the app's, ${failed} failed)` : `${cells} cells (${failed} failed)`,
     summary.processes.length ? `processes ${summary.processes.join(', ')}` : null,
     summary.createdAt ? `run ${summary.createdAt}` : null
   ]

@@ -1,11 +1,14 @@
 'use strict'
 
 const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
 const { describeWorkload } = require('../kernel/workload')
 const { describeMachine } = require('../kernel/machine')
 const { openDatabase } = require('../kernel/database')
 const { displayPath } = require('../kernel/paths')
+const { describeTarget } = require('../kernel/targets')
+const { checkOpenFiles } = require('../kernel/open-files')
 const { round } = require('../kernel/statistics')
 const { runMatrix } = require('./matrix')
 const { writeReport } = require('./report')
@@ -46,8 +49,27 @@ function configOf (config) {
     balancer: config.topologies.includes('nginx') ? config.balancer : null,
     findMax: config.findMax,
     events: config.events,
-    requestTimeoutSec: config.requestTimeoutSec
+    requestTimeoutSec: config.requestTimeoutSec,
+    targets: (config.targets ?? []).map((target) => target.name)
   }
+}
+
+/** The 1, 5 and 15 minute load averages, two decimals. */
+function loadAverage () {
+  return os.loadavg().map((value) => round(value, 2))
+}
+
+/** What results.json says of a run's servers: each target, and what its servers were once they ran. */
+function targetsOf (config, about = {}) {
+  return (config.targets ?? []).map((target) => {
+    const described = describeTarget(target)
+    return {
+      ...described,
+      script: described.script === null ? null : displayPath(described.script),
+      root: described.root === null ? null : displayPath(described.root),
+      server: about[target.name] ?? null
+    }
+  })
 }
 
 /**
@@ -70,7 +92,12 @@ async function runBench (config, options = {}) {
     machine: null,
     workload: describeWorkload(config.workload),
     config: configOf(config),
-    cells: []
+    cells: [],
+    // The servers beside the app (kernel/targets.js) and their cells; the app's cells stay in `cells`.
+    targets: targetsOf(config),
+    targetCells: [],
+    targetNotes: [...(config.targetNotes ?? [])],
+    openFiles: null
   }
   const save = () => {
     results.durationSec = round((Date.now() - started) / 1000)
@@ -80,12 +107,21 @@ async function runBench (config, options = {}) {
   const database = await openDatabase(config.target, config.workload, { env, onProgress: log })
   try {
     results.machine = await describeMachine({ mongodbUri: database.uri, embedded: database.embedded })
+    // How busy the machine was with other work: its load average when the run started and when it ended.
+    results.machine.loadAverage = { start: loadAverage(), end: null }
+    results.openFiles = checkOpenFiles(config)
+    if (!results.openFiles.enough) log(results.openFiles.note)
     save()
-    const onRecord = (record) => {
-      results.cells.push(record)
+    const onRecord = (record, target) => {
+      ;(target === undefined || target.kind === 'app' ? results.cells : results.targetCells).push(record)
       save()
     }
-    ;({ aborted } = await runMatrix(config, { env: database.env, onRecord, onCell, log, onNotice }))
+    const processes = database.pid === null ? [] : [{ pid: database.pid, role: `database (${database.name})` }]
+    const matrix = await runMatrix(config, { env: database.env, onRecord, onCell, log, onNotice, processes })
+    aborted = matrix.aborted
+    results.targets = targetsOf(config, matrix.targets)
+    results.machine.loadAverage.end = loadAverage()
+    save()
     if (aborted === null) {
       const context = {
         target: config.target,

@@ -1,6 +1,8 @@
 'use strict'
 
 const { renderTable } = require('@nodebench/breakdown')
+const { textTable } = require('../render/tables')
+const targetsReport = require('./report-targets')
 
 // What `nodebench bench` prints when it is done (the reports have the rest): each measured operation's time
 // shares, the function that owns its time here and in the workload's reference, and what each pass run after
@@ -58,11 +60,28 @@ function renderOwners (results) {
   return lines.length > 1 ? lines.join('\n') + '\n' : ''
 }
 
+/** The servers measured side by side: each group's figures and the ladder from bare node:http to the traced app. */
+function renderTargets (results) {
+  const targets = targetsReport.targetsSummary(results)
+  if (targets === null) return ''
+  const columns = ['target', 'req/s', 'time per request ms (ab)', 'failed', '50% ms', '98% ms', '100% ms']
+  const parts = []
+  for (const group of targets.groups) {
+    const table = targetsReport.groupTable(group)
+    const indexes = columns.map((name) => table.head.indexOf(name))
+    const rows = table.rows.map((row) => (row.message ? row : { ...row, cells: indexes.map((i) => row.cells[i]) }))
+    parts.push(`${targetsReport.groupTitle(group)}:\n${textTable({ head: columns, rows })}`)
+    if (group.ladder !== null) parts.push(`${targetsReport.ladderSentence(group, group.ladder)}\n`)
+  }
+  return parts.join('\n') + '\n'
+}
+
 /** Everything bench prints on stdout after a run (without --json); `sections`: the passes' (report.js). */
 function renderText (results, { sections = [] } = {}) {
   const passes = sections.filter((s) => results[s.key] !== undefined && results[s.key] !== null)
     .map((s) => s.text(results[s.key])).join('')
-  return renderTimeShares(results) + '\n' + renderOwners(results) + passes
+  const app = results.cells.length === 0 ? '' : renderTimeShares(results) + '\n' + renderOwners(results)
+  return app + renderTargets(results) + passes
 }
 
-module.exports = { renderText, renderTimeShares, renderOwners }
+module.exports = { renderText, renderTimeShares, renderOwners, renderTargets }

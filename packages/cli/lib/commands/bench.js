@@ -34,6 +34,7 @@ const OPTIONS = Object.freeze({
   timeout: { type: 'string' },
   'add-instance-at': { type: 'string' },
   'kill-instance-at': { type: 'string' },
+  'baseline-targets': { type: 'string' },
   quick: { type: 'boolean' },
   flame: { type: 'boolean' },
   browser: { type: 'boolean' },
@@ -68,9 +69,12 @@ function parseDemoArguments (argv) {
 }
 
 /** A progress bar for the whole matrix on a terminal; a line per cell where there is none (CI, pipes). */
-function progressReporter (stderr, workload) {
-  const describeCell = ({ scenario, format, processes }) =>
-    `${workload.scenarios[scenario].label} (${format}), ${processes} process${processes === 1 ? '' : 'es'}`
+function progressReporter (stderr, workload, targets = []) {
+  const servers = ({ processes, target }) => (target && target.kind === 'apache-php'
+    ? 'its prefork pool'
+    : `${processes} process${processes === 1 ? '' : 'es'}`)
+  const describeCell = (cell) => `${workload.scenarios[cell.scenario].label} (${cell.format}), ` +
+    (targets.length > 1 && cell.target ? `${cell.target.label}, ` : '') + servers(cell)
   if (!stderr.isTTY) {
     const started = Date.now()
     return {
@@ -78,7 +82,8 @@ function progressReporter (stderr, workload) {
         if (type === 'start') {
           stderr.write(`nodebench bench: [${index + 1}/${total}] ${describeCell(cell)}\n`)
         } else if (record.status !== 'ok') {
-          stderr.write(`nodebench bench: [${index + 1}/${total}] failed: ${record.failure}\n`)
+          const code = record.failureCode ? `${record.failureCode}: ` : ''
+          stderr.write(`nodebench bench: [${index + 1}/${total}] failed: ${code}${record.failure}\n`)
         } else {
           const elapsed = (Date.now() - started) / 1000
           const eta = (elapsed / (index + 1)) * (total - index - 1)
@@ -130,7 +135,7 @@ function etaText (elapsedMs, done, total) {
 }
 
 async function runBenchCommand ({ config }, { stdout, stderr, env }) {
-  const progress = progressReporter(stderr, config.workload)
+  const progress = progressReporter(stderr, config.workload, config.targets)
   const noticed = new Set()
   let outcome
   try {
@@ -153,9 +158,10 @@ async function runBenchCommand ({ config }, { stdout, stderr, env }) {
     progress.stop()
   }
   const { results, resultsFile, report, aborted, comparison } = outcome
-  const failed = results.cells.filter((c) => c.status !== 'ok')
+  const cells = [...results.cells, ...results.targetCells]
+  const failed = cells.filter((c) => c.status !== 'ok')
   stdout.write(config.json ? JSON.stringify(results, null, 2) + '\n' : renderBenchText(results))
-  stderr.write(`nodebench bench: ${results.cells.length - failed.length} of ${results.cells.length} cells measured in ${Math.round(results.durationSec)} s\n`)
+  stderr.write(`nodebench bench: ${cells.length - failed.length} of ${cells.length} cells measured in ${Math.round(results.durationSec)} s\n`)
   stderr.write(`nodebench bench: results ${displayPath(resultsFile)}\n`)
   stderr.write(`nodebench bench: report ${displayPath(report.html)} (and ${path.basename(report.markdown)})\n`)
   if (comparison) {
@@ -168,7 +174,8 @@ async function runBenchCommand ({ config }, { stdout, stderr, env }) {
     return 1
   }
   if (failed.length > 0) {
-    stderr.write(`nodebench: ${failed.length} cell${failed.length === 1 ? '' : 's'} failed (marked in the report): ${failed[0].failure}\n`)
+    const first = failed[0]
+    stderr.write(`nodebench: ${failed.length} cell${failed.length === 1 ? '' : 's'} failed (marked in the report): ${first.failureCode ? `${first.failureCode}: ` : ''}${first.failure}\n`)
     return 1
   }
   if (comparison && comparison.comparison.regressions.length > 0) {

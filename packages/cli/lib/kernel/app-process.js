@@ -1,11 +1,12 @@
 'use strict'
 
+const fs = require('node:fs')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { freeLoopbackPort } = require('@nodebench/services')
 const { codes, NodebenchError } = require('@nodebench/errors')
-const { commandLine, baseAt } = require('./app-target')
+const { commandLine, baseAt, noServerScript } = require('./app-target')
 const { outputCollector, startFailure } = require('./app-output')
 
 // The app under load (app-target.js names it), started for a bench cell, a browser run: an app directory with
@@ -25,21 +26,28 @@ function appError (message) {
  * middleware says in it: no collector answered its exports), for the caller to pass on.
  * Resolves to `{ base, pid, stop(), kill() }` once the app answers: `stop` ends it gracefully, `kill` at once
  * (SIGKILL, an instance dying abruptly); an app at --url alone has neither (pid null). `args`: more
- * arguments for an app directory's server.js (`--server-timing` for nodebench browser).
+ * arguments for an app directory's server.js (`--server-timing` for nodebench browser). `traced: false`
+ * starts it with NODEBENCH=off (the app without nodebench, which an app directory's server.js honours).
  */
-async function startApp (target, { processes, env, args = [], onNotice = () => {} }) {
-  if (target.app !== null) return startAppDirectory(target.app, { processes, env, args, onNotice })
-  if (target.cmd !== null) return startCommand(target, { processes, env, onNotice })
+async function startApp (target, { processes, env, args = [], onNotice = () => {}, traced = true }) {
+  const nodebench = traced ? 'on' : 'off'
+  if (target.app !== null) {
+    const script = path.join(target.app, 'server.js')
+    if (!fs.existsSync(script)) throw appError(noServerScript(target.app))
+    return startScript(script, { processes, env: { ...env, NODEBENCH: nodebench }, args, onNotice })
+  }
+  if (target.cmd !== null) return startCommand(target, { processes, env: traced ? env : { ...env, NODEBENCH: 'off' }, onNotice })
   await waitUntilAnswering(target.url, { deadline: Date.now() + 5000, exited: () => null })
   return { base: target.url, pid: null, stop: async () => {}, kill () {} }
 }
 
-function startAppDirectory (appDir, { processes, env, args, onNotice }) {
-  const argv = [path.join(appDir, 'server.js'), '--port', '0', '--processes', String(processes), ...args]
-  const child = spawn(process.execPath, argv, {
-    env: { ...env, NODEBENCH: 'on' },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
+/**
+ * A Node.js script with an app directory's entry point (`<script> --port 0 --processes <n> [args]`, printing
+ * `listening on <url>`), run with this process's Node.js; resolves as startApp.
+ */
+function startScript (script, { processes, env, args = [], onNotice = () => {} }) {
+  const argv = [script, '--port', '0', '--processes', String(processes), ...args]
+  const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] })
   const output = captureOutput(child, onNotice)
   const stop = stopper(child)
   return new Promise((resolve, reject) => {
@@ -150,4 +158,4 @@ function stopper (child, { group = false } = {}) {
   }))
 }
 
-module.exports = { startApp }
+module.exports = { startApp, startScript }

@@ -4,7 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { usageError } = require('../usage-error')
 const { defaultApp } = require('./default-app')
-const { workloadFileOf, loadWorkload } = require('./workload')
+const { workloadFileOf, workloadFileIn, loadWorkload } = require('./workload')
 
 // How every command that starts or reaches an app names it (bench, flame, browser), and the workload it sends:
 //   --app <dir>        an app directory with the example's entry points: `server.js --port <p> --processes <n>`,
@@ -83,11 +83,15 @@ function appDirectory (given, fail) {
     throw fail(`--app ${shown}: no such folder; expected the folder of an app with a server.js (or name yours with --cmd)`)
   }
   if (!stats.isDirectory()) throw fail(`--app ${shown} is a file, not a folder; to start a script, use --cmd "node ${given} --port {port}"`)
-  if (!fs.existsSync(path.join(dir, 'server.js'))) {
-    throw fail(`--app ${shown} has no server.js: --app starts an app folder's server.js --port <p> --processes <n>; ` +
-      'for any other start command, use --cmd "<command>" with {port}')
-  }
+  // A folder with a workload and no server.js is one whose workload names only other servers (its `targets`,
+  // examples/baseline); should its workload need the app after all, starting it says what is missing.
+  if (!fs.existsSync(path.join(dir, 'server.js')) && workloadFileIn(dir) === null) throw fail(noServerScript(shown))
   return dir
+}
+
+function noServerScript (shown) {
+  return `--app ${shown} has no server.js: --app starts an app folder's server.js --port <p> --processes <n>; ` +
+    'for any other start command, use --cmd "<command>" with {port}'
 }
 
 /** The workload of `values` for `target`: --workload, else the one in the app's directory, else the current one's. */
@@ -163,4 +167,6 @@ function nodeCommand (target, { command, what }) {
   return words
 }
 
-module.exports = { APP_TARGET_OPTIONS, appTargetOf, workloadOf, commandLine, baseAt, nodeCommand, shellWords }
+module.exports = {
+  APP_TARGET_OPTIONS, appTargetOf, workloadOf, commandLine, baseAt, nodeCommand, shellWords, noServerScript
+}

@@ -9,14 +9,16 @@ const { resolveDatabase } = require('@nodebench/services')
 // machine's description reads.
 
 /**
- * Resolves to `{ env, uri, source, embedded, stop() }`: `env` is `env` with the app's MONGODB_URI, what the
- * app, the workload's hooks and whatever runs after them (bench's flame and browser passes) are given.
+ * Resolves to `{ env, uri, source, embedded, pid, name, stop() }`: `env` is `env` with the app's MONGODB_URI,
+ * what the app, the workload's hooks and whatever runs after them (bench's flame and browser passes) are given.
  * `source`: resolveDatabase's ('MONGODB_URI', 'service', 'embedded'), or null when none was resolved;
- * `embedded`: the database is nodebench's FerretDB.
+ * `embedded`: the database is nodebench's FerretDB; `pid`: its process when nodebench knows it (FerretDB's),
+ * else null.
  */
 async function openDatabase (target, workload, { env, onProgress = () => {} }) {
   if (!target.starts || !workload.services.includes('mongodb')) {
-    return { env, uri: env.MONGODB_URI ?? null, source: null, embedded: false, stop: async () => {} }
+    const none = { source: null, embedded: false, pid: null, name: null }
+    return { env, uri: env.MONGODB_URI ?? null, ...none, stop: async () => {} }
   }
   const database = await resolveDatabase({ env, onProgress })
   return {
@@ -24,6 +26,8 @@ async function openDatabase (target, workload, { env, onProgress = () => {} }) {
     uri: database.uri,
     source: database.source,
     embedded: database.source !== 'MONGODB_URI',
+    pid: database.pid ?? null,
+    name: database.source === 'MONGODB_URI' ? 'MongoDB' : 'FerretDB',
     stop: () => database.stop()
   }
 }

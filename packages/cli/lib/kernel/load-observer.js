@@ -22,6 +22,10 @@ function classifyError (err) {
   return SOCKET_ERRORS[err && err.code] ?? `other error (${(err && (err.code || err.message)) || 'unknown'})`
 }
 
+// The percentiles Apache Bench prints ("Percentage of the requests served within a certain time"), which the
+// studies that measured with it report (Paliwal: "98% within 3,030 ms"); 100 is the longest request.
+const AB_PERCENTILES = Object.freeze([50, 66, 75, 80, 90, 95, 98, 99, 100])
+
 // Microseconds, 1 µs to 10 minutes, 2 significant digits.
 const LATENCY_HISTOGRAM = Object.freeze({
   lowestDiscernibleValue: 1,
@@ -46,6 +50,8 @@ class LoadObserver {
     // With the timeline: when each connection reset came, in seconds from the start (a reload's can be told).
     this.resetsAtSec = []
     this.startedAt = null
+    // Every answer's latency over the whole run (Apache Bench's percentiles: latencyPercentiles).
+    this.latency = hdr.build(LATENCY_HISTOGRAM)
     // Set by the body's look just before autocannon reports the same response.
     this.fromNginx = false
   }
@@ -86,6 +92,7 @@ class LoadObserver {
     if (statusCode >= 500) kind = fromNginx ? '5xx from nginx' : '5xx from the app'
     else if (statusCode !== this.expectedStatus) kind = 'unexpected status'
     if (kind !== null) this.count(this.failures, kind)
+    this.latency.recordValue(Math.max(1, Math.round(responseTimeMs * 1000)))
     if (!this.keepTimeline) return
     const second = this.second()
     second.requests++
@@ -122,6 +129,21 @@ function percentileMs (histogram, percentile) {
   return histogram.getValueAtPercentile(percentile) / 1000
 }
 
+/**
+ * Apache Bench's table of `observers`' answers taken together (a cell's repetitions): `{ 50: ms, 66: ms, ...,
+ * 100: ms }`, the longest at 100; null when none was answered.
+ */
+function latencyPercentiles (observers) {
+  const all = hdr.build(LATENCY_HISTOGRAM)
+  for (const observer of observers) all.add(observer.latency)
+  if (all.totalCount === 0) return null
+  const table = {}
+  for (const percentile of AB_PERCENTILES) {
+    table[percentile] = (percentile === 100 ? all.maxValue : all.getValueAtPercentile(percentile)) / 1000
+  }
+  return table
+}
+
 function secondSummary (second, index) {
   const latency = second.latency
   return {
@@ -135,4 +157,4 @@ function secondSummary (second, index) {
   }
 }
 
-module.exports = { LoadObserver, classifyError }
+module.exports = { LoadObserver, classifyError, latencyPercentiles, AB_PERCENTILES }

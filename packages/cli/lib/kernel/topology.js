@@ -17,15 +17,17 @@ const { startApp } = require('./app-process')
 
 /**
  * Starts a cell's topology (`onNotice`: startApp's, for every process); resolves to `{ topology, base, instances,
- * addInstance(), killInstance(), stop() }`.
- * `instances`: `[{ address, pid, env, startedAt, killedAt }]` (`env`: the breakdown source's variables it
- * got). After `stop()`, `traffic` holds nginx's access log (parseAccessLog's entries; empty for a cluster).
+ * processes(), addInstance(), killInstance(), stop() }`. `instances`: `[{ address, pid, env, startedAt, killedAt }]`
+ * (`env`: the breakdown source's variables it got). `processes()`: its processes as the process sampler's roots
+ * (each with its role). After `stop()`, `traffic` holds nginx's access log (parseAccessLog's entries; empty for a
+ * cluster). `traced: false` starts the app without nodebench (NODEBENCH=off); `role` names its processes
+ * (default 'app').
  */
 async function startTopology (target, options) {
-  const { topology, balancer, processes, env, source, log = () => {}, onNotice } = options
+  const { topology, balancer, processes, env, source, log = () => {}, onNotice, traced = true, role = 'app' } = options
   if (topology === 'cluster') {
     const sourceEnv = await source.instanceEnv()
-    const app = await startApp(target, { processes, env: { ...env, ...sourceEnv }, onNotice })
+    const app = await startApp(target, { processes, env: { ...env, ...sourceEnv }, onNotice, traced })
     source.attached()
     const instance = instanceOf(app, sourceEnv)
     return {
@@ -33,13 +35,14 @@ async function startTopology (target, options) {
       base: app.base,
       instances: [instance],
       traffic: [],
+      processes: () => [{ pid: app.pid, role, childRole: `${role} worker` }],
       stop: () => app.stop()
     }
   }
-  return startBalanced(target, { balancer, processes, env, source, log, onNotice })
+  return startBalanced(target, { balancer, processes, env, source, log, onNotice, traced })
 }
 
-async function startBalanced (target, { balancer, processes, env, source, log, onNotice }) {
+async function startBalanced (target, { balancer, processes, env, source, log, onNotice, traced }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-nginx-'))
   const running = []
   let nginx = null
@@ -49,6 +52,10 @@ async function startBalanced (target, { balancer, processes, env, source, log, o
     base: null,
     instances: [],
     traffic: [],
+    processes: () => [
+      ...(nginx === null ? [] : [{ pid: nginx.pid, role: 'nginx master', childRole: 'nginx worker' }]),
+      ...balanced.instances.map((instance, index) => ({ pid: instance.pid, role: `instance ${index + 1}`, childRole: `instance ${index + 1} worker` }))
+    ],
     async addInstance () {
       const instance = await startInstance()
       source.attached()
@@ -78,7 +85,7 @@ async function startBalanced (target, { balancer, processes, env, source, log, o
 
   async function startInstance () {
     const sourceEnv = await source.instanceEnv()
-    const app = await startApp(target, { processes: 1, env: { ...env, ...sourceEnv }, onNotice })
+    const app = await startApp(target, { processes: 1, env: { ...env, ...sourceEnv }, onNotice, traced })
     const instance = instanceOf(app, sourceEnv)
     running.push({ app, instance })
     balanced.instances.push(instance)

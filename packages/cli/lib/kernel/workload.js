@@ -5,6 +5,7 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { codes, NodebenchError } = require('@nodebench/errors')
 const { checkBrowser } = require('./workload-browser')
+const { checkTargets } = require('./targets')
 const { displayPath } = require('./paths')
 
 // A workload says what `bench` and `flame` send to an app: its scenarios (the requests of one operation),
@@ -18,6 +19,7 @@ const { displayPath } = require('./paths')
 //     services: ['mongodb'],                            // optional: a database nodebench provides (MONGODB_URI)
 //     async setup ({ env, log }) { return { id: ... } },  // optional, once before the first cell: values
 //     defaultScenarios: ['item-read'],                  // optional: what a run without --scenarios measures
+//     targets: ['app', 'app-untraced', 'node'],         // optional: servers side by side (targets.js)
 //     scenarios: {
 //       'item-read': {
 //         label: 'item read', connections: 50, amount: 2000, quickAmount: 200, dominant: 'loadItem',
@@ -34,7 +36,8 @@ const { displayPath } = require('./paths')
 
 const WORKLOAD_FILES = Object.freeze(['nodebench.workload.js', 'nodebench.workload.json'])
 const WORKLOAD_KEYS = Object.freeze([
-  'name', 'description', 'formats', 'services', 'setup', 'teardown', 'scenarios', 'defaultScenarios', 'browser', 'reference'
+  'name', 'description', 'formats', 'services', 'setup', 'teardown', 'scenarios', 'defaultScenarios', 'browser', 'reference',
+  'targets'
 ])
 const SCENARIO_KEYS = Object.freeze([
   'label', 'request', 'requests', 'formats', 'connections', 'amount', 'quickAmount', 'dominant', 'setup', 'teardown', 'reference'
@@ -203,7 +206,9 @@ function checkWorkload (source, { file, shown }) {
     defaultScenarios: Object.freeze([...new Set(defaultScenarios)]),
     // What `nodebench browser` loads (workload-browser.js); null when the workload has no browser part.
     browser: checkBrowser(source.browser, { fail, hook, describe }),
-    reference: source.reference === undefined ? null : source.reference
+    reference: source.reference === undefined ? null : source.reference,
+    // The servers the scenarios go to (targets.js); null: the app alone.
+    targets: checkTargets(source.targets, { fail, dir: path.dirname(file) })
   })
 }
 

@@ -11,6 +11,9 @@ const CONFIG = Object.freeze({
   font: 'system-ui, -apple-system, "Segoe UI", sans-serif',
   title: { anchor: 'start', fontSize: 13, subtitleFontSize: 11, subtitleColor: '#555' },
   axis: { labelFontSize: 11, titleFontSize: 11, gridColor: '#e6e6e6' },
+  // Vega-Lite leaves a faceted chart's quantitative labels all drawn: 'greedy' hides (opacity 0) each one that
+  // would meet the last one shown, with 6 px between them, since here labels are measured without the page's font.
+  axisQuantitative: { labelOverlap: 'greedy', labelSeparation: 6 },
   legend: { labelFontSize: 11, titleFontSize: 11 },
   view: { stroke: '#ddd' }
 })
