@@ -346,4 +346,6 @@ export declare function runCompare (config: CompareConfig, options?: {
   env?: NodeJS.ProcessEnv
   log?: (message: string) => void
   onCell?: (event: { index: number, total: number, cell: { scenario: string, format: string, processes: number, topology: string } }) => void
+  /** What an app's nodebench said on its stderr (`nodebench: ...`, e.g. that no collector answered), each line as it comes. */
+  onNotice?: (text: string) => void
 }): Promise<CompareRun>

@@ -10,6 +10,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
+const { freeLoopbackPort } = require('@nodebench/services')
 const { temporaryDir, runCli } = require('../../../test/support')
 
 const SHOP = path.join(__dirname, 'fixtures', 'shop')
@@ -40,6 +41,19 @@ test('paired, two commands: 1 ms more in loadItem is found there and nowhere els
   const again = await runCli(['compare', path.join(out, 'a'), path.join(out, 'b'), '--out', path.join(dir, 'again')])
   assert.equal(again.code, 0, again.stderr)
   assert.deepEqual(read(path.join(dir, 'again', 'compare.json')).summary.movedSegments, comparison.summary.movedSegments)
+})
+
+test('paired: what the apps\' nodebench says (no collector for their spans) is said once per run, not per side or cell', { timeout: 300_000 }, async (t) => {
+  const dir = temporaryDir(t, 'nodebench-compare-notice-')
+  const port = await freeLoopbackPort() // nothing listens on it
+  const run = await runCli(['compare', '--cmd-a', `${node} ${SERVER} --port {port}`, '--cmd-b', `${node} ${SERVER} --port {port}`,
+    '--workload', WORKLOAD, '--reps', '2', '--amount', '50', '--warmup', '20', '--out', path.join(dir, 'out')],
+  { env: { ...process.env, SHOP_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: '100' } })
+  assert.equal(run.code, 0, run.stderr)
+  const notices = run.stderr.split('\n').filter((line) => line.includes('the app says'))
+  assert.deepEqual(notices, [`nodebench compare: the app says: no OTLP collector answered at http://127.0.0.1:${port}/v1/traces (ECONNREFUSED), ` +
+    "so spans are dropped (counted in the breakdown's dropped.spans). Start one: npx nodebench services start jaeger; or keep the breakdown " +
+    "alone: nodebenchTrace({ exporter: 'none' })"], 'once, though both sides\' apps said it in both cells')
 })
 
 test('paired, two git revisions: each checked out in a worktree, compared, and the worktrees removed', { timeout: 300_000 }, async (t) => {

@@ -56,9 +56,16 @@ async function runCompareCommand ({ config }, { stdout, stderr, env }) {
   const log = (message) => stderr.write(`nodebench compare: ${message}\n`)
   const onCell = ({ index, total, cell }) =>
     log(`[${index + 1}/${total}] ${cell.scenario} (${cell.format}), ${cell.processes} process${cell.processes === 1 ? '' : 'es'}`)
+  // What the apps' nodebench says (no collector answered their exports), once per run, not once per cell or side.
+  const noticed = new Set()
+  const onNotice = (text) => {
+    if (noticed.has(text)) return
+    noticed.add(text)
+    log(`the app says: ${text}`)
+  }
   let outcome
   try {
-    outcome = await runCompare(config, { env, log, onCell })
+    outcome = await runCompare(config, { env, log, onCell, onNotice })
   } catch (err) {
     // Runs that cannot be compared: the command line's mistake, one line, exit 2.
     if (err.code !== codes.NB_ERR_COMPARE_INPUT) throw err

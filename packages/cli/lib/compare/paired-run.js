@@ -83,7 +83,7 @@ function recordOf (config, { scenario, format, processes, topology }) {
 }
 
 /** One cell on both sides, repetitions interleaved: resolves to the two records. */
-async function runTimeCell (config, cell, { targets, env, values, log }) {
+async function runTimeCell (config, cell, { targets, env, values, log, onNotice }) {
   const workload = config.workload
   const definition = workload.scenarios[cell.scenario]
   const breakdowns = await openBreakdownSource({ breakdownSource: 'app' }, { env, log })
@@ -94,7 +94,7 @@ async function runTimeCell (config, cell, { targets, env, values, log }) {
     const sides = []
     for (const [i, target] of targets.entries()) {
       const source = breakdowns.forCell()
-      const running = await startTopology(target, { topology: 'cluster', processes: cell.processes, env, source, log })
+      const running = await startTopology(target, { topology: 'cluster', processes: cell.processes, env, source, log, onNotice })
       apps.push(running)
       const base = running.base
       cellValues[i] = { ...values, ...await runHook(definition.setup, `scenario '${cell.scenario}' setup`, workload, { base, env, log, values }) }
@@ -263,10 +263,12 @@ function writeWhole (file, text) {
 
 /**
  * Runs `config` (compareConfig's, paired). `log(message)` hears the progress, `onCell({ index, total, cell })`
- * each cell's start. Resolves to `{ a, b, files: { a, b } }`: each side's results (bench's results, schema 2)
- * and where they were written (<out>/a/results.json, <out>/b/results.json).
+ * each cell's start, `onNotice(text)` what an app's nodebench said on its stderr (kernel/app-process.js).
+ * Resolves to `{ a, b, files: { a, b } }`: each side's results (bench's results, schema 2) and where they were
+ * written (<out>/a/results.json, <out>/b/results.json).
  */
-async function runPaired (config, { env = process.env, log = () => {}, onCell = () => {} } = {}) {
+async function runPaired (config, options = {}) {
+  const { env = process.env, log = () => {}, onCell = () => {}, onNotice = () => {} } = options
   const started = Date.now()
   const prepared = await prepareSides(config, log)
   const targets = prepared.map(({ target }) => target)
@@ -277,7 +279,10 @@ async function runPaired (config, { env = process.env, log = () => {}, onCell = 
     machine: null,
     workload: describeWorkload(config.workload),
     config: configOf(config, side, target),
-    cells: []
+    cells: [],
+    // bench's shape: a paired run measures the apps alone, no server beside them.
+    targets: [],
+    targetCells: []
   }))
   try {
     const database = await openDatabase(targets[0], config.workload, { env, onProgress: log })
@@ -291,7 +296,7 @@ async function runPaired (config, { env = process.env, log = () => {}, onCell = 
       const runCell = config.measure === 'instructions' ? runInstructionsCell : runTimeCell
       for (const [index, cell] of cells.entries()) {
         onCell({ index, total: cells.length, cell })
-        const records = await runCell(config, cell, { targets, env: database.env, values, log })
+        const records = await runCell(config, cell, { targets, env: database.env, values, log, onNotice })
         for (const [i, record] of records.entries()) results[i].cells.push(record)
       }
       await runHook(workload.teardown, 'teardown', workload, { env: database.env, log, values }).catch((err) => log(err.message))

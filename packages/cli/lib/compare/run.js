@@ -20,7 +20,8 @@ function pairedSide (config, index, file) {
  * compare.json, compare.md and compare.html; `runs` each side's results.json (read, or written by a paired run).
  * Throws NB_ERR_COMPARE_INPUT (exit 2) for runs that cannot be compared.
  */
-async function runCompare (config, { env = process.env, log = () => {}, onCell = () => {}, now = new Date() } = {}) {
+async function runCompare (config, options = {}) {
+  const { env = process.env, log = () => {}, onCell = () => {}, onNotice = () => {}, now = new Date() } = options
   let a, b, sides, runs
   if (config.mode === 'runs') {
     const [first, second] = config.runs.map((where) => readRun(where))
@@ -29,7 +30,7 @@ async function runCompare (config, { env = process.env, log = () => {}, onCell =
     runs = { a: first.file, b: second.file }
     sides = { a: { name: 'a', source: displayPath(first.file) }, b: { name: 'b', source: displayPath(second.file) } }
   } else {
-    const paired = await require('./paired-run').runPaired(config, { env, log, onCell })
+    const paired = await require('./paired-run').runPaired(config, { env, log, onCell, onNotice })
     ;({ a, b } = paired)
     runs = paired.files
     sides = { a: pairedSide(config, 0, runs.a), b: pairedSide(config, 1, runs.b) }
