@@ -23,8 +23,9 @@ const PAIRED_REPETITIONS = 10
 const DEFAULT_WARMUP = 200
 // --measure instructions: requests before the first window, and per window. Measured on the shop app (Node.js 20):
 // after 300 requests V8's optimizing compiler is still at work and a window of 100 moves by 20-30% from one run to
-// the next; after 2,000, windows of 200 repeat within 1.5% from run to run (what is left drifts down ~2% a window,
-// alike on both sides, which the paired test cancels).
+// the next; after 2,000, windows of 200 repeated within 1.5% from run to run (what is left drifts down ~2% a window,
+// alike on both sides, which the paired test cancels). On a busier machine the counts moved up to 15% from run to
+// run while the paired change repeated (docs/compare.md).
 const INSTRUCTIONS_WARMUP = 2000
 const INSTRUCTIONS_WINDOW = 200
 const INSTRUCTIONS_WINDOWS = 6
