@@ -24,6 +24,8 @@ export interface JaegerSnapshot extends BreakdownSnapshot {
   traces: number
   window?: { since: string, until: string }
   operations: Array<OperationSnapshot & { exemplars?: { median: string, slowest: string } }>
+  /** From breakdownFromJaeger, when the service's requests called other processes: fanOutFromSpans of the same traces. */
+  fanOut?: FanOut
 }
 
 export declare class JaegerClient {

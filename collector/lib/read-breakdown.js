@@ -2,6 +2,7 @@
 
 const { JaegerClient } = require('./jaeger-client')
 const { breakdownFromSpans } = require('./spans-to-breakdown')
+const { fanOutFromSpans } = require('./fan-out')
 const { NodebenchError, codes } = require('./errors')
 
 const UNITS = Object.freeze({ ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 })
@@ -23,7 +24,8 @@ function parseSince (text, now = new Date()) {
 
 /**
  * The breakdown of `service` computed from the traces Jaeger holds for [since, until): the middleware's
- * snapshot shape, plus `source: 'jaeger'`, `traces` and per-operation `exemplars`.
+ * snapshot shape, plus `source: 'jaeger'`, `traces` and per-operation `exemplars`; and `fanOut` (fanOutFromSpans)
+ * when its requests called other processes (their spans are in the same traces), else no such key.
  */
 async function breakdownFromJaeger ({ url, service, since, until = new Date(), onProgress, timeoutMs }) {
   const client = new JaegerClient({ url, timeoutMs })
@@ -38,6 +40,8 @@ async function breakdownFromJaeger ({ url, service, since, until = new Date(), o
       `Jaeger at ${client.url} has no traces of "${service}" between ${since.toISOString()} and ${until.toISOString()}; widen --since`)
   }
   const snapshot = breakdownFromSpans(spans, { service })
+  const fanOut = fanOutFromSpans(spans, { service })
+  if (fanOut.operations.length > 0) snapshot.fanOut = fanOut
   snapshot.window = { since: since.toISOString(), until: until.toISOString() }
   return snapshot
 }

@@ -328,4 +328,4 @@ if (require.main === module) {
   })
 }
 
-module.exports = { parseArguments, countAll, summarize, renderRows }
+module.exports = { parseArguments, countAll, summarize, renderRows, dumpCounts }

@@ -11,7 +11,7 @@
 //
 // Prints the time per request and per segment (ns; a time, so it moves with the machine's load). Under
 // callgrind, two runs of different --requests give the instructions of the requests between them exactly
-// (segment-instructions.js does that): a figure that does not move with the load.
+// (segment-instructions.js runs them): a figure that does not move with the load.
 
 const { parseArgs } = require('node:util')
 const { performance } = require('node:perf_hooks')

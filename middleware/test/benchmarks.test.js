@@ -290,3 +290,32 @@ test('instructions.js: when one variant fails, the others are stopped and its er
   await assert.rejects(countAll({ variants: ['bare', 'nodebench-breakdown', 'nodebench-0.1'], jobs: 3 }, count), /nodebench-0\.1 exited with code 1/)
   assert.deepEqual(stopped.sort(), ['bare', 'nodebench-breakdown'])
 })
+
+test('segment-path.js: the same router layers bare and timed; timed, every request and layer is in the breakdown', () => {
+  const { run, parseArguments } = require('../benchmarks/segment-path.js')
+  for (const variant of ['bare', 'nodebench']) {
+    const result = run(parseArguments(['--variant', variant, '--layers', '5', '--requests', '200', '--warmup', '50']))
+    assert.equal(result.layers, 5)
+    assert.ok(result.nsPerRequest > 0 && result.nsPerSegment === result.nsPerRequest / 5)
+  }
+  assert.throws(() => parseArguments(['--variant', 'other']), /--variant must be bare or nodebench; received other/)
+})
+
+test('segment-instructions.js: the requests between two runs, bare taken from nodebench, per segment; bad options refused', () => {
+  const { parseArguments, summarize } = require('../benchmarks/segment-instructions.js')
+  const options = parseArguments(['--layers', '10', '--requests', '1000,3000'])
+  assert.deepEqual(options.requests, [1000, 3000])
+  const counts = {
+    'bare-1000': { total: 5_000_000, gc: 1_000_000, compile: 500_000 },
+    'bare-3000': { total: 13_000_000, gc: 3_000_000, compile: 500_000 },
+    'nodebench-1000': { total: 9_000_000, gc: 2_000_000, compile: 600_000 },
+    'nodebench-3000': { total: 35_000_000, gc: 8_000_000, compile: 600_000 }
+  }
+  const summary = summarize(options, counts)
+  assert.deepEqual(summary.bare, { all: 4000, mutator: 3000, gc: 1000, compile: 0 })
+  assert.deepEqual(summary.nodebench, { all: 13_000, mutator: 10_000, gc: 3000, compile: 0 })
+  assert.deepEqual(summary.added, { all: 9000, mutator: 7000, gc: 2000, compile: 0 })
+  assert.deepEqual(summary.perSegment, { all: 900, mutator: 700, gc: 200, compile: 0 })
+  assert.throws(() => parseArguments(['--requests', '3000,1000']), /--requests must be two request counts, the smaller first/)
+  assert.throws(() => parseArguments(['--layers', '0']), /--layers must be a whole number of at least 1; received 0/)
+})

@@ -44,6 +44,8 @@ type Count = string | number
 export interface BenchOptions extends AppTargetOptions {
   scenarios?: List
   formats?: List
+  /** Values the workload varies (its `vary`), these lists instead: `'documents=1000,10000'` or several. */
+  vary?: string | string[]
   processes?: string | number[]
   reps?: Count
   connections?: Count

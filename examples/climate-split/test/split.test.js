@@ -2,7 +2,9 @@
 
 // The KIT study's service on a real database and real processes: a read split across back-ends (concurrent and
 // iterative) answers the same documents as the whole read, in order; one request is one trace across the
-// front-end and every back-end, the back-ends' spans under the front-end's segment that waited on them.
+// front-end and every back-end, the back-ends' spans under the front-end's segment that waited on them; and
+// `nodebench report --source jaeger` reads the fan-out back from those spans: each back-end's share and segments,
+// and the critical path, in Markdown and on its page.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -13,7 +15,7 @@ const { MongoClient } = require('mongodb')
 const { startDatabase } = require('@nodebench/services')
 const { JaegerClient } = require('@nodebench/collector')
 const { startTestJaeger, eventually } = require('../../../collector/test/helpers')
-const { startProcess } = require('../../../test/support')
+const { startProcess, runCli, temporaryDir } = require('../../../test/support')
 const { seedMeasurements, measurementOf } = require('../lib/measurements')
 const { splitRange, mergeJsonArrays } = require('../lib/frontend-app')
 
@@ -90,4 +92,20 @@ test('whole, concurrent and iterative reads answer the same documents; one trace
     assert.equal(backendRequest.parentSpanId, waiting.spanId, 'a back-end\'s request hangs under the front-end\'s awaitBackends')
     assert.ok(spans.some((s) => s.parentSpanId === backendRequest.spanId && s.name === 'handler - streamDocuments'), 'and its own segments under it')
   }
+
+  // The fan-out, read back from Jaeger by the CLI: every back-end a process of its own, the critical path named.
+  const out = temporaryDir(t, 'nodebench-climate-report-')
+  const report = await runCli(['report', '--source', 'jaeger', '--jaeger', jaeger.queryUrl, '--service', 'climate-frontend',
+    '--since', '10m', '--md', '--out', out], { timeout: 120_000 })
+  assert.equal(report.code, 0, report.stderr)
+  const fanOut = report.stdout.slice(report.stdout.indexOf('## Fan-out: the processes each request called'))
+  assert.match(fanOut, /^## Fan-out: the processes each request called\n\n### GET \/api\/measurements\/split \\\[json\\\]: \d+ requests? that called other processes, mean [\d.]+ ms\n/)
+  const calleeRows = fanOut.split('\n').filter((line) => /^\| climate-backend \S+ \| \d/.test(line))
+  assert.equal(calleeRows.length, 3, 'each back-end is a process of its own')
+  for (const row of calleeRows) assert.match(row, /\| [\d.]+% \| streamDocuments [\d.]+%/)
+  assert.match(fanOut, /Critical path \(the call that ended last in each request\): mean [\d.]+ ms, [\d.]+% of the request's time; it was climate-backend \S+ \(\d+ of \d+\)/)
+  assert.match(fanOut, /\| streamDocuments \| handler \| [\d.]+ \| [\d.]+% \|/)
+  const page = fs.readFileSync(path.join(out, 'report.html'), 'utf8')
+  assert.match(page, /<h3>Fan-out: GET \/api\/measurements\/split \[json\]/)
+  assert.match(page, /Critical path \(the call that ended last in each request\)/)
 })

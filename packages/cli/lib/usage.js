@@ -10,6 +10,7 @@ Commands:
                          and html,json)   --processes 1,2,3,4,8   --reps 5
     --connections <n>    --amount <requests> | --duration <seconds> (defaults: the workload's)
     --warmup <requests> (default 200)
+    --vary <name>=<a,b>  a value the workload varies (its vary), these values instead: a cell each (repeatable)
     --topology cluster|nginx
                          how N processes serve (comma list to compare): one node:cluster app (default),
                          or N independent instances behind nginx (Debian's, installed when missing)

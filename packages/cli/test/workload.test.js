@@ -76,7 +76,7 @@ test('requests: values filled in, a list of paths sent in turn, an object body s
     where: 'request'
   })
   assert.throws(() => requestsOf(workload.scenarios.read, 'default', { id: 7 }),
-    coded(/^workload scenario 'read': request\.headers\.x-tenant uses \{tenant\}, which no setup returned \(values: id\)$/))
+    coded(/^workload scenario 'read': request\.headers\.x-tenant uses \{tenant\}, which no setup returned and no vary gives \(values: id\)$/))
 })
 
 test('finding the workload: --workload, else the app directory\'s, else a coded error saying what to do', (t) => {

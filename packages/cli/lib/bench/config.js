@@ -4,6 +4,7 @@ const path = require('node:path')
 const { commandOptions } = require('../command-options')
 const { appTargetOf, workloadOf, nodeCommand } = require('../kernel/app-target')
 const { BASELINE_KINDS, runTargets } = require('../kernel/targets')
+const { parseVaryOption, sweepOf } = require('../kernel/sweep')
 const { usageError, wholeNumber, listOf } = commandOptions('bench')
 
 // `bench`'s options -> a frozen run configuration (what runBench takes). The app and the workload are named as
@@ -126,10 +127,15 @@ function benchConfig (values, { now = new Date() } = {}) {
     : findMax ? FIND_MAX_TIMEOUT_SEC : REQUEST_TIMEOUT_SEC
   const warmup = values.warmup !== undefined ? wholeNumber(values.warmup, 'warmup', 0, 1_000_000) : quick ? QUICK.warmup : DEFAULT_WARMUP
 
+  // The workload's sweeps (kernel/sweep.js): each scenario's combinations of values, --vary's lists in place of
+  // its own.
+  const sweep = sweepOf(workload, scenarios, { quick, overrides: parseVaryOption(values.vary) })
   const connections = {}
   const amounts = {}
+  const warmups = {}
   for (const scenario of scenarios) {
     const definition = workload.scenarios[scenario]
+    warmups[scenario] = values.warmup !== undefined || definition.warmup === null ? warmup : definition.warmup
     connections[scenario] = connectionsOverride ?? definition.connections
     const preset = quick ? definition.quickAmount : definition.amount
     amounts[scenario] = duration !== null ? null : amountOverride ?? preset
@@ -151,6 +157,10 @@ function benchConfig (values, { now = new Date() } = {}) {
     amounts,
     duration,
     warmup,
+    warmups,
+    // Per scenario, the combinations of its varied values (one cell each; [{}] when it varies none), and each
+    // varied name's values over the run.
+    sweep: Object.freeze({ byScenario: Object.freeze(sweep.byScenario), names: Object.freeze(sweep.names) }),
     quick,
     breakdownSource,
     topologies,

@@ -31,23 +31,30 @@ const { analyzeEvents } = require('./elasticity')
 const APP_ONLY = Object.freeze([targetOf({ kind: 'app' })])
 
 /**
- * The cells of the matrix, in run order: process counts outermost (the slowest change), as the study; a
- * scenario's targets innermost, the app first (the bare servers serve its answer). Targets other than the app run
- * once per process count in the first topology (as node:cluster), Apache once (its prefork pool is its own).
+ * The cells of the matrix, in run order: process counts outermost (the slowest change), as the study; then each
+ * scenario's combinations of varied values (kernel/sweep.js), the first name outermost; a scenario's targets
+ * innermost, the app first (the bare servers serve its answer). Targets other than the app run once per process
+ * count in the first topology (as node:cluster), Apache once (its prefork pool is its own). A scenario that varies
+ * `processes` runs its own counts, once, instead of the run's.
  */
 function cellsOf (config) {
   const cells = []
-  for (const [processIndex, processes] of config.processes.entries()) {
+  for (const [processIndex, runProcesses] of config.processes.entries()) {
     for (const [topologyIndex, topology] of (config.topologies ?? ['cluster']).entries()) {
       for (const scenario of config.scenarios) {
         const formats = config.workload.scenarios[scenario].formats
         for (const format of config.formats) {
           if (!formats.includes(format)) continue
-          for (const target of config.targets ?? APP_ONLY) {
-            if (target.kind === 'app') cells.push({ scenario, format, processes, topology, target })
-            else if (target.kind === 'apache-php') {
-              if (topologyIndex === 0 && processIndex === 0) cells.push({ scenario, format, processes: null, topology: 'prefork', target })
-            } else if (topologyIndex === 0) cells.push({ scenario, format, processes, topology: 'cluster', target })
+          for (const values of config.sweep?.byScenario[scenario] ?? [{}]) {
+            if (values.processes !== undefined && processIndex > 0) continue
+            const processes = values.processes ?? runProcesses
+            const first = processIndex === 0 || values.processes !== undefined
+            for (const target of config.targets ?? APP_ONLY) {
+              if (target.kind === 'app') cells.push({ scenario, format, processes, topology, values, target })
+              else if (target.kind === 'apache-php') {
+                if (topologyIndex === 0 && first) cells.push({ scenario, format, processes: null, topology: 'prefork', values, target })
+              } else if (topologyIndex === 0) cells.push({ scenario, format, processes, topology: 'cluster', values, target })
+            }
           }
         }
       }
@@ -80,7 +87,8 @@ async function runMatrix (config, options) {
   const cells = cellsOf(config)
   const workload = config.workload
   if (workload.setup !== null) log(`preparing the workload (${path.basename(workload.file)} setup)`)
-  const values = await runHook(workload.setup, 'setup', workload, { env, log })
+  // `vary`: each varied name's values over the run (a setup seeds for the largest).
+  const values = await runHook(workload.setup, 'setup', workload, { env, log, vary: config.sweep?.names ?? {} })
 
   let aborted = null
   const runId = Date.now()
@@ -124,18 +132,33 @@ async function runMatrix (config, options) {
  * Resolves to `{ base, processes(), stop(), ... }` (topology.js, target-process.js).
  */
 async function startServer (config, cell, { env, source, log, onNotice, context }) {
-  const { processes, topology, target, scenario, format } = cell
+  const { processes, topology, target, scenario, format, values = {} } = cell
   if (target.kind === 'app' || target.kind === 'app-untraced') {
     const traced = target.kind === 'app'
     return startTopology(config.target, {
-      topology, balancer: config.balancer, processes, env, source, log, onNotice, traced, role: traced ? 'app' : 'app (untraced)'
+      topology,
+      balancer: config.balancer,
+      processes,
+      env,
+      source,
+      log,
+      onNotice,
+      traced,
+      role: traced ? 'app' : 'app (untraced)',
+      values,
+      start: config.workload.start
     })
   }
   const expected = config.workload.scenarios[scenario].requests[format].status
-  const reply = replyFor(context.replies.get(`${scenario} ${format}`) ?? null, expected)
+  const reply = replyFor(context.replies.get(cellKey(cell)) ?? null, expected)
   const server = await startTarget(target, { processes: processes ?? 1, env, reply, appDir: config.target.app, log })
   context.about[target.name] = server.about
   return server
+}
+
+/** What a cell's bare servers share with the app's cell: its scenario, format and values. */
+function cellKey ({ scenario, format, values = {} }) {
+  return `${scenario} ${format} ${JSON.stringify(values)}`
 }
 
 /** A failure's code and message as one line (Apache's error log lines joined). */
@@ -144,24 +167,26 @@ function failureOf (err) {
 }
 
 async function runCell (config, cell, { env, values, log, onNotice, source: appSource, context }) {
-  const { scenario, format, processes, topology, target } = cell
+  const { scenario, format, processes, topology, target, values: varied = {} } = cell
   const workload = config.workload
   const definition = workload.scenarios[scenario]
   // Only the app has a breakdown; a bare server's cell uses the app's scenario values, its own hooks only
   // when the app gave none (a run without the app).
   const source = target.traced ? appSource : NO_BREAKDOWN
   const bare = target.kind !== 'app' && target.kind !== 'app-untraced'
-  const key = `${scenario} ${format}`
+  const key = cellKey(cell)
   const record = {
     target: target.name,
     scenario,
     format,
     processes,
     topology,
+    // The cell's varied values (kernel/sweep.js): with scenario, format, processes and topology, what names it.
+    values: { ...varied },
     balancer: topology === 'nginx' ? config.balancer : null,
     status: 'ok',
     operation: null,
-    connections: config.connections[scenario],
+    connections: varied.connections ?? config.connections[scenario],
     amount: config.amounts[scenario],
     duration: config.duration,
     breakdown: null
@@ -187,10 +212,11 @@ async function runCell (config, cell, { env, values, log, onNotice, source: appS
       ranSetup = true
       cellValues = { ...values, ...await runHook(definition.setup, `scenario '${scenario}' setup`, workload, { base, env, log, values }) }
     }
-    const sent = requestsOf(definition, format, cellValues)
+    const sent = requestsOf(definition, format, { ...cellValues, ...varied })
     record.operation = { method: sent.method, route: null, format: null }
-    if (config.warmup > 0) {
-      const warmup = { connections: Math.min(record.connections, config.warmup), amount: config.warmup }
+    const warmupRequests = config.warmups?.[scenario] ?? config.warmup
+    if (warmupRequests > 0) {
+      const warmup = { connections: Math.min(record.connections, warmupRequests), amount: warmupRequests }
       await runAutocannon(base, sent, warmup)
     }
     const sample = await probeCell(base, sent, { scenario, format }).catch((err) => {

@@ -11,8 +11,10 @@ const { chartSpec, renderCharts: renderSvgs } = require('../render/charts')
 const FORMAT_COLORS = Object.freeze({ domain: ['html', 'json'], range: ['#f58518', '#4c78a8'] })
 const TOPOLOGY_COLORS = Object.freeze({ domain: ['cluster', 'nginx'], range: ['#4c78a8', '#e45756'] })
 
+/** A scenario's cells by process count; swept cells (their values apart) are drawn by the sweep section. */
 function cellsOf (summary, scenario, format) {
-  return summary.cells.filter((c) => c.scenario === scenario && (format === undefined || c.format === format))
+  return summary.cells.filter((c) => c.scenario === scenario && (format === undefined || c.format === format) &&
+    Object.keys(c.values).length === 0)
 }
 
 function processLabels (cells) {

@@ -2,6 +2,7 @@
 
 const { isNumber, processesText } = require('../render/format')
 const { findingsOf, notesOf } = require('./report-findings')
+const { valuesText } = require('../kernel/sweep')
 
 // The figures both renderers of the bench report show, derived once from a results.json (schema 1 or 2).
 // Nothing here trusts an optional field: a failed cell, a missing cell, a cell without a breakdown or a
@@ -153,6 +154,10 @@ function normalizeCell (raw, workload) {
   const operation = operationOf(raw)
   const top = topSegment(operation)
   const studyFunction = dominantOf(workload, scenario)
+  // A swept cell's values (kernel/sweep.js); its process count is said as the topology's.
+  const values = raw.values && typeof raw.values === 'object' && !Array.isArray(raw.values) ? raw.values : {}
+  const { processes: _processes, ...shownValues } = values
+  const valuesPart = Object.keys(shownValues).length ? `${valuesText(shownValues)}, ` : ''
   return {
     scenario,
     label,
@@ -160,7 +165,8 @@ function normalizeCell (raw, workload) {
     processes,
     topology,
     balancer,
-    title: `${label} (${format}), ${topologyText(topology, processes, balancer)}`,
+    values,
+    title: `${label} (${format}), ${valuesPart}${topologyText(topology, processes, balancer)}`,
     status: failed ? 'failed' : 'ok',
     failed,
     failure: failed ? String(raw.failure || `the runner recorded status ${JSON.stringify(raw.status ?? null)}`) : null,
@@ -374,7 +380,10 @@ function summarize (results) {
   const processCounts = [...(config.processes || []), ...cells.map((c) => c.processes)]
     .map(Number).filter(Number.isFinite)
   const processes = [...new Set(processCounts)].sort((a, b) => a - b)
-  const throughput = throughputSeries(cells, scenarios, formats, workload)
+  // A swept cell (kernel/sweep.js) differs from its neighbours by its values, not only its processes: the
+  // comparisons by process count leave it to the sweep section (report-sweep.js).
+  const unswept = cells.filter((c) => Object.keys(c.values).length === 0)
+  const throughput = throughputSeries(unswept, scenarios, formats, workload)
   const sizes = responseSizes(cells, scenarios, formats, workload)
   const reference = workload.reference
   const summary = {
@@ -409,7 +418,7 @@ function summarize (results) {
     primaryTopology,
     throughput,
     scaling: scalingSteps(throughput),
-    htmlVsJson: htmlVsJson(cells, scenarios, processes, workload),
+    htmlVsJson: htmlVsJson(unswept, scenarios, processes, workload),
     table1: table1(cells, scenarios, formats, workload),
     dominance: dominance(cells, workload),
     responseSizes: sizes,

@@ -176,11 +176,16 @@ function largestShares (summary) {
   return `The function with the largest share of response time: ${listText(rows.map((row) => `${row.hereFunction} in ${row.title} (${formatShare(row.hereShare)})`))}.`
 }
 
+/** The cells a run's configuration asks for; a scenario that varies its processes (sweep.js) runs its own counts. */
 function expectedCells (config) {
   const lists = [config.scenarios, config.formats, config.processes]
   if (!lists.every(Array.isArray)) return []
+  const processesOf = (scenario) => {
+    const varied = config.vary && config.vary[scenario] && config.vary[scenario].processes
+    return Array.isArray(varied) ? varied : config.processes
+  }
   return config.scenarios.flatMap((scenario) => config.formats.flatMap((format) =>
-    config.processes.map((processes) => ({ scenario, format, processes: Number(processes) }))))
+    processesOf(scenario).map((processes) => ({ scenario, format, processes: Number(processes) }))))
 }
 
 /** [scenario, requests] pairs from `config.amount`: one number for all, or one per scenario (null: by duration). */

@@ -7,6 +7,7 @@ const { scaleOutOf } = require('./report-scale-out')
 const tables = require('./report-tables')
 const targetsReport = require('./report-targets')
 const processesReport = require('./report-processes')
+const sweepReport = require('./report-sweep')
 const { htmlPage, section } = require('../render/page')
 const { htmlTable } = require('../render/tables')
 const { htmlList } = require('../render/findings')
@@ -108,6 +109,22 @@ async function targetsSection (targets) {
   return parts.join('\n')
 }
 
+/** Response time against each varied value, the study's comparisons beside it, what the cores can show. */
+async function sweepSection (sweep) {
+  const charts = await renderSvgs(sweepReport.sweepCharts(sweep))
+  const parts = [htmlList(sweep.limits.map((text) => ({ text, kind: 'warn' })), 'notes'), chartGrid(charts)]
+  for (const group of sweep.groups) {
+    parts.push(`<h3>Response time against ${escapeHtml(group.over)} (mean ms per request)</h3>`, htmlTable(sweepReport.groupTable(group)))
+  }
+  if (sweep.comparisons.length) {
+    parts.push(`<h3>The study beside this run${sweep.source ? ` (${escapeHtml(sweep.source)})` : ''}</h3>`,
+      '<p>Ratio: this run\'s response time over the other\'s; gain: how much faster (the other\'s time over this one\'s). ' +
+      'A figure that needs more cores than this machine has is shown, not claimed.</p>', htmlTable(sweepReport.comparisonTable(sweep)))
+  }
+  if (sweep.resources.length) parts.push('<h3>Per-process load beside the study\'s tables</h3>', htmlTable(sweepReport.resourceTable(sweep)))
+  return parts.join('\n')
+}
+
 /** Every process of every cell while its load ran (report-processes.js). */
 async function processesSection (entries) {
   const charts = await renderSvgs(processesReport.processCharts(entries))
@@ -130,10 +147,12 @@ async function renderHtml (results, { sections = [] } = {}) {
   const present = sections.filter((s) => results[s.key] !== undefined && results[s.key] !== null)
   const targets = targetsReport.targetsSummary(results)
   const resources = processesReport.processesSummary(results)
+  const sweep = sweepReport.sweepSummary(summary, results)
   const parts = [
     { id: 'answer', nav: 'Where the time goes', html: answerSection(summary, charts) },
     { id: 'findings', nav: 'What this shows', html: section('findings', 'What this shows', htmlList(summary.findings, 'findings') + '\n' + (summary.reference.findings.length === 0 ? '' : `<p class="study">${escapeHtml(summary.reference.intro)}</p>` + htmlList(summary.reference.findings, 'study'))) },
-    { id: 'limits', nav: 'What limits these figures', html: section('limits', 'What limits these figures', htmlList(summary.notes, 'notes') || '<p>Nothing: every cell finished with 2xx responses only.</p>') },
+    { id: 'limits', nav: 'What limits these figures', html: section('limits', 'What limits these figures', (htmlList(summary.notes, 'notes') || '<p>Nothing: every cell finished with 2xx responses only.</p>') + (sweep === null ? '' : htmlList(sweep.limits, 'notes'))) },
+    ...(sweep === null ? [] : [{ id: 'sweep', nav: 'Sweeps', html: section('sweep', 'Sweeps: response time against the varied values', await sweepSection(sweep)) }]),
     ...CHART_GROUPS.filter((group) => !group.when || group.when(summary))
       .map((group) => ({ id: group.id, nav: group.title, html: chartSection(group, charts) })),
     { id: 'cells', nav: 'Cells', html: section('cells', 'Cells', htmlTable(tables.cellTable(summary))) },

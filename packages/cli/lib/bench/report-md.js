@@ -6,6 +6,7 @@ const { scaleOutOf } = require('./report-scale-out')
 const tables = require('./report-tables')
 const targetsReport = require('./report-targets')
 const processesReport = require('./report-processes')
+const sweepReport = require('./report-sweep')
 const { markdownTable } = require('../render/tables')
 const { markdownList } = require('../render/findings')
 const { processesText } = require('../render/format')
@@ -72,6 +73,22 @@ function targetsMarkdown (targets) {
   return parts
 }
 
+/** Response time against each varied value, the study's comparisons beside it, what the cores can show. */
+function sweepMarkdown (sweep) {
+  if (sweep === null) return []
+  const parts = ['## Sweeps: response time against the varied values\n', markdownList(sweep.limits)]
+  for (const group of sweep.groups) {
+    parts.push(`### Response time against ${escapeMarkdown(group.over)} (mean ms per request)\n`, markdownTable(sweepReport.groupTable(group)))
+  }
+  if (sweep.comparisons.length) {
+    parts.push(`### The study beside this run${sweep.source ? ` (${escapeMarkdown(sweep.source)})` : ''}\n`,
+      'Ratio: this run\'s response time over the other\'s; gain: how much faster (the other\'s time over this one\'s). ' +
+      'A figure that needs more cores than this machine has is shown, not claimed.\n', markdownTable(sweepReport.comparisonTable(sweep)))
+  }
+  if (sweep.resources.length) parts.push('### Per-process load beside the study\'s tables\n', markdownTable(sweepReport.resourceTable(sweep)))
+  return parts
+}
+
 /** Every process of every cell while its load ran (report-processes.js). */
 function processesMarkdown (entries) {
   if (entries.length === 0) return []
@@ -87,6 +104,7 @@ function renderMarkdown (results, { sections = [] } = {}) {
   const present = sections.filter((s) => results[s.key] !== undefined && results[s.key] !== null)
   const targets = targetsReport.targetsSummary(results)
   const processes = processesMarkdown(processesReport.processesSummary(results))
+  const sweep = sweepReport.sweepSummary(summary, results)
   if (summary.allCells.length === 0 && targets !== null) {
     // A run of other servers only (a workload without the app): none of the app's sections has anything to show.
     return [
@@ -116,6 +134,8 @@ function renderMarkdown (results, { sections = [] } = {}) {
       : [`${escapeMarkdown(summary.reference.intro)}\n`, markdownList(summary.reference.findings)]),
     '## What limits these figures\n',
     markdownList(summary.notes) || 'Nothing: every cell finished with 2xx responses only.\n',
+    ...(sweep === null ? [] : [markdownList(sweep.limits)]),
+    ...sweepMarkdown(sweep),
     ...(targets === null ? [] : targetsMarkdown(targets)),
     '## Cells\n',
     markdownTable(tables.cellTable(summary)),

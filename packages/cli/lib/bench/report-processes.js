@@ -2,6 +2,7 @@
 
 const { isNumber, processesText } = require('../render/format')
 const { chartSpec } = require('../render/charts')
+const { valuesText } = require('../kernel/sweep')
 
 // The report's section on what each process used while a cell's load ran (kernel/process-sampler.js): a table
 // per cell (every process with its role, CPU% and resident memory, mean and max: the KIT study's Tables I and
@@ -23,7 +24,9 @@ function mebibytes (bytes) {
 function cellTitle (cell, labels) {
   const label = (labels[cell.scenario] && labels[cell.scenario].label) || cell.scenario
   const servers = cell.processes === null ? 'its prefork pool' : cell.topology === 'nginx' ? `${cell.processes} behind nginx` : processesText(cell.processes)
-  return `${label} (${cell.format}), ${cell.target ?? 'app'}, ${servers}`
+  const { processes, ...values } = cell.values && typeof cell.values === 'object' ? cell.values : {}
+  const valuesPart = Object.keys(values).length ? `${valuesText(values)}, ` : ''
+  return `${label} (${cell.format}), ${valuesPart}${cell.target ?? 'app'}, ${servers}`
 }
 
 /** The rows of a cell's resources: a process each, or a role's total when it has many. */

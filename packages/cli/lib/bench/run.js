@@ -50,8 +50,25 @@ function configOf (config) {
     findMax: config.findMax,
     events: config.events,
     requestTimeoutSec: config.requestTimeoutSec,
-    targets: (config.targets ?? []).map((target) => target.name)
+    targets: (config.targets ?? []).map((target) => target.name),
+    // Each scenario's varied names and the values the run took (kernel/sweep.js); {} without sweeps.
+    vary: varyOf(config)
   }
+}
+
+/** Per scenario, each varied name's values in this run (its combinations', in order). */
+function varyOf (config) {
+  const vary = {}
+  for (const [scenario, combinations] of Object.entries(config.sweep?.byScenario ?? {})) {
+    for (const combination of combinations) {
+      for (const [name, value] of Object.entries(combination)) {
+        vary[scenario] ??= {}
+        vary[scenario][name] ??= []
+        if (!vary[scenario][name].includes(value)) vary[scenario][name].push(value)
+      }
+    }
+  }
+  return vary
 }
 
 /** The 1, 5 and 15 minute load averages, two decimals. */

@@ -20,6 +20,7 @@ const OPTIONS = Object.freeze({
   ...APP_TARGET_OPTIONS,
   scenarios: { type: 'string' },
   formats: { type: 'string' },
+  vary: { type: 'string', multiple: true },
   processes: { type: 'string' },
   reps: { type: 'string' },
   connections: { type: 'string' },

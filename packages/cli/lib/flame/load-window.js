@@ -3,6 +3,7 @@
 const { runAutocannon } = require('../kernel/load')
 const { fetchBreakdown, measuredOperation, droppedInWindow } = require('../kernel/breakdown-source')
 const { requestsOf, runHook } = require('../kernel/workload')
+const { combinationsOf } = require('../kernel/sweep')
 const { LoadObserver } = require('../kernel/load-observer')
 
 // The load a profile is taken under, in a running app: `warmupSec` of it first (V8 compiles the hot code,
@@ -29,7 +30,9 @@ async function loadWindow ({
   const definition = workload.scenarios[scenario]
   const context = { base, env, log, values }
   const setupValues = await runHook(definition.setup, `scenario '${scenario}' setup`, workload, context)
-  const sent = requestsOf(definition, format, { ...values, ...setupValues })
+  // A swept scenario (kernel/sweep.js) is profiled at the first of its quick values.
+  const [firstValues] = combinationsOf(definition.vary, { quick: true })
+  const sent = requestsOf(definition, format, { ...firstValues, ...values, ...setupValues })
   if (warmupSec > 0) await runAutocannon(base, sent, { connections, duration: warmupSec })
   const observer = new LoadObserver({ expectedStatus: sent.status, timeline: true })
   const running = runAutocannon(base, sent, { connections, duration: duration + 2 * RAMP_SEC, observer })

@@ -8,6 +8,7 @@ const { freeLoopbackPort } = require('@nodebench/services')
 const { codes, NodebenchError } = require('@nodebench/errors')
 const { commandLine, baseAt, noServerScript } = require('./app-target')
 const { outputCollector, startFailure } = require('./app-output')
+const { fillValues } = require('./sweep')
 
 // The app under load (app-target.js names it), started for a bench cell, a browser run: an app directory with
 // the example's entry points (`server.js --port <p> --processes <n>`, printing `listening on <url>`), a command
@@ -27,16 +28,25 @@ function appError (message) {
  * Resolves to `{ base, pid, stop(), kill() }` once the app answers: `stop` ends it gracefully, `kill` at once
  * (SIGKILL, an instance dying abruptly); an app at --url alone has neither (pid null). `args`: more
  * arguments for an app directory's server.js (`--server-timing` for nodebench browser). `traced: false`
- * starts it with NODEBENCH=off (the app without nodebench, which an app directory's server.js honours).
+ * starts it with NODEBENCH=off (the app without nodebench, which an app directory's server.js honours). `values`: a
+ * cell's varied values (kernel/sweep.js), filled into --cmd's placeholders and `start` (the workload's `{ args,
+ * env }` for an app directory's server.js).
  */
-async function startApp (target, { processes, env, args = [], onNotice = () => {}, traced = true }) {
+async function startApp (target, options) {
+  const { processes, env, args = [], onNotice = () => {}, traced = true, values = {}, start = null } = options
   const nodebench = traced ? 'on' : 'off'
+  const startEnv = {}
+  for (const [name, value] of Object.entries(start?.env ?? {})) startEnv[name] = fillValues(value, values)
   if (target.app !== null) {
     const script = path.join(target.app, 'server.js')
     if (!fs.existsSync(script)) throw appError(noServerScript(target.app))
-    return startScript(script, { processes, env: { ...env, NODEBENCH: nodebench }, args, onNotice })
+    const startArgs = (start?.args ?? []).map((arg) => fillValues(arg, values))
+    const scriptEnv = { ...env, ...startEnv, NODEBENCH: nodebench }
+    return startScript(script, { processes, env: scriptEnv, args: [...args, ...startArgs], onNotice })
   }
-  if (target.cmd !== null) return startCommand(target, { processes, env: traced ? env : { ...env, NODEBENCH: 'off' }, onNotice })
+  if (target.cmd !== null) {
+    return startCommand(target, { processes, values, env: { ...env, ...startEnv, ...(traced ? {} : { NODEBENCH: 'off' }) }, onNotice })
+  }
   await waitUntilAnswering(target.url, { deadline: Date.now() + 5000, exited: () => null })
   return { base: target.url, pid: null, stop: async () => {}, kill () {} }
 }
@@ -75,9 +85,9 @@ function startScript (script, { processes, env, args = [], onNotice = () => {} }
   })
 }
 
-async function startCommand (target, { processes, env, onNotice }) {
+async function startCommand (target, { processes, values = {}, env, onNotice }) {
   const port = target.cmd.includes('{port}') ? await freeLoopbackPort() : null
-  const command = commandLine(target, { port, processes })
+  const command = fillValues(commandLine(target, { port, processes }), values)
   const base = port === null ? target.url : baseAt(target, port)
   // `target.cwd`: where the command runs (a revision's copy of the app, nodebench compare --rev-a/-b).
   const child = spawn(command, { shell: true, cwd: target.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })

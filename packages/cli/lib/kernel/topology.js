@@ -12,8 +12,10 @@ const { startApp } = require('./app-process')
 //   nginx (`--balancer least_conn|round_robin`, max_fails=3 fail_timeout=30s), as the TU Berlin study ran
 //   them. Instances can be added (nginx reloads: its new workers take the new upstream, the old ones finish
 //   their requests) and killed abruptly (SIGKILL; nginx routes around them) while the load runs.
-// Both against the same database. Each process nodebench starts gets the breakdown source's variables (its
-// metrics port), and the source is told when the set of processes changes.
+// Both against the same database. A cell's varied values (kernel/sweep.js) go to every process it starts: into
+// --cmd's placeholders, and as the workload's `start` arguments and environment of an app directory's server.js.
+// Each process nodebench starts gets the breakdown source's variables (its metrics port), and the source is told
+// when the set of processes changes.
 
 /**
  * Starts a cell's topology (`onNotice`: startApp's, for every process); resolves to `{ topology, base, instances,
@@ -24,10 +26,10 @@ const { startApp } = require('./app-process')
  * (default 'app').
  */
 async function startTopology (target, options) {
-  const { topology, balancer, processes, env, source, log = () => {}, onNotice, traced = true, role = 'app' } = options
+  const { topology, balancer, processes, env, source, log = () => {}, onNotice, traced = true, role = 'app', values = {}, start } = options
   if (topology === 'cluster') {
     const sourceEnv = await source.instanceEnv()
-    const app = await startApp(target, { processes, env: { ...env, ...sourceEnv }, onNotice, traced })
+    const app = await startApp(target, { processes, env: { ...env, ...sourceEnv }, onNotice, traced, values, start })
     source.attached()
     const instance = instanceOf(app, sourceEnv)
     return {
@@ -39,10 +41,10 @@ async function startTopology (target, options) {
       stop: () => app.stop()
     }
   }
-  return startBalanced(target, { balancer, processes, env, source, log, onNotice, traced })
+  return startBalanced(target, { balancer, processes, env, source, log, onNotice, traced, values, start })
 }
 
-async function startBalanced (target, { balancer, processes, env, source, log, onNotice, traced }) {
+async function startBalanced (target, { balancer, processes, env, source, log, onNotice, traced, values, start }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-nginx-'))
   const running = []
   let nginx = null
@@ -85,7 +87,7 @@ async function startBalanced (target, { balancer, processes, env, source, log, o
 
   async function startInstance () {
     const sourceEnv = await source.instanceEnv()
-    const app = await startApp(target, { processes: 1, env: { ...env, ...sourceEnv }, onNotice, traced })
+    const app = await startApp(target, { processes: 1, env: { ...env, ...sourceEnv }, onNotice, traced, values, start })
     const instance = instanceOf(app, sourceEnv)
     running.push({ app, instance })
     balanced.instances.push(instance)

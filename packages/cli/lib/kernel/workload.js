@@ -7,6 +7,7 @@ const { codes, NodebenchError } = require('@nodebench/errors')
 const { checkBrowser } = require('./workload-browser')
 const { checkTargets } = require('./targets')
 const { displayPath } = require('./paths')
+const { checkVary, scenarioVary } = require('./sweep')
 
 // A workload says what `bench` and `flame` send to an app: its scenarios (the requests of one operation),
 // in one or more formats (variants of the same operation: the study's HTML pages and JSON API), with the
@@ -27,21 +28,27 @@ const { displayPath } = require('./paths')
 //         // or requests: { json: {...}, html: {...} }, one per format of the scenario's
 //         formats: ['json'],                            // optional: the workload's formats it has (default all)
 //         async teardown ({ env, log, values }) {}      // optional, after each cell of this scenario
+//         vary: { size: [10, 100] }, warmup: 5           // optional: its own values (sweep.js), its warm-up requests
 //       }
-//     }
+//     },
+//     vary: { documents: [1000, 10000] },              // optional: a cell per combination of values (sweep.js)
+//     start: { args: ['--backends', '{backends}'], env: { SIZE: '{size}' } }  // optional: what --app's server.js gets
 //   }
 //
-// `{name}` in a path, a header value or a string body is the value `setup` returned under that name.
+// `{name}` in a path, a header value or a string body is the value `setup` returned under that name, or the
+// cell's value of a varied name.
 // A path may be a list: each connection sends them in turn (autocannon's `requests`).
 
 const WORKLOAD_FILES = Object.freeze(['nodebench.workload.js', 'nodebench.workload.json'])
 const WORKLOAD_KEYS = Object.freeze([
   'name', 'description', 'formats', 'services', 'setup', 'teardown', 'scenarios', 'defaultScenarios', 'browser', 'reference',
-  'targets'
+  'targets', 'vary', 'start'
 ])
 const SCENARIO_KEYS = Object.freeze([
-  'label', 'request', 'requests', 'formats', 'connections', 'amount', 'quickAmount', 'dominant', 'setup', 'teardown', 'reference'
+  'label', 'request', 'requests', 'formats', 'connections', 'amount', 'quickAmount', 'dominant', 'setup', 'teardown', 'reference',
+  'vary', 'warmup'
 ])
+const START_KEYS = Object.freeze(['args', 'env'])
 const REQUEST_KEYS = Object.freeze(['method', 'path', 'headers', 'body', 'status'])
 const SERVICES = Object.freeze(['mongodb'])
 const METHODS = Object.freeze(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
@@ -181,10 +188,17 @@ function checkWorkload (source, { file, shown }) {
   if (!isPlainObject(source.scenarios) || Object.keys(source.scenarios).length === 0) {
     fail(`scenarios must be an object of named scenarios; received ${describe(source.scenarios)}`)
   }
+  const vary = checkVary(source.vary, { where: 'vary', fail, describe })
+  const start = checkStart(source.start, fail)
   const scenarios = {}
   for (const [name, scenario] of Object.entries(source.scenarios)) {
     if (!NAME_PATTERN.test(name)) fail(`scenario name '${name}' must be lower-case letters, digits and dashes`)
-    scenarios[name] = checkScenario(name, scenario, { formats, fail, hook })
+    scenarios[name] = checkScenario(name, scenario, { formats, fail, hook, vary })
+    for (const placeholder of start.placeholders) {
+      if (scenarios[name].vary === null || !Object.hasOwn(scenarios[name].vary, placeholder)) {
+        fail(`start uses {${placeholder}}, which scenario '${name}' does not vary; give it one value there (vary: { ${placeholder}: [...] })`)
+      }
+    }
   }
   const names = Object.keys(scenarios)
   const defaultScenarios = source.defaultScenarios === undefined ? names : source.defaultScenarios
@@ -207,12 +221,32 @@ function checkWorkload (source, { file, shown }) {
     // What `nodebench browser` loads (workload-browser.js); null when the workload has no browser part.
     browser: checkBrowser(source.browser, { fail, hook, describe }),
     reference: source.reference === undefined ? null : source.reference,
+    // What an app directory's server.js gets besides --port and --processes, a cell's values filled in.
+    start: Object.freeze({ args: start.args, env: start.env }),
     // The servers the scenarios go to (targets.js); null: the app alone.
     targets: checkTargets(source.targets, { fail, dir: path.dirname(file) })
   })
 }
 
-function checkScenario (name, scenario, { formats, fail, hook }) {
+/** `start`: `{ args: [strings], env: { NAME: string } }`, and the placeholders they use. */
+function checkStart (start, fail) {
+  if (start === undefined) return { args: Object.freeze([]), env: Object.freeze({}), placeholders: [] }
+  if (!isPlainObject(start)) fail(`start must be an object with args and env for the app's server.js; received ${describe(start)}`)
+  checkKeys(start, START_KEYS, 'start: ', fail)
+  const args = start.args === undefined ? [] : start.args
+  if (!Array.isArray(args) || args.some((arg) => typeof arg !== 'string')) fail(`start.args must be a list of strings; received ${describe(start.args)}`)
+  const env = start.env === undefined ? {} : start.env
+  if (!isPlainObject(env) || Object.values(env).some((value) => typeof value !== 'string')) {
+    fail(`start.env must be an object of variable names to string values; received ${describe(start.env)}`)
+  }
+  const placeholders = new Set()
+  for (const text of [...args, ...Object.values(env)]) {
+    for (const [, name] of text.matchAll(PLACEHOLDER)) placeholders.add(name)
+  }
+  return { args: Object.freeze([...args]), env: Object.freeze({ ...env }), placeholders: [...placeholders] }
+}
+
+function checkScenario (name, scenario, { formats, fail, hook, vary }) {
   const where = `scenario '${name}': `
   const failHere = (message) => fail(where + message)
   if (!isPlainObject(scenario)) failHere(`expected an object with request (or requests); received ${describe(scenario)}`)
@@ -239,10 +273,10 @@ function checkScenario (name, scenario, { formats, fail, hook }) {
       requests[format] = checkRequest(scenario.requests[format], `requests.${format}`, failHere)
     }
   }
-  const count = (key, fallback, max) => {
+  const count = (key, fallback, max, min = 1) => {
     const value = scenario[key]
     if (value === undefined) return fallback
-    if (!Number.isInteger(value) || value < 1 || value > max) failHere(`${key} must be a whole number from 1 to ${max}; received ${describe(value)}`)
+    if (!Number.isInteger(value) || value < min || value > max) failHere(`${key} must be a whole number from ${min} to ${max}; received ${describe(value)}`)
     return value
   }
   const text = (key) => {
@@ -261,6 +295,10 @@ function checkScenario (name, scenario, { formats, fail, hook }) {
     // `bench --quick`: a tenth of the requests unless the scenario says how many.
     quickAmount: count('quickAmount', Math.max(1, Math.round(count('amount', DEFAULT_AMOUNT, 10_000_000) / 10)), 10_000_000),
     dominant: text('dominant'),
+    // Warm-up requests before each cell's load (null: the run's --warmup); a read of 300,000 documents needs few.
+    warmup: scenario.warmup === undefined ? null : count('warmup', 0, 1_000_000, 0),
+    // Its varied values (sweep.js): the workload's, with its own in their place; null when none.
+    vary: scenarioVary(vary, checkVary(scenario.vary, { where: `scenario '${name}': vary`, fail, describe })),
     setup: hook(`scenario '${name}': setup`, scenario.setup),
     teardown: hook(`scenario '${name}': teardown`, scenario.teardown),
     reference: scenario.reference === undefined ? null : scenario.reference
@@ -299,7 +337,7 @@ function checkRequest (request, where, fail) {
 function fill (text, values, where, scenario) {
   return text.replace(PLACEHOLDER, (whole, name) => {
     if (!Object.hasOwn(values, name)) {
-      throw new NodebenchError(codes.NB_ERR_WORKLOAD, `workload scenario '${scenario}': ${where} uses {${name}}, which no setup returned` +
+      throw new NodebenchError(codes.NB_ERR_WORKLOAD, `workload scenario '${scenario}': ${where} uses {${name}}, which no setup returned and no vary gives` +
         `${Object.keys(values).length ? ` (values: ${Object.keys(values).join(', ')})` : ''}`)
     }
     return String(values[name])
@@ -320,6 +358,14 @@ function requestsOf (scenario, format, values = {}) {
   return { method: request.method, status: request.status, requests, where: request.where }
 }
 
+/** A scenario's varied names and their (full) lists; null when it varies none. */
+function varyLists (vary) {
+  if (vary === null) return null
+  const lists = {}
+  for (const [name, entry] of Object.entries(vary)) lists[name] = [...entry.values]
+  return lists
+}
+
 /** What results.json keeps of the workload: enough for a report to name scenarios and compare with a reference. */
 function describeWorkload (workload) {
   const scenarios = {}
@@ -330,7 +376,8 @@ function describeWorkload (workload) {
       dominant: scenario.dominant,
       connections: scenario.connections,
       amount: scenario.amount,
-      reference: scenario.reference
+      reference: scenario.reference,
+      vary: varyLists(scenario.vary)
     }
   }
   return {

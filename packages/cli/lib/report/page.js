@@ -5,6 +5,7 @@ const { htmlPage, section } = require('../render/page')
 const { htmlTable } = require('../render/tables')
 const { segmentTable, operationText } = require('../render/breakdown')
 const { waterfallHtml, WATERFALL_STYLE } = require('../render/waterfall')
+const fanOut = require('../render/fan-out')
 
 // report.html: a service's breakdown read back (report/run.js) as one self-contained page: per operation, its
 // segments and shares, and (from Jaeger) its slowest and a median request drawn as waterfalls, each at an
@@ -16,8 +17,19 @@ function anchorOf (operation) {
   return `operation-${`${operation.method}-${operation.route}-${operation.format}`.replace(/[^A-Za-z0-9_-]+/g, '-')}`
 }
 
-function operationSection (operation, { traces, jaegerUi, jaegerUrl }) {
+/** An operation's fan-out (render/fan-out.js): the processes it called and its critical path. */
+function fanOutHtml (calls) {
+  return `<h3>${escapeHtml(`Fan-out: ${fanOut.fanOutTitle(calls)}`)}</h3>\n${htmlTable(fanOut.calleeTable(calls), { bars: true })}\n` +
+    `<p>${escapeHtml(fanOut.criticalPathText(calls))}</p>\n${htmlTable(fanOut.criticalSegmentTable(calls), { bars: true })}\n` +
+    `<p class="study">${escapeHtml(fanOut.FAN_OUT_ABOUT)}</p>`
+}
+
+function operationSection (operation, { traces, jaegerUi, jaegerUrl, fanOutOperations = [] }) {
   const parts = [`<p>${escapeHtml(operationText(operation))}</p>`, htmlTable(segmentTable(operation), { bars: true })]
+  const sameOperation = (o) => o.method === operation.method && o.route === operation.route &&
+    o.format === operation.format
+  const calls = fanOutOperations.find(sameOperation)
+  if (calls !== undefined) parts.push(fanOutHtml(calls))
   const exemplars = operation.exemplars
   if (exemplars) {
     const shown = exemplars.slowest === exemplars.median
@@ -64,7 +76,9 @@ async function renderReportPage (snapshot, { config, traces = {}, jaegerUi = nul
       : '') + '</p>'
   const operations = snapshot.operations.length === 0
     ? `<p class="left-out">${escapeHtml(`No requests recorded for ${snapshot.service}.`)}</p>`
-    : snapshot.operations.map((operation) => operationSection(operation, { traces, jaegerUi, jaegerUrl: config.jaeger })).join('\n')
+    : snapshot.operations.map((operation) => operationSection(operation, {
+      traces, jaegerUi, jaegerUrl: config.jaeger, fanOutOperations: snapshot.fanOut ? snapshot.fanOut.operations : []
+    })).join('\n')
   const dropped = snapshot.dropped && snapshot.dropped.spans
     ? `<p class="left-out">${escapeHtml(`${snapshot.dropped.spans} spans were dropped (exporter queue full or export failed).`)}</p>`
     : ''

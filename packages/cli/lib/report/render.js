@@ -1,7 +1,9 @@
 'use strict'
 
 const { pathToFileURL } = require('node:url')
-const { renderTable, renderMarkdown } = require('@nodebench/breakdown')
+const { renderTable, renderMarkdown, escapeMarkdown } = require('@nodebench/breakdown')
+const { markdownTable, textTable } = require('../render/tables')
+const fanOut = require('../render/fan-out')
 
 // `report`'s output: the breakdown's tables (@nodebench/breakdown's renderers), and what each source adds: the
 // instances a breakdown from Prometheus covered, links to exemplar traces: on report.html, where they are drawn
@@ -14,9 +16,25 @@ const { renderTable, renderMarkdown } = require('@nodebench/breakdown')
 function renderReport (snapshot, { format, jaeger, page = null, jaegerUi = false }) {
   const markdown = format === 'md'
   let text = (markdown ? renderMarkdown(snapshot) : renderTable(snapshot, { color: false })) + '\n'
+  if (snapshot.fanOut) text += renderFanOut(snapshot.fanOut, markdown)
   if (snapshot.source === 'jaeger') text += renderExemplars(snapshot, { jaeger, page, jaegerUi, markdown })
   if (snapshot.source === 'prometheus') text += renderInstances(snapshot, markdown)
   return text
+}
+
+/** Per operation that called other processes: each process's share and segments, and the critical path. */
+function renderFanOut ({ operations }, markdown) {
+  const parts = [markdown ? '\n## Fan-out: the processes each request called\n' : '\nFan-out: the processes each request called']
+  for (const operation of operations) {
+    if (markdown) {
+      parts.push(`### ${escapeMarkdown(fanOut.fanOutTitle(operation))}\n`, markdownTable(fanOut.calleeTable(operation)),
+        `${escapeMarkdown(fanOut.criticalPathText(operation))}\n`, markdownTable(fanOut.criticalSegmentTable(operation)))
+    } else {
+      parts.push(`\n${fanOut.fanOutTitle(operation)}`, textTable(fanOut.calleeTable(operation)).trimEnd(), fanOut.criticalPathText(operation))
+    }
+  }
+  parts.push(markdown ? `${escapeMarkdown(fanOut.FAN_OUT_ABOUT)}\n` : fanOut.FAN_OUT_ABOUT)
+  return parts.join('\n') + '\n'
 }
 
 /** The instances a breakdown from Prometheus covered, and how many requests each served in the window. */
@@ -61,4 +79,4 @@ function renderExemplars (snapshot, { jaeger, page, jaegerUi, markdown }) {
   return lines.join('\n') + '\n'
 }
 
-module.exports = { renderReport, renderExemplars, renderInstances }
+module.exports = { renderReport, renderExemplars, renderInstances, renderFanOut }

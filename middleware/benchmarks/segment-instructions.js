@@ -1,0 +1,132 @@
+'use strict'
+
+// nodebench's own work per timed segment in CPU instructions, counted by valgrind's callgrind: segment-path.js
+// (real router layers, records, the breakdown; no HTTP) run for two numbers of requests after the same warm-up,
+// bare and with nodebench. The difference between the two runs of a variant is the instructions of the requests
+// between them, start-up and warm-up cancelled exactly; the difference between the variants is nodebench's.
+//
+//   node benchmarks/segment-instructions.js [--node 24] [--layers 11] [--warmup 30000] [--requests 20000,60000]
+//                                          [--json]
+//
+// Every figure is split as instructions.js splits them: garbage collection and compiling apart from the
+// program's own work (the mutator), since one more scavenge in a window moves a total by 5-10%. The four runs go
+// two at a time; under callgrind each takes a few minutes.
+
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { parseArgs } = require('node:util')
+const { execFile } = require('node:child_process')
+const { ensureValgrind, nodeBinary } = require('@nodebench/services')
+const { dumpCounts } = require('./instructions')
+
+const SEGMENT_PATH = path.join(__dirname, 'segment-path.js')
+const RUN_TIMEOUT_MS = 60 * 60 * 1000
+
+function parseArguments (argv) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      node: { type: 'string' },
+      layers: { type: 'string', default: '11' },
+      warmup: { type: 'string', default: '30000' },
+      requests: { type: 'string', default: '20000,60000' },
+      json: { type: 'boolean', default: false }
+    },
+    strict: true
+  })
+  const whole = (name, text, min) => {
+    const value = Number(text)
+    if (!Number.isInteger(value) || value < min) throw new TypeError(`--${name} must be a whole number of at least ${min}; received ${text}`)
+    return value
+  }
+  const requests = values.requests.split(',').map((text) => whole('requests', text, 1))
+  if (requests.length !== 2 || requests[0] >= requests[1]) {
+    throw new TypeError(`--requests must be two request counts, the smaller first (e.g. 20000,60000); received ${values.requests}`)
+  }
+  return { node: values.node ?? null, layers: whole('layers', values.layers, 1), warmup: whole('warmup', values.warmup, 0), requests, json: values.json }
+}
+
+/** One callgrind run of segment-path.js; resolves to its dump's { total, gc, compile }. */
+function countRun (valgrind, nodePath, { variant, layers, warmup, requests }) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-segment-'))
+  const outFile = path.join(dir, 'callgrind.out')
+  const args = ['--tool=callgrind', `--callgrind-out-file=${outFile}`, '--dump-instr=no', '--cache-sim=no', '--branch-sim=no',
+    nodePath, '--single-threaded', SEGMENT_PATH, '--variant', variant, '--layers', String(layers), '--requests', String(requests),
+    '--warmup', String(warmup)]
+  return new Promise((resolve, reject) => {
+    execFile(valgrind, args, { timeout: RUN_TIMEOUT_MS, maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
+      if (err) {
+        fs.rmSync(dir, { recursive: true, force: true })
+        return reject(new Error(`segment-path.js --variant ${variant} --requests ${requests} under callgrind failed: ${err.message} ${stderr.slice(-400)}`))
+      }
+      dumpCounts(outFile).then(resolve, reject).finally(() => fs.rmSync(dir, { recursive: true, force: true }))
+    })
+  })
+}
+
+/** Per request and per segment, for each variant and nodebench's difference: all, mutator, gc, compile. */
+function summarize ({ layers, requests: [from, to] }, counts) {
+  const perRequest = (variant) => {
+    const [a, b] = [counts[`${variant}-${from}`], counts[`${variant}-${to}`]]
+    const per = (key) => (b[key] - a[key]) / (to - from)
+    return { all: per('total'), mutator: per('total') - per('gc') - per('compile'), gc: per('gc'), compile: per('compile') }
+  }
+  const bare = perRequest('bare')
+  const nodebench = perRequest('nodebench')
+  const added = Object.fromEntries(Object.keys(bare).map((key) => [key, nodebench[key] - bare[key]]))
+  const perSegment = Object.fromEntries(Object.entries(added).map(([key, value]) => [key, value / layers]))
+  return { bare, nodebench, added, perSegment }
+}
+
+function render (summary, { layers, requests: [from, to] }, node) {
+  const cells = (row) => ['all', 'mutator', 'gc', 'compile'].map((key) => Math.round(row[key]).toLocaleString('en-US').padStart(10)).join('')
+  return [
+    `Node.js ${node}: instructions per request of ${layers} layers, requests ${from} to ${to}`,
+    `${''.padEnd(26)}${['all', 'mutator', 'gc', 'compile'].map((key) => key.padStart(10)).join('')}`,
+    `${'bare'.padEnd(26)}${cells(summary.bare)}`,
+    `${'nodebench'.padEnd(26)}${cells(summary.nodebench)}`,
+    `${'added per request'.padEnd(26)}${cells(summary.added)}`,
+    `${'added per segment'.padEnd(26)}${cells(summary.perSegment)}`
+  ].join('\n')
+}
+
+async function main () {
+  let options
+  try {
+    options = parseArguments(process.argv.slice(2))
+  } catch (err) {
+    process.stderr.write(`segment-instructions: ${err.message}\n`)
+    process.exitCode = 2
+    return
+  }
+  const log = (message) => process.stderr.write(message + '\n')
+  const valgrind = await ensureValgrind()
+  const node = options.node === null
+    ? { version: process.versions.node, path: process.execPath }
+    : await nodeBinary(options.node, { onProgress: log })
+  const runs = ['bare', 'nodebench'].flatMap((variant) => options.requests.map((requests) => ({ variant, requests })))
+  const counts = {}
+  // Two at a time: a count does not depend on what else runs, only the wall time does.
+  for (let i = 0; i < runs.length; i += 2) {
+    const pair = runs.slice(i, i + 2)
+    log(`segment-instructions: Node.js ${node.version}, ${pair.map((run) => `${run.variant} ${run.requests}`).join(' and ')} under callgrind`)
+    const results = await Promise.all(pair.map((run) => countRun(valgrind, node.path, { ...options, ...run })))
+    pair.forEach((run, index) => { counts[`${run.variant}-${run.requests}`] = results[index] })
+  }
+  const summary = summarize(options, counts)
+  if (options.json) {
+    process.stdout.write(JSON.stringify({ schema: 1, node: node.version, layers: options.layers, requests: options.requests, ...summary }, null, 2) + '\n')
+  } else {
+    process.stdout.write(render(summary, options, node.version) + '\n')
+  }
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`segment-instructions: ${err.code ? `[${err.code}] ` : ''}${err.message}\n`)
+    process.exitCode = 1
+  })
+}
+
+module.exports = { parseArguments, summarize }
