@@ -289,6 +289,8 @@ export interface CompareOptions extends AppTargetOptions {
   amount?: Count
   duration?: Count
   warmup?: Count
+  /** Values the workload varies (its `vary`), these lists instead, as bench's: a cell per combination on both sides. */
+  vary?: string | string[]
   /** Requests per window under callgrind (default 200, after a warm-up of 2,000). */
   window?: Count
   /** A significant regression beyond this percentage of a cell's requests/s or a segment's mean time: exit 1. */

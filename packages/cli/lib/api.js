@@ -43,19 +43,21 @@ function benchConfig (values, options) {
   if (results.workload.name !== config.workload.name) {
     throw inputError(`--baseline ${displayPath(file)} ran workload '${results.workload.name}', this run '${config.workload.name}': compare needs the same workload`)
   }
-  const key = ({ scenario, format, processes, topology }) => `${scenario}|${format}|${processes}|${topology ?? 'cluster'}`
+  const key = ({ scenario, format, processes, topology, values }) =>
+    `${scenario}|${format}|${processes}|${topology ?? 'cluster'}|${JSON.stringify(values ?? {})}`
   const stored = new Map(results.cells.filter((cell) => cell.status === 'ok').map((cell) => [key(cell), cell]))
   // The app's cells only: the servers beside it (--baseline-targets, a workload's targets) are not compared.
   const common = require('./bench/matrix').cellsOf(config).filter((cell) => cell.target.kind === 'app' && stored.has(key(cell)))
   if (common.length === 0) {
-    throw inputError(`--baseline ${displayPath(file)} measured no cell this run will (the same scenario, format, processes and topology)`)
+    throw inputError(`--baseline ${displayPath(file)} measured no cell this run will (the same scenario, format, processes, topology and varied values)`)
   }
   // The same load on every common cell, checked now rather than after the run (compare-runs.js checks it again).
   const load = (connections, amount, duration) => `${connections} connections, ${amount ?? duration} ${amount !== null && amount !== undefined ? 'requests' : 's'}`
   for (const cell of common) {
     const before = stored.get(key(cell))
     const was = load(before.connections, before.amount, before.duration)
-    const now = load(config.connections[cell.scenario], config.amounts[cell.scenario], config.duration)
+    const connections = cell.values.connections ?? config.connections[cell.scenario]
+    const now = load(connections, config.amounts[cell.scenario], config.duration)
     if (was !== now) throw inputError(`--baseline ${displayPath(file)} sent ${cell.scenario} (${cell.format}) ${was} per repetition, this run would send ${now}: compare needs the same load`)
   }
   return Object.freeze({ ...config, baseline: Object.freeze({ file, results }), failOn })

@@ -62,10 +62,12 @@ Commands:
   compare --cmd-a "<start A>" --cmd-b "<start B>" | --app-a <dir> --app-b <dir> |
           --rev-a <rev> --rev-b <rev> [--app <dir> | --cmd "<command>"]
           [--reps 10] [--scenarios ...] [--formats ...] [--processes 1] [--connections <n>]
-          [--amount <n> | --duration <s>] [--warmup 200] [--workload <file>] [--fail-on <percent>]
+          [--amount <n> | --duration <s>] [--warmup 200] [--vary <name>=<a,b>] [--workload <file>]
+          [--fail-on <percent>]
                          a paired run for noisy machines: the same workload on both apps at once (each
                          --cmd with {port}; --rev: git revisions of the app's checkout, each in a worktree
-                         with its dependencies installed), repetitions interleaved A, B, A, B; each side's
+                         with its dependencies installed), repetitions interleaved A, B, A, B, a cell per
+                         combination of the workload's varied values as bench runs them; each side's
                          results in <out>/a and <out>/b, then the same comparison
     --measure instructions [--warmup 2000] [--window 200] [--reps 6]
                          instead of time, the app's instructions per request counted by callgrind (valgrind),

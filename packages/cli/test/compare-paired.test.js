@@ -56,6 +56,28 @@ test('paired: what the apps\' nodebench says (no collector for their spans) is s
     "alone: nodebenchTrace({ exporter: 'none' })"], 'once, though both sides\' apps said it in both cells')
 })
 
+test('paired: a workload\'s sweep runs a cell per value on both sides, the value in the request\'s path and the app\'s start arguments', { timeout: 300_000 }, async (t) => {
+  const dir = temporaryDir(t, 'nodebench-compare-sweep-')
+  // `wait` is both the item read and loadItem's wait in ms (server.js --delay loadItem:<wait>, from start.args).
+  const workload = path.join(dir, 'nodebench.workload.js')
+  fs.writeFileSync(workload, `module.exports = {
+    name: 'shop-sweep',
+    formats: ['json'],
+    start: { args: ['--delay', 'loadItem:{wait}'] },
+    scenarios: { 'item-read': { label: 'item read', connections: 2, amount: 40, vary: { wait: [1, 3] }, request: { path: '/items/{wait}' } } }
+  }\n`)
+  const out = path.join(dir, 'out')
+  const run = await runCli(['compare', '--app-a', SHOP, '--app-b', SHOP, '--workload', workload, '--reps', '2', '--warmup', '10', '--out', out])
+  assert.equal(run.code, 0, run.stderr)
+  const comparison = read(path.join(out, 'compare.json'))
+  assert.deepEqual(comparison.cells.map((cell) => cell.label), ['item read (json), 1 process, wait 1', 'item read (json), 1 process, wait 3'])
+  const a = read(path.join(out, 'a', 'results.json'))
+  assert.deepEqual(a.config.vary, { 'item-read': { wait: [1, 3] } })
+  assert.deepEqual(a.cells.map((cell) => [cell.values, cell.status, cell.requests]), [[{ wait: 1 }, 'ok', 80], [{ wait: 3 }, 'ok', 80]])
+  const loadItemMs = (cell) => cell.breakdown.operations[0].segments.find((s) => s.name.startsWith('loadItem')).meanMs
+  assert.ok(loadItemMs(a.cells[1]) >= 2.5 && loadItemMs(a.cells[1]) > loadItemMs(a.cells[0]), `loadItem: ${loadItemMs(a.cells[0])} ms at wait 1, ${loadItemMs(a.cells[1])} at wait 3`)
+})
+
 test('paired, two git revisions: each checked out in a worktree, compared, and the worktrees removed', { timeout: 300_000 }, async (t) => {
   const dir = temporaryDir(t, 'nodebench-compare-rev-')
   const repo = path.join(dir, 'repo')

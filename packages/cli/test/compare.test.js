@@ -145,6 +145,26 @@ test('operations and segments on one side only are listed; a schema-1 run says w
   assert.equal(comparison.cells[0].operations[0].segments[0].meanMs.verdict, 'no per-repetition figures (schema 1)')
 })
 
+test('a sweep\'s cells (the same scenario, format and processes, other varied values) are compared each with its own', { timeout: 60_000 }, async (t) => {
+  const dir = temporaryDir(t, 'nodebench-compare-')
+  // Each cell of the A/A run twice, as a sweep of `size` over 1 and 2 would make them; b's size 2 slower by half.
+  const swept = (results, slower) => ({
+    ...results,
+    cells: results.cells.flatMap((cell) => [1, 2].map((size) => {
+      const copy = structuredClone({ ...cell, values: { size } })
+      if (slower && size === 2) for (const rep of copy.reps) rep.requestsPerSec /= 2
+      return copy
+    }))
+  })
+  const run = await runCli(['compare', writeRun(dir, 'a', swept(aaSide('a'), false)), writeRun(dir, 'b', swept(aaSide('b'), true)), '--out', path.join(dir, 'out')])
+  assert.equal(run.code, 0, run.stderr)
+  const comparison = read(path.join(dir, 'out', 'compare.json'))
+  assert.deepEqual(comparison.cells.map((cell) => cell.label), ['item read (json), 1 process, size 1', 'item read (json), 1 process, size 2',
+    'item create (json), 1 process, size 1', 'item create (json), 1 process, size 2'])
+  assert.deepEqual(comparison.cells.map((cell) => cell.values), [{ size: 1 }, { size: 2 }, { size: 1 }, { size: 2 }])
+  assert.deepEqual(comparison.cells.map((cell) => cell.figures[0].verdict === 'slower'), [false, true, false, true], 'size 2 slower, size 1 not')
+})
+
 test('bad input: one line each, exit 2, nothing written', { timeout: 60_000 }, async (t) => {
   const dir = temporaryDir(t, 'nodebench-compare-')
   const a = writeRun(dir, 'a', aaSide('a'))
@@ -161,7 +181,7 @@ test('bad input: one line each, exit 2, nothing written', { timeout: 60_000 }, a
     [[a, path.join(dir, 'broken.json')], /^nodebench: compare: .*broken\.json is not JSON \(.*\); expected a bench run's results\.json$/],
     [[a, unknownSchema], /^nodebench: compare: .*schema3[/\\]results\.json has results schema 3; nodebench compare reads schemas 1 and 2 \(what nodebench bench writes\)$/],
     [[a, otherWorkload], /^nodebench: compare: a ran workload 'shop' and b 'mongo-admin': compare needs the same workload on both sides$/],
-    [[a, noCommon], /^nodebench: compare: no cell measured in both runs \(a: item read \(json\), 1 process; item create \(json\), 1 process; b: item read \(json\), 2 processes; item create \(json\), 2 processes\); compare needs the same scenario, format, processes and topology on both sides$/],
+    [[a, noCommon], /^nodebench: compare: no cell measured in both runs \(a: item read \(json\), 1 process; item create \(json\), 1 process; b: item read \(json\), 2 processes; item create \(json\), 2 processes\); compare needs the same scenario, format, processes, topology and varied values on both sides$/],
     [[a, otherLoad], /^nodebench: compare: item read \(json\), 1 process: a sent 4 connections, 300 requests per repetition, b 50 connections, 300 requests per repetition; compare runs of the same workload and load$/]
   ]
   for (const [runs, message] of cases) {

@@ -30,6 +30,7 @@ const OPTIONS = Object.freeze({
   amount: { type: 'string' },
   duration: { type: 'string' },
   warmup: { type: 'string' },
+  vary: { type: 'string', multiple: true },
   window: { type: 'string' },
   'fail-on': { type: 'string' },
   out: { type: 'string' },

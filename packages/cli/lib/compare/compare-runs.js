@@ -1,12 +1,14 @@
 'use strict'
 
 const { PERCENTILES } = require('../kernel/repetition')
+const { valuesText } = require('../kernel/sweep')
 const { ALPHA, compareValues, comparePaired } = require('./statistics')
 const { inputError } = require('./read-run')
 
 // Two runs of one workload compared (the comparison compare.json holds, and its renderers show): for every cell
-// both measured (scenario, format, processes, topology), the cell's figures, and for every operation of the
-// cell each segment's mean time and share, each figure with its change, interval and verdict (statistics.js).
+// both measured (scenario, format, processes, topology, and a sweep's values), the cell's figures, and for every
+// operation of the cell each segment's mean time and share, each figure with its change, interval and verdict
+// (statistics.js).
 // A figure's values are one per repetition (per window under callgrind). Cells, operations and segments on one
 // side only are listed, not dropped. Segments are matched by kind and name (the n-th of that kind and name for
 // repeated ones), not by position or source line, which any edit moves.
@@ -15,14 +17,19 @@ const COMPARE_SCHEMA = 1
 
 const LATENCY_LABELS = Object.freeze({ p50: 'latency p50', p75: 'latency p75', p90: 'latency p90', p97_5: 'latency p97.5', p99: 'latency p99' })
 
-const cellKey = ({ scenario, format, processes, topology }) => `${scenario}|${format}|${processes}|${topology ?? 'cluster'}`
+const cellKey = ({ scenario, format, processes, topology, values }) =>
+  `${scenario}|${format}|${processes}|${topology ?? 'cluster'}|${JSON.stringify(values ?? {})}`
 const operationKey = ({ method, route, format }) => `${method} ${route} [${format}]`
 
-/** `cell`'s name as the reports write it: `item read (json), 1 process` (`, nginx` for that topology). */
+/**
+ * `cell`'s name as the reports write it: `item read (json), 1 process` (`, nginx` for that topology; a sweep's
+ * values after it: `, documents 1,000, backends 4`).
+ */
 function cellLabel (cell, workload) {
   const label = workload?.scenarios?.[cell.scenario]?.label ?? cell.scenario
   const topology = (cell.topology ?? 'cluster') === 'cluster' ? '' : `, ${cell.topology}`
-  return `${label} (${cell.format}), ${cell.processes} process${cell.processes === 1 ? '' : 'es'}${topology}`
+  const values = valuesText(cell.values)
+  return `${label} (${cell.format}), ${cell.processes} process${cell.processes === 1 ? '' : 'es'}${topology}${values === '' ? '' : `, ${values}`}`
 }
 
 /** The verdict on a compared figure, `better` saying which way is good ('higher', 'lower', or null: a share). */
@@ -207,7 +214,7 @@ function compareRuns (a, b, { sides, measure = 'time', mode = 'runs', failOn = n
   if (common.length === 0) {
     const aList = listed(aCells.measured).join('; ') || 'none measured'
     const bList = listed(bCells.measured).join('; ') || 'none measured'
-    throw inputError(`no cell measured in both runs (a: ${aList}; b: ${bList}); compare needs the same scenario, format, processes and topology on both sides`)
+    throw inputError(`no cell measured in both runs (a: ${aList}; b: ${bList}); compare needs the same scenario, format, processes, topology and varied values on both sides`)
   }
   const unit = measure === 'instructions' ? 'window' : 'repetition'
   const undecided = `too few ${unit}s`
@@ -228,6 +235,7 @@ function compareRuns (a, b, { sides, measure = 'time', mode = 'runs', failOn = n
       format: aCell.format,
       processes: aCell.processes,
       topology: aCell.topology ?? 'cluster',
+      values: aCell.values ?? {},
       label,
       reps: { a: aCell.reps?.length ?? 0, b: bCell.reps?.length ?? 0 },
       figures: cellFigures(aCell, bCell, measure, undecided),

@@ -6,6 +6,7 @@ const { execFileSync } = require('node:child_process')
 const { commandOptions } = require('../command-options')
 const { appTargetOf, workloadOf, nodeCommand } = require('../kernel/app-target')
 const { displayPath } = require('../kernel/paths')
+const { parseVaryOption, sweepOf } = require('../kernel/sweep')
 const { usageError, wholeNumber, listOf } = commandOptions('compare')
 
 // `compare`'s options -> a frozen configuration (what runCompare takes). Two kinds of comparison:
@@ -112,7 +113,8 @@ function compareConfig (values, { now = new Date() } = {}) {
     if (runs.length !== 2) {
       throw usageError(`expected two runs to compare (results.json files or their folders), or --cmd-a/--cmd-b, --app-a/--app-b or --rev-a/--rev-b; received ${runs.length === 0 ? 'none' : runs.map((r) => `'${r}'`).join(' ')}`)
     }
-    const pairedOnly = ['measure', 'reps', 'scenarios', 'formats', 'processes', 'connections', 'amount', 'duration', 'warmup', 'window', 'app', 'cmd', 'url', 'workload']
+    const pairedOnly = ['measure', 'reps', 'scenarios', 'formats', 'processes', 'connections', 'amount', 'duration', 'warmup', 'vary', 'window', 'app', 'cmd',
+      'url', 'workload']
       .filter((name) => values[name] !== undefined)
     if (pairedOnly.length > 0) throw usageError(`--${pairedOnly[0]} is for a paired run (--cmd-a/--cmd-b, ...); two runs already measured are compared as they are`)
     return Object.freeze({ mode: 'runs', runs: Object.freeze(runs.map(String)), measure: 'time', ...common })
@@ -131,6 +133,12 @@ function compareConfig (values, { now = new Date() } = {}) {
   const processes = values.processes ? numberList(values.processes, 'processes', 1, 64) : [1]
   if (instructions && (processes.length > 1 || processes[0] !== 1)) {
     throw usageError('--measure instructions counts one process under callgrind: leave out --processes (or give 1)')
+  }
+  // The workload's sweeps, as bench runs them (kernel/sweep.js): a cell per combination of a scenario's values.
+  const sweep = sweepOf(workload, scenarios, { overrides: parseVaryOption(values.vary) })
+  if (instructions) {
+    const many = scenarios.find((s) => sweep.byScenario[s].some((combination) => (combination.processes ?? 1) !== 1))
+    if (many !== undefined) throw usageError(`--measure instructions counts one process under callgrind; scenario '${many}' varies processes`)
   }
   if (!instructions && values.window !== undefined) throw usageError('--window is the requests of a window under callgrind: it goes with --measure instructions')
   if (instructions) {
@@ -157,6 +165,13 @@ function compareConfig (values, { now = new Date() } = {}) {
     for (const scenario of scenarios) amounts[scenario] = window
   }
   const defaultWarmup = instructions ? INSTRUCTIONS_WARMUP : DEFAULT_WARMUP
+  const warmup = values.warmup !== undefined ? wholeNumber(values.warmup, 'warmup', 0, 1_000_000) : defaultWarmup
+  // A scenario's own warm-up, as bench takes it (not under callgrind, whose warm-up is V8's to settle).
+  const warmups = {}
+  for (const scenario of scenarios) {
+    const own = workload.scenarios[scenario].warmup ?? null
+    warmups[scenario] = values.warmup !== undefined || instructions || own === null ? warmup : own
+  }
   return Object.freeze({
     mode: 'paired',
     measure,
@@ -169,7 +184,9 @@ function compareConfig (values, { now = new Date() } = {}) {
     connections,
     amounts,
     duration,
-    warmup: values.warmup !== undefined ? wholeNumber(values.warmup, 'warmup', 0, 1_000_000) : defaultWarmup,
+    warmup,
+    warmups,
+    sweep: Object.freeze({ byScenario: Object.freeze(sweep.byScenario), names: Object.freeze(sweep.names) }),
     window,
     ...common
   })

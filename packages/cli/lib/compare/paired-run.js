@@ -12,6 +12,7 @@ const { runAutocannon } = require('../kernel/load')
 const { nodeCommand } = require('../kernel/app-target')
 const { startUnderCallgrind, instructionsOf } = require('../kernel/callgrind')
 const { repetitionFigures, cellFigures, probeCell, repetitionOperations } = require('../kernel/repetition')
+const { fillValues } = require('../kernel/sweep')
 const { round } = require('../kernel/statistics')
 const { checkoutRevision } = require('./checkout')
 
@@ -31,13 +32,22 @@ const REQUEST_TIMEOUT_SEC = 120
 // What a cell's list of windows keeps of each (the repetitions hold the same, and the load's figures).
 const WINDOW_FIGURES = Object.freeze(['from', 'to', 'instructions', 'instructionsPerRequest', 'allInstructionsPerRequest', 'gcPerRequest', 'compilePerRequest'])
 
-/** The cells of a paired run, in run order (bench's: process counts outermost). */
+/**
+ * The cells of a paired run, in run order (bench's: process counts outermost, then each scenario's combinations
+ * of varied values; a scenario that varies `processes` runs its own counts, once).
+ */
 function cellsOf (config) {
   const cells = []
-  for (const processes of config.processes) {
+  for (const [processIndex, runProcesses] of config.processes.entries()) {
     for (const scenario of config.scenarios) {
       const formats = config.workload.scenarios[scenario].formats
-      for (const format of config.formats) if (formats.includes(format)) cells.push({ scenario, format, processes, topology: 'cluster' })
+      for (const format of config.formats) {
+        if (!formats.includes(format)) continue
+        for (const values of config.sweep?.byScenario[scenario] ?? [{}]) {
+          if (values.processes !== undefined && processIndex > 0) continue
+          cells.push({ scenario, format, processes: values.processes ?? runProcesses, topology: 'cluster', values })
+        }
+      }
     }
   }
   return cells
@@ -66,16 +76,17 @@ async function prepareSides (config, log) {
   return prepared
 }
 
-function recordOf (config, { scenario, format, processes, topology }) {
+function recordOf (config, { scenario, format, processes, topology, values = {} }) {
   return {
     scenario,
     format,
     processes,
     topology,
+    values: { ...values },
     balancer: null,
     status: 'ok',
     operation: null,
-    connections: config.connections[scenario],
+    connections: config.measure === 'instructions' ? 1 : values.connections ?? config.connections[scenario],
     amount: config.amounts[scenario],
     duration: config.duration,
     breakdown: null
@@ -94,13 +105,16 @@ async function runTimeCell (config, cell, { targets, env, values, log, onNotice 
     const sides = []
     for (const [i, target] of targets.entries()) {
       const source = breakdowns.forCell()
-      const running = await startTopology(target, { topology: 'cluster', processes: cell.processes, env, source, log, onNotice })
+      const running = await startTopology(target, {
+        topology: 'cluster', processes: cell.processes, env, source, log, onNotice, values: cell.values, start: workload.start
+      })
       apps.push(running)
       const base = running.base
       cellValues[i] = { ...values, ...await runHook(definition.setup, `scenario '${cell.scenario}' setup`, workload, { base, env, log, values }) }
-      const sent = requestsOf(definition, cell.format, cellValues[i])
-      const warmup = { connections: Math.min(records[i].connections, config.warmup), amount: config.warmup }
-      if (config.warmup > 0) await runAutocannon(base, sent, warmup)
+      const sent = requestsOf(definition, cell.format, { ...cellValues[i], ...cell.values })
+      const warmupRequests = config.warmups?.[cell.scenario] ?? config.warmup
+      const warmup = { connections: Math.min(records[i].connections, warmupRequests), amount: warmupRequests }
+      if (warmupRequests > 0) await runAutocannon(base, sent, warmup)
       const sample = await probeCell(base, sent, cell)
       await source.begin(base)
       sides.push({ base, sent, sample, source, read: null, reps: [] })
@@ -141,10 +155,22 @@ async function runTimeCell (config, cell, { targets, env, values, log, onNotice 
   return records
 }
 
-/** The Node.js script and arguments callgrind runs for `target` ({port} filled by startUnderCallgrind). */
-function callgrindArgv (target) {
-  if (target.app !== null) return [path.join(target.app, 'server.js'), '--port', '{port}', '--processes', '1']
-  return nodeCommand(target, { command: 'compare', what: '--measure instructions counts' }).map((word) => word.replaceAll('{processes}', '1'))
+/**
+ * The Node.js script and arguments callgrind runs for `target` ({port} filled by startUnderCallgrind), a cell's
+ * varied values filled in as bench fills them (kernel/app-process.js): into --cmd, or the workload's start.args.
+ */
+function callgrindArgv (target, { values = {}, start = null } = {}) {
+  if (target.app !== null) {
+    const startArgs = (start?.args ?? []).map((arg) => fillValues(arg, values))
+    return [path.join(target.app, 'server.js'), '--port', '{port}', '--processes', '1', ...startArgs]
+  }
+  return nodeCommand(target, { command: 'compare', what: '--measure instructions counts' })
+    .map((word) => fillValues(word.replaceAll('{processes}', '1'), values))
+}
+
+/** The workload's start.env for a cell, its varied values filled in. */
+function startEnvOf (start, values = {}) {
+  return Object.fromEntries(Object.entries(start?.env ?? {}).map(([name, value]) => [name, fillValues(value, values)]))
 }
 
 /** One cell on both sides under callgrind, windows interleaved: resolves to the two records. */
@@ -160,10 +186,12 @@ async function runInstructionsCell (config, cell, { targets, env, values, log })
     const sides = []
     for (const [i, target] of targets.entries()) {
       log(`${SIDES[i].toUpperCase()}: starting the app under callgrind (Node.js starts in 10-40 s there)`)
-      const app = await startUnderCallgrind(callgrindArgv(target), { env, cwd: target.cwd, onProgress: log })
+      const argv = callgrindArgv(target, { values: cell.values, start: workload.start })
+      const startEnv = startEnvOf(workload.start, cell.values)
+      const app = await startUnderCallgrind(argv, { env: { ...env, ...startEnv }, cwd: target.cwd, onProgress: log })
       apps.push(app)
       cellValues[i] = { ...values, ...await runHook(definition.setup, `scenario '${cell.scenario}' setup`, workload, { base: app.base, env, log, values }) }
-      const sent = requestsOf(definition, cell.format, cellValues[i])
+      const sent = requestsOf(definition, cell.format, { ...cellValues[i], ...cell.values })
       log(`${SIDES[i].toUpperCase()}: ${config.warmup} requests of warm-up`)
       const warmup = { connections: 1, amount: config.warmup, timeoutSec: REQUEST_TIMEOUT_SEC }
       if (config.warmup > 0) await runAutocannon(app.base, sent, warmup)
@@ -230,6 +258,18 @@ async function runInstructionsCell (config, cell, { targets, env, values, log })
   return records
 }
 
+/** Each varied name's values over `combinations`, in order. */
+function valuesByName (combinations) {
+  const names = {}
+  for (const combination of combinations) {
+    for (const [name, value] of Object.entries(combination)) {
+      names[name] ??= []
+      if (!names[name].includes(value)) names[name].push(value)
+    }
+  }
+  return names
+}
+
 /** What each side's results.json says of the run's configuration. */
 function configOf (config, side, target) {
   return {
@@ -247,6 +287,10 @@ function configOf (config, side, target) {
     duration: config.duration,
     connections: config.connections,
     warmup: config.warmup,
+    // As bench's results say it: per scenario, each varied name's values in this run; {} without sweeps.
+    vary: Object.fromEntries(Object.entries(config.sweep?.byScenario ?? {})
+      .map(([scenario, combinations]) => [scenario, valuesByName(combinations)])
+      .filter(([, names]) => Object.keys(names).length > 0)),
     window: config.window,
     breakdownSource: 'app',
     topologies: ['cluster'],
@@ -291,7 +335,8 @@ async function runPaired (config, options = {}) {
       for (const result of results) result.machine = machine
       const workload = config.workload
       if (workload.setup !== null) log(`preparing the workload (${path.basename(workload.file)} setup)`)
-      const values = await runHook(workload.setup, 'setup', workload, { env: database.env, log })
+      // `vary`: each varied name's values over the run (a setup seeds for the largest), as bench's.
+      const values = await runHook(workload.setup, 'setup', workload, { env: database.env, log, vary: config.sweep?.names ?? {} })
       const cells = cellsOf(config)
       const runCell = config.measure === 'instructions' ? runInstructionsCell : runTimeCell
       for (const [index, cell] of cells.entries()) {
