@@ -55,13 +55,13 @@ test('no import cycle within any package', () => {
 })
 
 const CLI_LIB = path.join(ROOT, 'packages', 'cli', 'lib')
-const CLI_FEATURES = ['bench', 'flame', 'browser', 'report']
+const CLI_FEATURES = ['bench', 'flame', 'browser', 'report', 'compare']
 // lib's own leaf helpers, which anything may use: how a command line is refused and how option values are read.
 const CLI_HELPERS = ['usage-error.js', 'command-options.js']
 
 /**
  * The requires in the CLI's `lib` that cross its layers, as 'from -> to': a feature (bench, flame, browser,
- * report) may require its own folder, the kernel and the renderers; the kernel only itself; the renderers only
+ * report, compare) may require its own folder, the kernel and the renderers; the kernel only itself; the renderers only
  * themselves; any of them lib's leaf helpers. The command line (lib's own files, commands/) may require all.
  */
 function layerViolations (lib) {

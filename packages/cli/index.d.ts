@@ -71,6 +71,10 @@ export interface BenchOptions extends AppTargetOptions {
   'flame-duration'?: Count
   /** After the matrix, a quick browser pass over the workload's pages, in the report. */
   browser?: boolean
+  /** A stored run (its results.json or folder) to compare the new run with: compare.md, .json and .html beside the report. */
+  baseline?: string
+  /** With baseline: a regression beyond this percentage (significant) makes the command exit 1. */
+  'fail-on'?: Count
   /** Default runs/<time>. */
   out?: string
   json?: boolean
@@ -115,15 +119,18 @@ export interface BenchTarget {
 
 export interface BenchRun {
   /**
-   * What results.json holds: `cells` are the app's, `targetCells` the other servers' (`targets` says what each
-   * was); every cell has `resources` (its processes' CPU and memory) and `latencyPercentilesMs`.
+   * What results.json holds (schema 2: every repetition of the app's cells with its operations' segment figures):
+   * `cells` are the app's, `targetCells` the other servers' (`targets` says what each was); every cell has
+   * `resources` (its processes' CPU and memory) and `latencyPercentilesMs`.
    */
-  results: { schema: number, cells: Array<Record<string, unknown>>, targetCells: Array<Record<string, unknown>>, [field: string]: unknown }
+  results: { schema: 2, cells: Array<Record<string, unknown>>, targetCells: Array<Record<string, unknown>>, [field: string]: unknown }
   resultsFile: string
   /** report.html and report.md. */
   report: { html: string, markdown: string }
   /** Why the run stopped early (the app did not start), or null. */
   aborted: string | null
+  /** With a baseline: the comparison (runCompare's). */
+  comparison?: CompareRun
 }
 
 /** The matrix of `config` on its app, then its flame and browser passes; results.json, report.md and report.html in its outDir. */
@@ -260,3 +267,89 @@ export interface ProcessUsage {
  * (default 1000), from /proc: CPU % and resident memory. What every bench cell records as `resources`.
  */
 export declare function startProcessSampler (options: { roots: () => SampledRoot[], intervalMs?: number }): { stop (): Promise<ProcessUsage> }
+
+export interface CompareOptions extends AppTargetOptions {
+  /** Two runs already measured: results.json files or their folders (a the base, b the change). */
+  runs?: string[]
+  /** A paired run: two start commands with {port}, two app directories, or two git revisions of the app (with app or cmd). */
+  'cmd-a'?: string
+  'cmd-b'?: string
+  'app-a'?: string
+  'app-b'?: string
+  'rev-a'?: string
+  'rev-b'?: string
+  /** What a paired run measures: time (default) or instructions under callgrind. */
+  measure?: 'time' | 'instructions'
+  scenarios?: List
+  formats?: List
+  processes?: string | number[]
+  /** Repetitions a side (default 10), or windows under callgrind (default 6). */
+  reps?: Count
+  connections?: Count
+  amount?: Count
+  duration?: Count
+  warmup?: Count
+  /** Values the workload varies (its `vary`), these lists instead, as bench's: a cell per combination on both sides. */
+  vary?: string | string[]
+  /** Requests per window under callgrind (default 200, after a warm-up of 2,000). */
+  window?: Count
+  /** A significant regression beyond this percentage of a cell's requests/s or a segment's mean time: exit 1. */
+  'fail-on'?: Count
+  /** Default runs/compare-<time>. */
+  out?: string
+  json?: boolean
+}
+
+export interface CompareConfig {
+  readonly mode: 'runs' | 'paired'
+  readonly measure: 'time' | 'instructions'
+  readonly failOn: number | null
+  readonly outDir: string
+  readonly [field: string]: unknown
+}
+
+/** A compared figure: each side's median and values (one per repetition or window), the change b/a in percent with its 95% interval, p, the verdict. */
+export interface ComparedFigure {
+  id: string
+  label: string
+  unit: string
+  better: 'higher' | 'lower' | null
+  a: { median: number | null, values: number[] }
+  b: { median: number | null, values: number[] }
+  change: { scale: 'ratio' | 'difference', percent: number | null, low: number | null, high: number | null } | null
+  p: number | null
+  verdict: string
+}
+
+/** What compare.json holds. */
+export interface Comparison {
+  schema: 1
+  mode: 'runs' | 'paired'
+  measure: 'time' | 'instructions'
+  method: { test: string, alpha: number, unit: string, interval: string, text: string }
+  failOn: number | null
+  cells: Array<{ scenario: string, format: string, processes: number, topology: string, label: string, figures: ComparedFigure[], operations: Array<Record<string, unknown>>, [field: string]: unknown }>
+  regressions: Array<{ cell: string, what: string, segment: string | null, percent: number, low: number | null, high: number | null, p: number }>
+  summary: { verdicts: Record<string, number>, movedSegments: Array<Record<string, unknown>> }
+  [field: string]: unknown
+}
+
+export interface CompareRun {
+  comparison: Comparison
+  /** compare.json, compare.md and compare.html. */
+  files: { json: string, markdown: string, html: string }
+  /** Each side's results.json (read, or written by a paired run); null for bench --baseline. */
+  runs: { a: string, b: string } | null
+}
+
+/** A comparison's configuration; throws NB_ERR_USAGE for options not understood (git revisions are resolved here). */
+export declare function compareConfig (options: CompareOptions, context?: { now?: Date }): CompareConfig
+
+/** Two runs compared, or two apps measured paired and compared; throws NB_ERR_COMPARE_INPUT for runs that cannot be compared. */
+export declare function runCompare (config: CompareConfig, options?: {
+  env?: NodeJS.ProcessEnv
+  log?: (message: string) => void
+  onCell?: (event: { index: number, total: number, cell: { scenario: string, format: string, processes: number, topology: string } }) => void
+  /** What an app's nodebench said on its stderr (`nodebench: ...`, e.g. that no collector answered), each line as it comes. */
+  onNotice?: (text: string) => void
+}): Promise<CompareRun>

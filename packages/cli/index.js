@@ -1,7 +1,7 @@
 'use strict'
 
 const { main, parseArguments } = require('./lib/main')
-const { benchConfig, runBench, flameConfig, runFlame, browserConfig, runBrowser, runReport, runTrace } = require('./lib/api')
+const { benchConfig, runBench, flameConfig, runFlame, browserConfig, runBrowser, runReport, runTrace, compareConfig, runCompare } = require('./lib/api')
 const { startProcessSampler } = require('./lib/kernel/process-sampler')
 
 // nodebench from JavaScript: the command line itself (main, parseArguments), and the API it is a shell over:
@@ -19,5 +19,7 @@ module.exports = {
   runBrowser,
   runReport,
   runTrace,
+  compareConfig,
+  runCompare,
   startProcessSampler
 }

@@ -1,8 +1,12 @@
 'use strict'
 
-const { benchConfig } = require('./bench/config')
+const { benchConfig: benchFeatureConfig } = require('./bench/config')
 const { flameConfig } = require('./flame/config')
 const { browserConfig } = require('./browser/config')
+const { compareConfig } = require('./compare/config')
+const { commandOptions } = require('./command-options')
+const { readRun, inputError } = require('./compare/read-run')
+const { displayPath } = require('./kernel/paths')
 
 // nodebench from JavaScript: each feature's configuration (from the command line's option names) and its run,
 // what the command files call and print from. The one place features meet: a bench run's flame and browser
@@ -19,11 +23,60 @@ function benchPasses (config) {
 }
 
 /**
- * Runs a bench run (benchConfig's `config`): the matrix, then its flame and browser passes, and the report.
- * Resolves to `{ results, resultsFile, report, aborted }` (bench/run.js).
+ * The configuration of a bench run (bench/config.js), and with `baseline` (a stored run's results.json or its
+ * folder) the comparison of the new run against it: `baseline` is read and checked now, before any load
+ * (NB_ERR_COMPARE_INPUT, exit 2, when it cannot be compared: unreadable, another workload, no cell in common);
+ * `fail-on` as compare's.
  */
-function runBench (config, options = {}) {
-  return require('./bench/run').runBench(config, { ...options, passes: benchPasses(config) })
+function benchConfig (values, options) {
+  const config = benchFeatureConfig(values, options)
+  const { usageError } = commandOptions('bench')
+  if (values.baseline === undefined) {
+    if (values['fail-on'] !== undefined) throw usageError('--fail-on goes with --baseline <results.json>: a regression against a stored run')
+    return config
+  }
+  const failOn = values['fail-on'] === undefined ? null : Number(values['fail-on'])
+  if (failOn !== null && (String(values['fail-on']).trim() === '' || !Number.isFinite(failOn) || failOn < 0 || failOn > 1000)) {
+    throw usageError(`--fail-on must be a percentage from 0 to 1000 (e.g. 5); received '${values['fail-on']}'`)
+  }
+  const { file, results } = readRun(values.baseline)
+  if (results.workload.name !== config.workload.name) {
+    throw inputError(`--baseline ${displayPath(file)} ran workload '${results.workload.name}', this run '${config.workload.name}': compare needs the same workload`)
+  }
+  const key = ({ scenario, format, processes, topology, values }) =>
+    `${scenario}|${format}|${processes}|${topology ?? 'cluster'}|${JSON.stringify(values ?? {})}`
+  const stored = new Map(results.cells.filter((cell) => cell.status === 'ok').map((cell) => [key(cell), cell]))
+  // The app's cells only: the servers beside it (--baseline-targets, a workload's targets) are not compared.
+  const common = require('./bench/matrix').cellsOf(config).filter((cell) => cell.target.kind === 'app' && stored.has(key(cell)))
+  if (common.length === 0) {
+    throw inputError(`--baseline ${displayPath(file)} measured no cell this run will (the same scenario, format, processes, topology and varied values)`)
+  }
+  // The same load on every common cell, checked now rather than after the run (compare-runs.js checks it again).
+  const load = (connections, amount, duration) => `${connections} connections, ${amount ?? duration} ${amount !== null && amount !== undefined ? 'requests' : 's'}`
+  for (const cell of common) {
+    const before = stored.get(key(cell))
+    const was = load(before.connections, before.amount, before.duration)
+    const connections = cell.values.connections ?? config.connections[cell.scenario]
+    const now = load(connections, config.amounts[cell.scenario], config.duration)
+    if (was !== now) throw inputError(`--baseline ${displayPath(file)} sent ${cell.scenario} (${cell.format}) ${was} per repetition, this run would send ${now}: compare needs the same load`)
+  }
+  return Object.freeze({ ...config, baseline: Object.freeze({ file, results }), failOn })
+}
+
+/**
+ * Runs a bench run (benchConfig's `config`): the matrix, then its flame and browser passes, and the report; with a
+ * baseline, the comparison against it (compare.md, compare.json, compare.html beside the report). Resolves to
+ * `{ results, resultsFile, report, aborted, comparison? }` (bench/run.js; comparison: runCompare's).
+ */
+async function runBench (config, options = {}) {
+  const outcome = await require('./bench/run').runBench(config, { ...options, passes: benchPasses(config) })
+  if (!config.baseline || outcome.aborted) return outcome
+  const comparison = await require('./compare/run').compareResults(config.baseline.results, outcome.results, {
+    sides: { a: { name: 'baseline', source: displayPath(config.baseline.file) }, b: { name: 'this run', source: displayPath(outcome.resultsFile) } },
+    failOn: config.failOn,
+    outDir: config.outDir
+  })
+  return { ...outcome, comparison }
 }
 
 /** What `nodebench bench` prints on stdout for `results`: time shares, owners, what its passes found. */
@@ -57,6 +110,24 @@ function runTrace (config) {
   return require('./report/run').runTrace(config)
 }
 
+/**
+ * Compares two runs, or measures two apps paired (compareConfig's `config`), and writes compare.md, compare.json
+ * and compare.html. Resolves to `{ comparison, files, runs }` (compare/run.js).
+ */
+function runCompare (config, options) {
+  return require('./compare/run').runCompare(config, options)
+}
+
+/** What `nodebench compare` prints on stdout for a comparison: the verdicts, the segments that moved. */
+function renderCompareText (comparison) {
+  return require('./compare/report').renderText(comparison)
+}
+
+/** One line per regression beyond --fail-on (what compare and bench --baseline print before exiting 1). */
+function compareRegressionLines (comparison) {
+  return require('./compare/report-data').regressionLines(comparison)
+}
+
 module.exports = {
   benchConfig,
   runBench,
@@ -66,5 +137,9 @@ module.exports = {
   browserConfig,
   runBrowser,
   runReport,
-  runTrace
+  runTrace,
+  compareConfig,
+  runCompare,
+  renderCompareText,
+  compareRegressionLines
 }

@@ -8,6 +8,7 @@ const { parseFlameArguments } = require('./commands/flame')
 const { parseBrowserArguments } = require('./commands/browser')
 const { parseReportArguments } = require('./commands/report')
 const { parseServicesArguments } = require('./commands/services')
+const { parseCompareArguments } = require('./commands/compare')
 
 // The command line: the command's name, then its own parser (commands/<name>.js).
 
@@ -17,7 +18,8 @@ const PARSERS = Object.freeze({
   bench: (argv) => parseBenchArguments(argv),
   flame: (argv) => parseFlameArguments(argv),
   services: (argv) => parseServicesArguments(argv),
-  browser: (argv) => parseBrowserArguments(argv)
+  browser: (argv) => parseBrowserArguments(argv),
+  compare: (argv) => parseCompareArguments(argv)
 })
 
 const HELP = Object.freeze({ help: { type: 'boolean', short: 'h' } })
@@ -33,7 +35,7 @@ function parseOptions (argv) {
 
 /**
  * `nodebench <command> ...` -> `{ command: 'help' }`, `{ command: 'services', action, services, settings }`,
- * `{ command: 'bench' | 'flame' | 'browser', config }` (`demo` is `bench --quick --browser`) or
+ * `{ command: 'bench' | 'flame' | 'browser' | 'compare', config }` (`demo` is `bench --quick --browser`) or
  * `{ command: 'report', source, ... }`. Throws NB_ERR_USAGE for anything else.
  */
 function parseArguments (argv, env = process.env) {
@@ -43,7 +45,7 @@ function parseArguments (argv, env = process.env) {
   if (values.help || command === undefined || command === 'help') return { command: 'help' }
   const suggestion = closest(command, [...Object.keys(PARSERS), 'help'])
   throw usageError(`unknown command '${command}'; ${suggestion === null ? '' : `did you mean '${suggestion}'? `}` +
-    'expected bench, browser, demo, flame, report, services or help')
+    'expected bench, browser, compare, demo, flame, report, services or help')
 }
 
 module.exports = { parseArguments }

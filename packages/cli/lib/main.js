@@ -7,6 +7,7 @@ const { runReportCommand } = require('./commands/report')
 const { runBenchCommand } = require('./commands/bench')
 const { runFlameCommand } = require('./commands/flame')
 const { runBrowserCommand } = require('./commands/browser')
+const { runCompareCommand } = require('./commands/compare')
 const { USAGE } = require('./usage')
 
 // The command line's entry: parse (arguments.js), run the command (commands/<name>.js, each a thin shell over
@@ -21,7 +22,8 @@ const COMMANDS = Object.freeze({
   report: runReportCommand,
   bench: runBenchCommand,
   flame: runFlameCommand,
-  browser: runBrowserCommand
+  browser: runBrowserCommand,
+  compare: runCompareCommand
 })
 
 /**

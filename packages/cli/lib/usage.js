@@ -36,6 +36,9 @@ Commands:
     --out <dir>          --json: the results on stdout
     --browser            also load the workload's pages in Chromium (a quick browser pass, below) and
                          add its section to the report
+    --baseline <results.json> [--fail-on <percent>]
+                         also compare the run with a stored one (compare, below): compare.md, .json and
+                         .html beside the report; exit 1 on a regression beyond --fail-on
     --flame [--flame-duration <s>]
                          also profile every scenario in each format (flame, below: V8's profiler, one
                          process, 10 s windows, 5 with --quick) and add the flamegraphs to the report
@@ -47,6 +50,30 @@ Commands:
                          script/layout/style time, requests and bytes, server/network/client time (Server-
                          Timing), a function profile, AngularJS's scopes, watchers and digest time; beside
                          the study's figures in browser.json, browser.md and browser.html (charts)
+  compare <a> <b> [--fail-on <percent>] [--out <dir>] [--json]
+                         did b make the app slower, and in which middleware: two bench runs (results.json or
+                         its folder) compared cell by cell (scenario, format, processes, topology): requests/s,
+                         latency percentiles, and each segment's mean time and share, with the change, its 95%
+                         interval and a verdict (faster, slower, no significant change) from a Mann-Whitney U
+                         test over the repetitions; compare.md (a pull request's comment), compare.json and
+                         compare.html (charts) in --out (default runs/compare-<time>). --fail-on 5: exit 1
+                         when a cell's requests/s or a segment's mean time got significantly worse by more
+                         than 5% (a line each); runs that cannot be compared exit 2
+  compare --cmd-a "<start A>" --cmd-b "<start B>" | --app-a <dir> --app-b <dir> |
+          --rev-a <rev> --rev-b <rev> [--app <dir> | --cmd "<command>"]
+          [--reps 10] [--scenarios ...] [--formats ...] [--processes 1] [--connections <n>]
+          [--amount <n> | --duration <s>] [--warmup 200] [--vary <name>=<a,b>] [--workload <file>]
+          [--fail-on <percent>]
+                         a paired run for noisy machines: the same workload on both apps at once (each
+                         --cmd with {port}; --rev: git revisions of the app's checkout, each in a worktree
+                         with its dependencies installed), repetitions interleaved A, B, A, B, a cell per
+                         combination of the workload's varied values as bench runs them; each side's
+                         results in <out>/a and <out>/b, then the same comparison
+    --measure instructions [--warmup 2000] [--window 200] [--reps 6]
+                         instead of time, the app's instructions per request counted by callgrind (valgrind),
+                         one request at a time: --reps windows of --window requests after --warmup requests,
+                         on both sides; the same on a machine shared with other jobs. Segments compare their
+                         times under callgrind in the same windows
   demo [--out <dir>]     bench --quick --browser on examples/mongo-admin (what npm run demo runs)
   flame [--scenario <name>] [--format <name>|both] [--profiler v8|0x|clinic] [--warmup 5] [--duration 10]
         [--connections 10] [--out flamegraphs] [<app>]
@@ -86,7 +113,7 @@ Commands:
                          one line per service: running or not, pid, address, since when
   help, --help, -h       this text
 
-<app>: how bench, flame and browser name the app they start or reach, and the workload they send it:
+<app>: how bench, flame, browser and compare --rev name the app they start or reach, and the workload they send it:
   --app <dir>            an app directory with the example's entry points (server.js --port <p>
                          --processes <n>, printing "listening on <url>"); default examples/mongo-admin in a
                          nodebench checkout, on the embedded database unless MONGODB_URI is set

@@ -29,7 +29,7 @@ for (const [argv, expected] of VALID) {
 }
 
 const INVALID = [
-  [['frobnicate'], /^unknown command 'frobnicate'; expected bench, browser, demo, flame, report, services or help$/],
+  [['frobnicate'], /^unknown command 'frobnicate'; expected bench, browser, compare, demo, flame, report, services or help$/],
   [['services'], /^services: missing action; expected one of start, stop, status$/],
   [['services', 'restart'], /^services: unknown action 'restart'; expected one of start, stop, status$/],
   [['services', 'start', 'foo'], /^unknown service 'foo'; expected one of db, jaeger, prometheus$/],

@@ -11,7 +11,8 @@ const path = require('node:path')
 const { MongoClient } = require('mongodb')
 const { startDatabase, freeLoopbackPort } = require('@nodebench/services')
 const { parseBenchArguments } = require('../lib/commands/bench')
-const { cellsOf, cellFigures } = require('../lib/bench/matrix')
+const { cellsOf } = require('../lib/bench/matrix')
+const { cellFigures } = require('../lib/kernel/repetition')
 const { requestsOf } = require('../lib/kernel/workload')
 const { temporaryDir, runCli } = require('../../../test/support')
 
@@ -120,7 +121,7 @@ test('a real run: every cell measured, the breakdown of each, writes cleaned up,
   assert.match(run.stdout, /document read \(json\)\s+document\s+\d+\.\d\d%\s+study 96\.65%/)
 
   const results = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'))
-  assert.equal(results.schema, 1)
+  assert.equal(results.schema, 2)
   assert.equal(results.machine.cores, os.availableParallelism())
   assert.equal(results.machine.database.name, 'FerretDB')
   assert.equal(results.cells.length, 8)
@@ -138,6 +139,13 @@ test('a real run: every cell measured, the breakdown of each, writes cleaned up,
     assert.equal(operation.count, 120, `${name}: the breakdown counts the measured requests, not the warm-up`)
     const expected = cell.scenario === 'write' ? 'addDocument' : 'document'
     assert.ok(operation.segments.some((s) => s.name === expected), `${name}: ${expected} is a segment`)
+    // Each repetition's own figures (schema 2): its requests of the operation, the segments' times adding up.
+    const perRep = cell.reps.map((rep) => rep.operations.find((o) => o.route === operation.route && o.format === operation.format))
+    assert.deepEqual(perRep.map((o) => o.count), [60, 60], `${name}: each repetition's requests`)
+    const segmentMs = (o, segmentName) => o.segments.find((s) => s.name === segmentName).totalMs
+    const repsMs = perRep.reduce((sum, o) => sum + segmentMs(o, expected), 0)
+    assert.ok(Math.abs(repsMs - segmentMs(operation, expected)) < 0.01, `${name}: repetitions' ${expected} ${repsMs} ms, the cell's ${segmentMs(operation, expected)} ms`)
+    for (const o of perRep) assert.ok(o.segments.reduce((sum, s) => sum + s.share, 0) <= 1.0001, `${name}: shares within a repetition`)
     if (cell.processes === 2) assert.equal(cell.breakdown.processes.length, 2, `${name}: both workers merged`)
   }
   const htmlWrite = results.cells.find((c) => c.scenario === 'write' && c.format === 'html')

@@ -63,7 +63,10 @@ const CODES = Object.freeze({
   NB_ERR_APP_START: 'the app bench runs did not start or answer',
   NB_ERR_TARGET_START: 'a server bench runs beside the app (a baseline target) did not start or answer',
   NB_ERR_BREAKDOWN_READ: "bench could not read the app's breakdown (/__nodebench)",
-  NB_ERR_FLAME: 'a profiler could not profile the app'
+  NB_ERR_FLAME: 'a profiler could not profile the app',
+  NB_ERR_COMPARE_INPUT: 'what nodebench compare was given is missing, unreadable, of a schema it does not know, or not comparable (exit 2)',
+  NB_ERR_CHECKOUT: 'a git revision nodebench compare runs could not be checked out, or its dependencies installed',
+  NB_ERR_CALLGRIND: "callgrind could not count the app's instructions"
 })
 
 // The brand every nodebench error carries, whichever package (and whichever copy of this one) made it.

@@ -11,7 +11,8 @@ const { targetOf } = require('../kernel/targets')
 const { startTarget, captureReply, replyFor } = require('../kernel/target-process')
 const { startProcessSampler } = require('../kernel/process-sampler')
 const { listenQueueCounters, listenQueueSince } = require('../kernel/listen-queue')
-const { round, mean } = require('../kernel/statistics')
+const { round } = require('../kernel/statistics')
+const { repetitionFigures, cellFigures, probeCell, repetitionOperations } = require('../kernel/repetition')
 const { analyzeEvents } = require('./elasticity')
 
 // The load matrix of a bench run: for every cell (processes x topology x scenario x format), start the app with
@@ -26,9 +27,6 @@ const { analyzeEvents } = require('./elasticity')
 // nodebench, bare node:http and Express, Apache with PHP): each is a cell of its own beside the app's, measured
 // the same way, without a breakdown. Every cell samples its processes' CPU and memory while the load runs
 // (kernel/process-sampler.js), and keeps Apache Bench's latency percentiles (kernel/load-observer.js).
-
-// Distinct paths of a scenario probed before its load (a list of paths rotates; the first ones are checked).
-const PROBED_PATHS = 10
 
 const APP_ONLY = Object.freeze([targetOf({ kind: 'app' })])
 
@@ -74,86 +72,6 @@ const NO_BREAKDOWN = Object.freeze({
   read: async () => null,
   end () {}
 })
-
-const PERCENTILES = ['p50', 'p75', 'p90', 'p97_5', 'p99']
-
-/** One repetition's figures from autocannon's result. */
-function repetitionFigures (result, sent, bytesPerResponse) {
-  const statusCodes = {}
-  for (const [code, { count }] of Object.entries(result.statusCodeStats || {})) statusCodes[code] = count
-  const answered = Object.values(statusCodes).reduce((sum, count) => sum + count, 0)
-  const latencyMs = { mean: round(result.latency.mean) }
-  for (const p of PERCENTILES) latencyMs[p] = round(result.latency[p])
-  latencyMs.max = round(result.latency.max)
-  return {
-    // Completed requests over the run's time, as Apache Bench computes it (autocannon's per-second
-    // average is coarse for runs of a few seconds).
-    requestsPerSec: result.elapsedSec > 0 ? round(answered / result.elapsedSec) : 0,
-    latencyMs,
-    requests: answered,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    non2xx: result.non2xx,
-    unexpectedStatus: answered - (statusCodes[sent.status] || 0),
-    statusCodes,
-    bytesPerResponse,
-    durationSec: round(result.elapsedSec)
-  }
-}
-
-/** A cell's figures: means (and spread of throughput) over its repetitions, sums of what went wrong. */
-function cellFigures (reps) {
-  const average = (values) => round(mean(values))
-  const throughput = reps.map((r) => r.requestsPerSec)
-  const latencyMs = {}
-  for (const key of ['mean', ...PERCENTILES, 'max']) latencyMs[key] = average(reps.map((r) => r.latencyMs[key]))
-  const statusCodes = {}
-  for (const rep of reps) {
-    for (const [code, count] of Object.entries(rep.statusCodes)) statusCodes[code] = (statusCodes[code] || 0) + count
-  }
-  const sum = (key) => reps.reduce((total, r) => total + r[key], 0)
-  return {
-    requestsPerSec: { mean: average(throughput), min: Math.min(...throughput), max: Math.max(...throughput) },
-    latencyMs,
-    requests: sum('requests'),
-    errors: sum('errors'),
-    timeouts: sum('timeouts'),
-    non2xx: sum('non2xx'),
-    unexpectedStatus: sum('unexpectedStatus'),
-    statusCodes,
-    bytesPerResponse: reps[0].bytesPerResponse
-  }
-}
-
-/** One request as autocannon sends it: its status and body length (Apache Bench's "document length"). */
-async function probe (base, request) {
-  const response = await fetch(base + request.path, {
-    method: request.method, headers: request.headers, body: request.body, redirect: 'manual'
-  })
-  const body = Buffer.from(await response.arrayBuffer())
-  return { status: response.status, bytes: body.length, body }
-}
-
-/**
- * Sends each distinct path of a cell once and checks the status: a path that answers otherwise is the
- * workload's mistake (or the app's), named by scenario, format and field. Returns the first answer's size.
- */
-async function probeCell (base, sent, { scenario, format }) {
-  let first = null
-  const seen = new Set()
-  for (const request of sent.requests) {
-    if (seen.has(request.path) || seen.size >= PROBED_PATHS) continue
-    seen.add(request.path)
-    const answer = await probe(base, request)
-    if (answer.status !== sent.status) {
-      throw new NodebenchError(codes.NB_ERR_WORKLOAD_PROBE, `scenario '${scenario}' (${format}): ${sent.where}.path ` +
-        `${request.method} ${request.path} answered ${answer.status}, expected ${sent.status} (${sent.where}.status): ` +
-        JSON.stringify(answer.body.toString('utf8', 0, 200)))
-    }
-    if (first === null) first = answer
-  }
-  return first
-}
 
 /**
  * Runs the matrix of `config` on its app: the workload's setup, every cell, its teardown. `env` carries the
@@ -322,6 +240,9 @@ async function runCell (config, cell, { env, values, log, onNotice, source: appS
     } else {
       const reps = []
       const observers = []
+      // The breakdown read after every repetition: each one's figures are the difference of two reads (none for
+      // a server without nodebench).
+      let read = null
       for (let rep = 0; rep < config.reps; rep++) {
         const events = proxied ? config.events : []
         const observer = new LoadObserver({ expectedStatus: sent.status, proxied, timeline: events.length > 0 })
@@ -345,15 +266,19 @@ async function runCell (config, cell, { env, values, log, onNotice, source: appS
           const { startedAtMs, elapsedSec } = result
           withEvents.push({ figures, happened, timeline, resetsAtSec, startedAtMs, elapsedSec })
         }
+        const after = await source.read(base)
+        if (after !== null) figures.operations = repetitionOperations(after, read)
+        read = after
         reps.push(figures)
       }
       Object.assign(record, cellFigures(reps), { expectedStatus: sent.status, reps })
       record.latencyPercentilesMs = latencyPercentiles(observers)
+      record.breakdown = read
     }
     record.resources = await sampler.stop()
     sampler = null
     record.listenQueue = listenQueueSince(queueBefore)
-    record.breakdown = await source.read(base)
+    record.breakdown ??= await source.read(base)
     if (record.breakdown !== null) {
       record.operation = measuredOperation(record.breakdown, sent.method) ?? record.operation
     }
@@ -461,4 +386,4 @@ async function findMaxThroughput (base, sent, { record, config, proxied, bytes, 
   }
 }
 
-module.exports = { runMatrix, cellsOf, cellFigures, probeCell }
+module.exports = { runMatrix, cellsOf }

@@ -4,7 +4,7 @@ const { isNumber, processesText } = require('../render/format')
 const { findingsOf, notesOf } = require('./report-findings')
 const { valuesText } = require('../kernel/sweep')
 
-// The figures both renderers of the bench report show, derived once from a results.json (schema 1).
+// The figures both renderers of the bench report show, derived once from a results.json (schema 1 or 2).
 // Nothing here trusts an optional field: a failed cell, a missing cell, a cell without a breakdown or a
 // run of only some scenarios and process counts all give a smaller summary, never an exception.
 //
@@ -362,7 +362,7 @@ function sizeRatios (sizes) {
 
 /**
  * Everything the report shows, derived from a results.json object.
- * @param {object} results what `nodebench bench` wrote (schema 1)
+ * @param {object} results what `nodebench bench` wrote (schema 1 or 2)
  */
 function summarize (results) {
   const config = (results && results.config) || {}

@@ -8,7 +8,7 @@ const { usageError } = require('../usage-error')
 const { optionErrorMessage } = require('../suggest')
 const { APP_TARGET_OPTIONS } = require('../kernel/app-target')
 const { displayPath } = require('../kernel/paths')
-const { benchConfig, runBench, renderBenchText } = require('../api')
+const { benchConfig, runBench, renderBenchText, renderCompareText, compareRegressionLines } = require('../api')
 
 // `nodebench bench` (and `demo`, which is `bench --quick --browser`): the options, then runBench (lib/api.js)
 // and what it prints: progress on stderr (a bar on a terminal, a line per cell otherwise), the time shares and
@@ -40,6 +40,8 @@ const OPTIONS = Object.freeze({
   flame: { type: 'boolean' },
   browser: { type: 'boolean' },
   'flame-duration': { type: 'string' },
+  baseline: { type: 'string' },
+  'fail-on': { type: 'string' },
   out: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' }
@@ -156,13 +158,18 @@ async function runBenchCommand ({ config }, { stdout, stderr, env }) {
   } finally {
     progress.stop()
   }
-  const { results, resultsFile, report, aborted } = outcome
+  const { results, resultsFile, report, aborted, comparison } = outcome
   const cells = [...results.cells, ...results.targetCells]
   const failed = cells.filter((c) => c.status !== 'ok')
   stdout.write(config.json ? JSON.stringify(results, null, 2) + '\n' : renderBenchText(results))
   stderr.write(`nodebench bench: ${cells.length - failed.length} of ${cells.length} cells measured in ${Math.round(results.durationSec)} s\n`)
   stderr.write(`nodebench bench: results ${displayPath(resultsFile)}\n`)
   stderr.write(`nodebench bench: report ${displayPath(report.html)} (and ${path.basename(report.markdown)})\n`)
+  if (comparison) {
+    // --baseline: the comparison after the run's own figures (on stderr with --json, whose stdout is the results).
+    ;(config.json ? stderr : stdout).write(`\nagainst the baseline ${displayPath(config.baseline.file)}:\n${renderCompareText(comparison.comparison)}`)
+    stderr.write(`nodebench bench: comparison ${displayPath(comparison.files.html)} (and ${path.basename(comparison.files.markdown)}, ${path.basename(comparison.files.json)})\n`)
+  }
   if (aborted) {
     stderr.write(`nodebench: ${aborted}\n`)
     return 1
@@ -170,6 +177,10 @@ async function runBenchCommand ({ config }, { stdout, stderr, env }) {
   if (failed.length > 0) {
     const first = failed[0]
     stderr.write(`nodebench: ${failed.length} cell${failed.length === 1 ? '' : 's'} failed (marked in the report): ${first.failureCode ? `${first.failureCode}: ` : ''}${first.failure}\n`)
+    return 1
+  }
+  if (comparison && comparison.comparison.regressions.length > 0) {
+    for (const line of compareRegressionLines(comparison.comparison)) stderr.write(`nodebench: regression: ${line}\n`)
     return 1
   }
   return 0

@@ -89,7 +89,8 @@ async function startCommand (target, { processes, values = {}, env, onNotice }) 
   const port = target.cmd.includes('{port}') ? await freeLoopbackPort() : null
   const command = fillValues(commandLine(target, { port, processes }), values)
   const base = port === null ? target.url : baseAt(target, port)
-  const child = spawn(command, { shell: true, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  // `target.cwd`: where the command runs (a revision's copy of the app, nodebench compare --rev-a/-b).
+  const child = spawn(command, { shell: true, cwd: target.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   const output = captureOutput(child, onNotice)
   let exitReason = null
   child.once('exit', (code, signal) => { exitReason = signal || `code ${code}` })

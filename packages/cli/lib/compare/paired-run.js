@@ -1,0 +1,365 @@
+'use strict'
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { describeWorkload, requestsOf, runHook } = require('../kernel/workload')
+const { describeMachine } = require('../kernel/machine')
+const { openDatabase } = require('../kernel/database')
+const { startTopology } = require('../kernel/topology')
+const { openBreakdownSource, measuredOperation } = require('../kernel/breakdown-source')
+const { LoadObserver } = require('../kernel/load-observer')
+const { runAutocannon } = require('../kernel/load')
+const { nodeCommand } = require('../kernel/app-target')
+const { startUnderCallgrind, instructionsOf } = require('../kernel/callgrind')
+const { repetitionFigures, cellFigures, probeCell, repetitionOperations } = require('../kernel/repetition')
+const { fillValues } = require('../kernel/sweep')
+const { round } = require('../kernel/statistics')
+const { checkoutRevision } = require('./checkout')
+
+// A paired run: the same workload on two apps (A, the base, and B, the change), cell by cell as bench runs a
+// cell (start, the scenario's setup, warm-up, a probe of its paths, the breakdown's window), both apps running
+// at once, their repetitions interleaved A, B, A, B, ... so that whatever the machine does meanwhile falls on
+// both sides alike. With --measure instructions each app runs under callgrind (kernel/callgrind.js): after
+// --warmup requests, windows of --window requests, one at a time, each window's instructions counted in the
+// app's process, and the breakdown read after each (that read's own instructions left out of every window).
+// Each side's measurements are a bench run's results (schema 2), written as a/results.json and b/results.json,
+// which `nodebench compare a b` compares again.
+
+const RESULTS_SCHEMA = 2
+const SIDES = Object.freeze(['a', 'b'])
+// Under callgrind a request takes 3-20 ms, far more on a busy machine: a generous limit.
+const REQUEST_TIMEOUT_SEC = 120
+// What a cell's list of windows keeps of each (the repetitions hold the same, and the load's figures).
+const WINDOW_FIGURES = Object.freeze(['from', 'to', 'instructions', 'instructionsPerRequest', 'allInstructionsPerRequest', 'gcPerRequest', 'compilePerRequest'])
+
+/**
+ * The cells of a paired run, in run order (bench's: process counts outermost, then each scenario's combinations
+ * of varied values; a scenario that varies `processes` runs its own counts, once).
+ */
+function cellsOf (config) {
+  const cells = []
+  for (const [processIndex, runProcesses] of config.processes.entries()) {
+    for (const scenario of config.scenarios) {
+      const formats = config.workload.scenarios[scenario].formats
+      for (const format of config.formats) {
+        if (!formats.includes(format)) continue
+        for (const values of config.sweep?.byScenario[scenario] ?? [{}]) {
+          if (values.processes !== undefined && processIndex > 0) continue
+          cells.push({ scenario, format, processes: values.processes ?? runProcesses, topology: 'cluster', values })
+        }
+      }
+    }
+  }
+  return cells
+}
+
+/** The app of each side: a revision's checkout has the app at the same place as the checkout it came from. */
+async function prepareSides (config, log) {
+  const prepared = []
+  try {
+    for (const side of config.sides) {
+      if (side.rev === null) {
+        prepared.push({ side, target: side.target, remove: async () => {} })
+        continue
+      }
+      const { dir, remove } = await checkoutRevision(side.rev, { onProgress: log })
+      const here = path.join(dir, side.rev.relative)
+      const target = side.target.app !== null
+        ? Object.freeze({ ...side.target, app: here })
+        : Object.freeze({ ...side.target, cwd: here })
+      prepared.push({ side, target, remove })
+    }
+  } catch (err) {
+    for (const { remove } of prepared) await remove()
+    throw err
+  }
+  return prepared
+}
+
+function recordOf (config, { scenario, format, processes, topology, values = {} }) {
+  return {
+    scenario,
+    format,
+    processes,
+    topology,
+    values: { ...values },
+    balancer: null,
+    status: 'ok',
+    operation: null,
+    connections: config.measure === 'instructions' ? 1 : values.connections ?? config.connections[scenario],
+    amount: config.amounts[scenario],
+    duration: config.duration,
+    breakdown: null
+  }
+}
+
+/** One cell on both sides, repetitions interleaved: resolves to the two records. */
+async function runTimeCell (config, cell, { targets, env, values, log, onNotice }) {
+  const workload = config.workload
+  const definition = workload.scenarios[cell.scenario]
+  const breakdowns = await openBreakdownSource({ breakdownSource: 'app' }, { env, log })
+  const records = SIDES.map(() => recordOf(config, cell))
+  const apps = []
+  const cellValues = SIDES.map(() => values)
+  try {
+    const sides = []
+    for (const [i, target] of targets.entries()) {
+      const source = breakdowns.forCell()
+      const running = await startTopology(target, {
+        topology: 'cluster', processes: cell.processes, env, source, log, onNotice, values: cell.values, start: workload.start
+      })
+      apps.push(running)
+      const base = running.base
+      cellValues[i] = { ...values, ...await runHook(definition.setup, `scenario '${cell.scenario}' setup`, workload, { base, env, log, values }) }
+      const sent = requestsOf(definition, cell.format, { ...cellValues[i], ...cell.values })
+      const warmupRequests = config.warmups?.[cell.scenario] ?? config.warmup
+      const warmup = { connections: Math.min(records[i].connections, warmupRequests), amount: warmupRequests }
+      if (warmupRequests > 0) await runAutocannon(base, sent, warmup)
+      const sample = await probeCell(base, sent, cell)
+      await source.begin(base)
+      sides.push({ base, sent, sample, source, read: null, reps: [] })
+    }
+    for (let rep = 0; rep < config.reps; rep++) {
+      const line = []
+      for (const [i, side] of sides.entries()) {
+        const observer = new LoadObserver({ expectedStatus: side.sent.status })
+        const result = await runAutocannon(side.base, side.sent, {
+          connections: records[i].connections, amount: records[i].amount, duration: records[i].duration, observer
+        })
+        const figures = repetitionFigures(result, side.sent, side.sample.bytes)
+        figures.failures = observer.summary().failures
+        const after = await side.source.read(side.base)
+        figures.operations = repetitionOperations(after, side.read)
+        side.read = after
+        side.reps.push(figures)
+        line.push(`${SIDES[i].toUpperCase()} ${Math.round(figures.requestsPerSec)} req/s`)
+      }
+      log(`repetition ${rep + 1}/${config.reps}: ${line.join(', ')}`)
+    }
+    for (const [i, side] of sides.entries()) {
+      const { reps, read } = side
+      Object.assign(records[i], cellFigures(reps), { expectedStatus: side.sent.status, reps, breakdown: read })
+      records[i].operation = measuredOperation(side.read, side.sent.method)
+      if (records[i].requests === 0) Object.assign(records[i], { status: 'failed', failure: 'no response completed' })
+    }
+  } catch (err) {
+    for (const record of records) Object.assign(record, { status: 'failed', failure: err.message })
+  } finally {
+    for (const app of apps) await app.stop()
+    if (definition.teardown !== null) {
+      for (const [i] of apps.entries()) {
+        await runHook(definition.teardown, `scenario '${cell.scenario}' teardown`, workload, { env, log, values: cellValues[i] }).catch((err) => log(err.message))
+      }
+    }
+  }
+  return records
+}
+
+/**
+ * The Node.js script and arguments callgrind runs for `target` ({port} filled by startUnderCallgrind), a cell's
+ * varied values filled in as bench fills them (kernel/app-process.js): into --cmd, or the workload's start.args.
+ */
+function callgrindArgv (target, { values = {}, start = null } = {}) {
+  if (target.app !== null) {
+    const startArgs = (start?.args ?? []).map((arg) => fillValues(arg, values))
+    return [path.join(target.app, 'server.js'), '--port', '{port}', '--processes', '1', ...startArgs]
+  }
+  return nodeCommand(target, { command: 'compare', what: '--measure instructions counts' })
+    .map((word) => fillValues(word.replaceAll('{processes}', '1'), values))
+}
+
+/** The workload's start.env for a cell, its varied values filled in. */
+function startEnvOf (start, values = {}) {
+  return Object.fromEntries(Object.entries(start?.env ?? {}).map(([name, value]) => [name, fillValues(value, values)]))
+}
+
+/** One cell on both sides under callgrind, windows interleaved: resolves to the two records. */
+async function runInstructionsCell (config, cell, { targets, env, values, log }) {
+  const workload = config.workload
+  const definition = workload.scenarios[cell.scenario]
+  const breakdowns = await openBreakdownSource({ breakdownSource: 'app' }, { env, log })
+  const records = SIDES.map(() => recordOf(config, cell))
+  const apps = []
+  const cellValues = SIDES.map(() => values)
+  const discard = async (app) => fs.rmSync(await app.dump(), { force: true })
+  try {
+    const sides = []
+    for (const [i, target] of targets.entries()) {
+      log(`${SIDES[i].toUpperCase()}: starting the app under callgrind (Node.js starts in 10-40 s there)`)
+      const argv = callgrindArgv(target, { values: cell.values, start: workload.start })
+      const startEnv = startEnvOf(workload.start, cell.values)
+      const app = await startUnderCallgrind(argv, { env: { ...env, ...startEnv }, cwd: target.cwd, onProgress: log })
+      apps.push(app)
+      cellValues[i] = { ...values, ...await runHook(definition.setup, `scenario '${cell.scenario}' setup`, workload, { base: app.base, env, log, values }) }
+      const sent = requestsOf(definition, cell.format, { ...cellValues[i], ...cell.values })
+      log(`${SIDES[i].toUpperCase()}: ${config.warmup} requests of warm-up`)
+      const warmup = { connections: 1, amount: config.warmup, timeoutSec: REQUEST_TIMEOUT_SEC }
+      if (config.warmup > 0) await runAutocannon(app.base, sent, warmup)
+      const sample = await probeCell(app.base, sent, cell)
+      const source = breakdowns.forCell()
+      await source.begin(app.base)
+      await discard(app)
+      sides.push({ app, sent, sample, source, read: null, reps: [] })
+    }
+    for (let window = 0; window < config.reps; window++) {
+      const line = []
+      for (const [i, side] of sides.entries()) {
+        const load = { connections: 1, amount: config.window, timeoutSec: REQUEST_TIMEOUT_SEC }
+        const result = await runAutocannon(side.app.base, side.sent, load)
+        const file = await side.app.dump()
+        const counts = await instructionsOf(file)
+        fs.rmSync(file, { force: true })
+        const figures = repetitionFigures(result, side.sent, side.sample.bytes)
+        const after = await side.source.read(side.app.base)
+        await discard(side.app)
+        const from = config.warmup + window * config.window
+        const perRequest = (count) => (figures.requests > 0 ? round(count / figures.requests, 1) : null)
+        Object.assign(figures, {
+          from,
+          to: from + figures.requests,
+          // The program's own work (statistics of the window: kernel/callgrind.js), and all of it.
+          instructions: counts.mutator,
+          instructionsPerRequest: perRequest(counts.mutator),
+          allInstructionsPerRequest: perRequest(counts.total),
+          gcPerRequest: perRequest(counts.gc),
+          compilePerRequest: perRequest(counts.compile),
+          operations: repetitionOperations(after, side.read)
+        })
+        side.read = after
+        side.reps.push(figures)
+        line.push(`${SIDES[i].toUpperCase()} ${Math.round(figures.instructionsPerRequest).toLocaleString('en-US')}`)
+      }
+      log(`window ${window + 1}/${config.reps}: instructions per request ${line.join(', ')}`)
+    }
+    for (const [i, side] of sides.entries()) {
+      const { reps, read } = side
+      Object.assign(records[i], cellFigures(reps), { expectedStatus: side.sent.status, reps, breakdown: read })
+      records[i].windows = {
+        warmup: config.warmup,
+        requests: config.window,
+        list: side.reps.map((rep) => Object.fromEntries(WINDOW_FIGURES.map((key) => [key, rep[key]])))
+      }
+      records[i].operation = measuredOperation(side.read, side.sent.method)
+      const short = side.reps.some((rep) => rep.requests !== config.window || rep.unexpectedStatus > 0)
+      if (records[i].requests === 0 || short) {
+        Object.assign(records[i], { status: 'failed', failure: `a window did not get ${config.window} answers of status ${side.sent.status}` })
+      }
+    }
+  } catch (err) {
+    for (const record of records) Object.assign(record, { status: 'failed', failure: err.message })
+  } finally {
+    for (const app of apps) await app.stop()
+    if (definition.teardown !== null) {
+      for (const [i] of apps.entries()) {
+        await runHook(definition.teardown, `scenario '${cell.scenario}' teardown`, workload, { env, log, values: cellValues[i] }).catch((err) => log(err.message))
+      }
+    }
+  }
+  return records
+}
+
+/** Each varied name's values over `combinations`, in order. */
+function valuesByName (combinations) {
+  const names = {}
+  for (const combination of combinations) {
+    for (const [name, value] of Object.entries(combination)) {
+      names[name] ??= []
+      if (!names[name].includes(value)) names[name].push(value)
+    }
+  }
+  return names
+}
+
+/** What each side's results.json says of the run's configuration. */
+function configOf (config, side, target) {
+  return {
+    side: side.name,
+    source: side.source,
+    app: target.app,
+    cmd: target.cmd,
+    rev: side.rev === null ? null : { rev: side.rev.rev, commit: side.rev.commit },
+    measure: config.measure,
+    scenarios: config.scenarios,
+    formats: config.formats,
+    processes: config.processes,
+    reps: config.reps,
+    amount: config.duration === null ? config.amounts : null,
+    duration: config.duration,
+    connections: config.connections,
+    warmup: config.warmup,
+    // As bench's results say it: per scenario, each varied name's values in this run; {} without sweeps.
+    vary: Object.fromEntries(Object.entries(config.sweep?.byScenario ?? {})
+      .map(([scenario, combinations]) => [scenario, valuesByName(combinations)])
+      .filter(([, names]) => Object.keys(names).length > 0)),
+    window: config.window,
+    breakdownSource: 'app',
+    topologies: ['cluster'],
+    paired: true
+  }
+}
+
+/** Writes `text` whole (a temporary file renamed over it). */
+function writeWhole (file, text) {
+  const temporary = `${file}.${process.pid}.tmp`
+  fs.writeFileSync(temporary, text)
+  fs.renameSync(temporary, file)
+}
+
+/**
+ * Runs `config` (compareConfig's, paired). `log(message)` hears the progress, `onCell({ index, total, cell })`
+ * each cell's start, `onNotice(text)` what an app's nodebench said on its stderr (kernel/app-process.js).
+ * Resolves to `{ a, b, files: { a, b } }`: each side's results (bench's results, schema 2) and where they were
+ * written (<out>/a/results.json, <out>/b/results.json).
+ */
+async function runPaired (config, options = {}) {
+  const { env = process.env, log = () => {}, onCell = () => {}, onNotice = () => {} } = options
+  const started = Date.now()
+  const prepared = await prepareSides(config, log)
+  const targets = prepared.map(({ target }) => target)
+  const results = prepared.map(({ side, target }) => ({
+    schema: RESULTS_SCHEMA,
+    createdAt: new Date(started).toISOString(),
+    durationSec: 0,
+    machine: null,
+    workload: describeWorkload(config.workload),
+    config: configOf(config, side, target),
+    cells: [],
+    // bench's shape: a paired run measures the apps alone, no server beside them.
+    targets: [],
+    targetCells: []
+  }))
+  try {
+    const database = await openDatabase(targets[0], config.workload, { env, onProgress: log })
+    try {
+      const machine = await describeMachine({ mongodbUri: database.uri, embedded: database.embedded })
+      for (const result of results) result.machine = machine
+      const workload = config.workload
+      if (workload.setup !== null) log(`preparing the workload (${path.basename(workload.file)} setup)`)
+      // `vary`: each varied name's values over the run (a setup seeds for the largest), as bench's.
+      const values = await runHook(workload.setup, 'setup', workload, { env: database.env, log, vary: config.sweep?.names ?? {} })
+      const cells = cellsOf(config)
+      const runCell = config.measure === 'instructions' ? runInstructionsCell : runTimeCell
+      for (const [index, cell] of cells.entries()) {
+        onCell({ index, total: cells.length, cell })
+        const records = await runCell(config, cell, { targets, env: database.env, values, log, onNotice })
+        for (const [i, record] of records.entries()) results[i].cells.push(record)
+      }
+      await runHook(workload.teardown, 'teardown', workload, { env: database.env, log, values }).catch((err) => log(err.message))
+    } finally {
+      await database.stop()
+    }
+  } finally {
+    for (const { remove } of prepared) await remove()
+  }
+  const files = {}
+  for (const [i, side] of SIDES.entries()) {
+    results[i].durationSec = round((Date.now() - started) / 1000)
+    const dir = path.join(config.outDir, side)
+    fs.mkdirSync(dir, { recursive: true })
+    files[side] = path.join(dir, 'results.json')
+    writeWhole(files[side], JSON.stringify(results[i], null, 2) + '\n')
+  }
+  return { a: results[0], b: results[1], files }
+}
+
+module.exports = { runPaired, cellsOf }

@@ -1,0 +1,140 @@
+'use strict'
+
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawn, execFile } = require('node:child_process')
+const { ensureValgrind, freeLoopbackPort } = require('@nodebench/services')
+const { codes, NodebenchError } = require('@nodebench/errors')
+
+// A Node.js app under valgrind's callgrind, whose instructions are counted window by window: `dump()` writes
+// callgrind's counters since the last dump to a file of their own and zeroes them (callgrind_control --dump,
+// which reaches a process idle in epoll through vgdb), and `instructionsOf(file)` reads a dump's counts. The
+// count is the app's process, every thread of it: Node.js runs with --single-threaded, so compiling and
+// garbage collection fall on the counted thread too, in whichever window they happen. What the client does
+// (autocannon, in nodebench's own process) is not counted. An instruction count does not move with what else
+// the machine runs: a CI runner shared with other jobs gives the same count, where requests/s moves by 10%
+// (middleware/benchmarks/instructions.js measures nodebench's own cost the same way).
+
+// Under valgrind Node.js starts in 10-40 s (a request takes 3-20 ms).
+const START_TIMEOUT_MS = 180_000
+const STOP_TIMEOUT_MS = 30_000
+
+function callgrindError (message) {
+  return new NodebenchError(codes.NB_ERR_CALLGRIND, message)
+}
+
+// Where V8 collects garbage and compiles, by the C++ functions that enter it (inclusive counts, none of them
+// called inside another), as middleware/benchmarks/instructions.js finds them: every collection, incremental
+// marking steps, array buffer sweeping, and the optimizing, baseline and lazy compilers. They happen at moments
+// that shift with any change to the program and land in whichever window is running: one more scavenge in a
+// window of a few hundred requests moves its total by far more than a middleware does. What is left (the
+// "mutator", the program's own work) is what a window's figure is; the two others are kept beside it.
+const GC_ENTRIES = [/Heap::CollectGarbage\(/, /IncrementalMarking::Step\(/, /ArrayBufferSweeper::SweepingState::SweepingJob::Run\(/]
+const COMPILE_ENTRIES = [
+  /Compiler::CompileOptimized\(/, /BaselineBatchCompiler::CompileBatch\(/, /maglev::MaglevCompiler::Compile\(/,
+  /Compiler::Compile\(.*SharedFunctionInfo/
+]
+
+/**
+ * A dump's instructions: `{ total, gc, compile, mutator }`, `gc` and `compile` inclusive of the functions that
+ * enter the collector and the compilers (callgrind_annotate --inclusive=yes; recursive copies skipped).
+ */
+async function instructionsOf (file) {
+  const stdout = await run('callgrind_annotate', ['--threshold=100', '--inclusive=yes', file], { timeoutMs: 300_000 })
+  const counts = { total: null, gc: 0, compile: 0 }
+  for (const line of stdout.split('\n')) {
+    const match = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line)
+    if (match === null) continue
+    const instructions = Number(match[1].replace(/,/g, ''))
+    const name = match[2]
+    if (name.startsWith('PROGRAM TOTALS')) counts.total = instructions
+    else if (/'\d+$/.test(name.split(' [')[0])) continue
+    else if (GC_ENTRIES.some((entry) => entry.test(name))) counts.gc += instructions
+    else if (COMPILE_ENTRIES.some((entry) => entry.test(name))) counts.compile += instructions
+  }
+  if (counts.total === null) throw callgrindError(`${file} holds no instruction total`)
+  return { ...counts, mutator: counts.total - counts.gc - counts.compile }
+}
+
+function run (command, args, { timeoutMs = 120_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { timeout: timeoutMs, maxBuffer: 1 << 28 }, (err, stdout, stderr) => {
+      if (err) reject(callgrindError(`${command} ${args.join(' ')} failed: ${(stderr || err.message).trim()}`))
+      else resolve(stdout)
+    })
+  })
+}
+
+/**
+ * Starts `argv` (a Node.js script and its arguments, {port} filled with a free port here) with `nodePath`
+ * under callgrind, and resolves once it answers HTTP at `http://127.0.0.1:<port>`: `{ base, pid, dump(),
+ * stop() }`. `dump()` resolves to the file holding the counts since the previous dump (or the start).
+ */
+async function startUnderCallgrind (argv, { env, cwd, nodePath = process.execPath, onProgress = () => {} }) {
+  const valgrind = await ensureValgrind({ onProgress })
+  const port = await freeLoopbackPort()
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-callgrind-'))
+  const outFile = path.join(dir, 'callgrind.out')
+  const args = argv.map((word) => word.replaceAll('{port}', String(port)))
+  const child = spawn(valgrind, [
+    '--tool=callgrind', `--callgrind-out-file=${outFile}`, '--cache-sim=no', '--branch-sim=no', '--dump-instr=no',
+    '--smc-check=all-non-file', nodePath, '--single-threaded', ...args
+  ], { cwd, env: { ...env, NODEBENCH: 'on' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  const keep = (chunk) => { output = (output + chunk).slice(-4000) }
+  child.stdout.setEncoding('utf8').on('data', keep)
+  child.stderr.setEncoding('utf8').on('data', keep)
+  let exited = null
+  const exit = new Promise((resolve) => child.once('exit', (code, signal) => {
+    exited = signal || `code ${code}`
+    resolve()
+  }))
+  child.once('error', (err) => { exited = err.message })
+  const base = `http://127.0.0.1:${port}`
+  let dumps = 0
+  const stop = async () => {
+    if (exited === null) {
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS)
+      await exit
+      clearTimeout(timer)
+    }
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+  const deadline = Date.now() + START_TIMEOUT_MS
+  for (;;) {
+    if (exited !== null) {
+      await stop()
+      throw callgrindError(`the app exited (${exited}) under callgrind before ${base} answered; its last output:\n  ${output.trim().split('\n').slice(-5).join('\n  ')}`)
+    }
+    try {
+      await (await fetch(base, { signal: AbortSignal.timeout(5000) })).arrayBuffer()
+      break
+    } catch {
+      if (Date.now() > deadline) {
+        await stop()
+        throw callgrindError(`the app under callgrind did not answer at ${base} within ${START_TIMEOUT_MS / 1000} s`)
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500))
+    }
+  }
+  return {
+    base,
+    pid: child.pid,
+    async dump () {
+      await run('callgrind_control', ['--dump', String(child.pid)])
+      dumps += 1
+      // callgrind writes <out>.<n> for the n-th dump, once the command has run in the process.
+      const file = `${outFile}.${dumps}`
+      for (let waited = 0; !fs.existsSync(file); waited += 50) {
+        if (waited > 30_000) throw callgrindError(`callgrind wrote no ${path.basename(file)} after --dump`)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      }
+      return file
+    },
+    stop
+  }
+}
+
+module.exports = { startUnderCallgrind, instructionsOf }
