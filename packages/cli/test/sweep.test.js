@@ -71,6 +71,10 @@ test('a bad vary is one coded line naming the field', () => {
   assert.throws(() => parseVaryOption(['documents=1', 'documents=2']), coded(/--vary documents is given twice/))
   assert.throws(() => sweepOf(workload, ['read'], { overrides: { size: [1] } }),
     coded(/^--vary size: no scenario of this run varies it; the run varies documents$/))
+  assert.throws(() => sweepOf(workload, ['read'], { overrides: parseVaryOption(['documents=1000,abc']) }),
+    coded(/^--vary documents: the workload varies documents over numbers \(1, 2\); received 'abc'$/))
+  const named = check({ vary: { mode: ['whole', 'split'] }, scenarios: { read: READ } })
+  assert.deepEqual(sweepOf(named, ['read'], { overrides: parseVaryOption(['mode=split']) }).names, { mode: ['split'] })
 })
 
 test('bench: a cell per combination, its values in its record, a scenario\'s own processes run once; --vary errors exit 2', async (t) => {

@@ -134,6 +134,17 @@ function sweepOf (workload, scenarios, { quick = false, overrides = {} } = {}) {
         (varied.size ? `; the run varies ${[...varied].join(', ')}` : '; the workload has no vary'))
     }
   }
+  // A name the workload varies over numbers takes numbers from --vary too: 'abc' would reach the app as NaN.
+  for (const [name, list] of Object.entries(overrides)) {
+    const given = scenarios.flatMap((scenario) => {
+      const entry = workload.scenarios[scenario].vary?.[name]
+      return entry === undefined || !sweeps(entry) ? [] : [...entry.values, ...entry.quick]
+    })
+    const text = list.find((value) => typeof value !== 'number')
+    if (given.every((value) => typeof value === 'number') && text !== undefined) {
+      throw sweepError(`--vary ${name}: the workload varies ${name} over numbers (${[...new Set(given)].join(', ')}); received '${text}'`)
+    }
+  }
   const byScenario = {}
   const names = {}
   for (const scenario of scenarios) {
