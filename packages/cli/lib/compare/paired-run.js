@@ -10,7 +10,8 @@ const { openBreakdownSource, measuredOperation } = require('../kernel/breakdown-
 const { LoadObserver } = require('../kernel/load-observer')
 const { runAutocannon } = require('../kernel/load')
 const { nodeCommand } = require('../kernel/app-target')
-const { startUnderCallgrind, instructionsOf } = require('../kernel/callgrind')
+const { callgrindCounts } = require('@nodebench/services')
+const { startUnderCallgrind } = require('../kernel/callgrind')
 const { repetitionFigures, cellFigures, probeCell, repetitionOperations } = require('../kernel/repetition')
 const { fillValues } = require('../kernel/sweep')
 const { round } = require('../kernel/statistics')
@@ -207,7 +208,7 @@ async function runInstructionsCell (config, cell, { targets, env, values, log })
         const load = { connections: 1, amount: config.window, timeoutSec: REQUEST_TIMEOUT_SEC }
         const result = await runAutocannon(side.app.base, side.sent, load)
         const file = await side.app.dump()
-        const counts = await instructionsOf(file)
+        const counts = await callgrindCounts(file)
         fs.rmSync(file, { force: true })
         const figures = repetitionFigures(result, side.sent, side.sample.bytes)
         const after = await side.source.read(side.app.base)
@@ -217,7 +218,7 @@ async function runInstructionsCell (config, cell, { targets, env, values, log })
         Object.assign(figures, {
           from,
           to: from + figures.requests,
-          // The program's own work (statistics of the window: kernel/callgrind.js), and all of it.
+          // The program's own work (less what garbage collection and compiling ran: callgrindCounts), and all of it.
           instructions: counts.mutator,
           instructionsPerRequest: perRequest(counts.mutator),
           allInstructionsPerRequest: perRequest(counts.total),

@@ -9,7 +9,8 @@ const { codes, NodebenchError } = require('@nodebench/errors')
 
 // A Node.js app under valgrind's callgrind, whose instructions are counted window by window: `dump()` writes
 // callgrind's counters since the last dump to a file of their own and zeroes them (callgrind_control --dump,
-// which reaches a process idle in epoll through vgdb), and `instructionsOf(file)` reads a dump's counts. The
+// which reaches a process idle in epoll through vgdb), and @nodebench/services' callgrindCounts reads a dump's
+// counts (the total, and what garbage collection and compiling ran of it). The
 // count is the app's process, every thread of it: Node.js runs with --single-threaded, so compiling and
 // garbage collection fall on the counted thread too, in whichever window they happen. What the client does
 // (autocannon, in nodebench's own process) is not counted. An instruction count does not move with what else
@@ -22,39 +23,6 @@ const STOP_TIMEOUT_MS = 30_000
 
 function callgrindError (message) {
   return new NodebenchError(codes.NB_ERR_CALLGRIND, message)
-}
-
-// Where V8 collects garbage and compiles, by the C++ functions that enter it (inclusive counts, none of them
-// called inside another), as middleware/benchmarks/instructions.js finds them: every collection, incremental
-// marking steps, array buffer sweeping, and the optimizing, baseline and lazy compilers. They happen at moments
-// that shift with any change to the program and land in whichever window is running: one more scavenge in a
-// window of a few hundred requests moves its total by far more than a middleware does. What is left (the
-// "mutator", the program's own work) is what a window's figure is; the two others are kept beside it.
-const GC_ENTRIES = [/Heap::CollectGarbage\(/, /IncrementalMarking::Step\(/, /ArrayBufferSweeper::SweepingState::SweepingJob::Run\(/]
-const COMPILE_ENTRIES = [
-  /Compiler::CompileOptimized\(/, /BaselineBatchCompiler::CompileBatch\(/, /maglev::MaglevCompiler::Compile\(/,
-  /Compiler::Compile\(.*SharedFunctionInfo/
-]
-
-/**
- * A dump's instructions: `{ total, gc, compile, mutator }`, `gc` and `compile` inclusive of the functions that
- * enter the collector and the compilers (callgrind_annotate --inclusive=yes; recursive copies skipped).
- */
-async function instructionsOf (file) {
-  const stdout = await run('callgrind_annotate', ['--threshold=100', '--inclusive=yes', file], { timeoutMs: 300_000 })
-  const counts = { total: null, gc: 0, compile: 0 }
-  for (const line of stdout.split('\n')) {
-    const match = /^\s*([\d,]+) \([^)]*\)\s+(.*)$/.exec(line)
-    if (match === null) continue
-    const instructions = Number(match[1].replace(/,/g, ''))
-    const name = match[2]
-    if (name.startsWith('PROGRAM TOTALS')) counts.total = instructions
-    else if (/'\d+$/.test(name.split(' [')[0])) continue
-    else if (GC_ENTRIES.some((entry) => entry.test(name))) counts.gc += instructions
-    else if (COMPILE_ENTRIES.some((entry) => entry.test(name))) counts.compile += instructions
-  }
-  if (counts.total === null) throw callgrindError(`${file} holds no instruction total`)
-  return { ...counts, mutator: counts.total - counts.gc - counts.compile }
 }
 
 function run (command, args, { timeoutMs = 120_000 } = {}) {
@@ -137,4 +105,4 @@ async function startUnderCallgrind (argv, { env, cwd, nodePath = process.execPat
   }
 }
 
-module.exports = { startUnderCallgrind, instructionsOf }
+module.exports = { startUnderCallgrind }
