@@ -202,10 +202,12 @@ export interface BrowserConfig {
 /** A browser run's configuration; the workload must have a browser part (front ends and pages). */
 export declare function browserConfig (options: BrowserOptions, context?: { now?: Date }): BrowserConfig
 
-/** The workload's pages loaded in Chromium; browser.json in the config's outDir. */
+/** The workload's pages loaded in Chromium; browser.json, browser.md and browser.html in the config's outDir. */
 export declare function runBrowser (config: BrowserConfig, options?: { env?: NodeJS.ProcessEnv, onProgress?: (message: string) => void }): Promise<{
   results: { schema: 1, loads: Array<Record<string, unknown>>, summary: Array<Record<string, unknown>>, [field: string]: unknown }
   resultsFile: string
+  /** browser.md and browser.html, written beside the results. */
+  report: { markdown: string, html: string }
 }>
 
 export type ReportSource = (

@@ -91,9 +91,14 @@ function runFlame (config, options) {
   return require('./flame/run').runFlame(config, options)
 }
 
-/** Loads a browser run's pages (browserConfig's `config`); resolves to `{ results, resultsFile }` (browser/run.js). */
-function runBrowser (config, options) {
-  return require('./browser/run').runBrowser(config, options)
+/**
+ * Loads a browser run's pages (browserConfig's `config`) and writes browser.md and browser.html beside its
+ * results; resolves to `{ results, resultsFile, report: { markdown, html } }` (browser/run.js, browser/report.js).
+ */
+async function runBrowser (config, options) {
+  const outcome = await require('./browser/run').runBrowser(config, options)
+  const report = await require('./browser/report').writeBrowserReport(outcome.results, config.outDir)
+  return { ...outcome, report }
 }
 
 /**

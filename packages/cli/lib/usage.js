@@ -59,16 +59,17 @@ Commands:
                          compare.html (charts) in --out (default runs/compare-<time>). --fail-on 5: exit 1
                          when a cell's requests/s or a segment's mean time got significantly worse by more
                          than 5% (a line each); runs that cannot be compared exit 2
-  compare --cmd-a "<start A>" --cmd-b "<start B>" | --app-a <dir> --app-b <dir> |
-          --rev-a <rev> --rev-b <rev> [--app <dir> | --cmd "<command>"]
+  compare --cmd-a "<start A>" --cmd-b "<start B>" [--url <base>] | --app-a <dir> --app-b <dir> |
+          --rev-a <rev> --rev-b <rev> [--app <dir> | --cmd "<command>" [--url <base>]]
           [--reps 10] [--scenarios ...] [--formats ...] [--processes 1] [--connections <n>]
           [--amount <n> | --duration <s>] [--warmup 200] [--vary <name>=<a,b>] [--workload <file>]
           [--fail-on <percent>]
                          a paired run for noisy machines: the same workload on both apps at once (each
-                         --cmd with {port}; --rev: git revisions of the app's checkout, each in a worktree
-                         with its dependencies installed), repetitions interleaved A, B, A, B, a cell per
-                         combination of the workload's varied values as bench runs them; each side's
-                         results in <out>/a and <out>/b, then the same comparison
+                         --cmd with {port}, --url its scheme and host as for <app>; --rev: git revisions
+                         of the app's checkout, each in a worktree with its dependencies installed),
+                         repetitions interleaved A, B, A, B, a cell per combination of the workload's
+                         varied values as bench runs them; each side's results in <out>/a and <out>/b,
+                         then the same comparison
     --measure instructions [--warmup 2000] [--window 200] [--reps 6]
                          instead of time, the app's instructions per request counted by callgrind (valgrind),
                          one request at a time: --reps windows of --window requests after --warmup requests,
@@ -113,7 +114,8 @@ Commands:
                          one line per service: running or not, pid, address, since when
   help, --help, -h       this text
 
-<app>: how bench, flame, browser and compare --rev name the app they start or reach, and the workload they send it:
+<app>: how bench, flame, browser and compare --rev name the app they start or reach, and the workload they send it
+(compare --cmd-a/-b take --url as --cmd does):
   --app <dir>            an app directory with the example's entry points (server.js --port <p>
                          --processes <n>, printing "listening on <url>"); default examples/mongo-admin in a
                          nodebench checkout, on the embedded database unless MONGODB_URI is set

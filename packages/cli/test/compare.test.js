@@ -53,6 +53,19 @@ test('options: two runs, or a paired run named one way, and what does not go wit
     '--workload', path.join(shop, 'nodebench.workload.js'), '--measure', 'instructions']).config
   assert.deepEqual([instructions.reps, instructions.warmup, instructions.window, instructions.connections['item-read'], instructions.amounts['item-read']], [6, 2000, 200, 1, 200])
 
+  // --url as bench takes it with a command: the scheme and host, each side at its own {port}.
+  const workload = path.join(shop, 'nodebench.workload.js')
+  const withUrl = parseCompareArguments(['--cmd-a', 'node a.js --port {port}', '--cmd-b', 'node b.js --port {port}', '--url', 'http://localhost:3000',
+    '--workload', workload]).config
+  assert.deepEqual(withUrl.sides.map((side) => side.target.url), ['http://localhost:3000', 'http://localhost:3000'])
+  assert.throws(() => parseCompareArguments(['--cmd-a', 'node a.js --port {port}', '--cmd-b', 'node b.js --port {port}', '--url', 'http://localhost',
+    '--workload', workload, '--measure', 'instructions']), usage(/--measure instructions runs each app under callgrind at http:\/\/127\.0\.0\.1:\{port\}: leave out --url$/))
+  assert.throws(() => parseCompareArguments(['--app-a', shop, '--app-b', shop, '--url', 'http://localhost', '--workload', workload]),
+    usage(/^compare: --app-a\/-b start each app on 127\.0\.0\.1: leave out --url$/))
+  assert.throws(() => parseCompareArguments(['--cmd-a', 'x {port}', '--cmd-b', 'y {port}', '--cmd', 'z {port}']), usage(/--cmd-a\/-b name both apps: leave out --app and --cmd$/))
+  assert.throws(() => parseCompareArguments(['--rev-a', 'HEAD', '--rev-b', 'HEAD', '--url', 'http://localhost:3000', '--workload', workload]),
+    usage(/--rev-a\/-b start each revision: give --app or --cmd \(with --url for the scheme and host it answers on\), not --url alone$/))
+
   assert.throws(() => parseCompareArguments(['a']), usage(/^compare: expected two runs to compare .*received 'a'$/))
   assert.throws(() => parseCompareArguments([]), usage(/received none$/))
   assert.throws(() => parseCompareArguments(['a', 'b', '--fail-of', '5']), usage(/^compare: unknown option '--fail-of'; did you mean '--fail-on'\?$/))

@@ -5,10 +5,10 @@ const { commandOptions } = require('../command-options')
 const { APP_TARGET_OPTIONS } = require('../kernel/app-target')
 const { displayPath } = require('../kernel/paths')
 const { browserConfig, runBrowser } = require('../api')
-const { writeBrowserReport, renderBrowserText } = require('../browser/report')
+const { renderBrowserText } = require('../browser/report')
 
-// `nodebench browser`: the options, then runBrowser (lib/api.js), browser.md and browser.html beside
-// browser.json, and the medians on stdout (or the results with --json). Progress on stderr; exit 1 when a load
+// `nodebench browser`: the options, then runBrowser (lib/api.js: the loads, browser.json, browser.md and
+// browser.html), and the medians on stdout (or the results with --json). Progress on stderr; exit 1 when a load
 // failed (its row says why).
 
 const { parseCommand } = commandOptions('browser')
@@ -34,8 +34,7 @@ function parseBrowserArguments (argv, { now = new Date() } = {}) {
 
 async function runBrowserCommand ({ config }, { stdout, stderr, env }) {
   const onProgress = (message) => stderr.write(`nodebench browser: ${message}\n`)
-  const { results, resultsFile } = await runBrowser(config, { env, onProgress })
-  const report = await writeBrowserReport(results, config.outDir)
+  const { results, resultsFile, report } = await runBrowser(config, { env, onProgress })
   stdout.write(config.json ? JSON.stringify(results, null, 2) + '\n' : renderBrowserText(results))
   stderr.write(`nodebench browser: ${results.loads.length} loads in ${Math.round(results.durationSec)} s; results ${displayPath(resultsFile)}, ` +
     `report ${displayPath(report.html)} (and ${path.basename(report.markdown)})\n`)

@@ -58,14 +58,16 @@ function pairedSides (values) {
   for (const side of ['a', 'b']) {
     if (values[`${kind}-${side}`] === undefined) throw usageError(`--${kind}-a and --${kind}-b go together; --${kind}-${side} is missing`)
   }
-  if (kind !== 'rev' && (values.app !== undefined || values.cmd !== undefined || values.url !== undefined)) {
-    throw usageError(`--${kind}-a/-b name both apps: leave out --app, --cmd and --url`)
+  if (kind !== 'rev' && (values.app !== undefined || values.cmd !== undefined)) {
+    throw usageError(`--${kind}-a/-b name both apps: leave out --app and --cmd`)
   }
+  if (kind === 'app' && values.url !== undefined) throw usageError('--app-a/-b start each app on 127.0.0.1: leave out --url')
+  // --url with commands, as bench takes it: the scheme and host both apps answer on, each at its own {port}.
   if (kind === 'cmd') {
     return ['a', 'b'].map((side) => {
       const cmd = String(values[`cmd-${side}`])
       if (!cmd.includes('{port}')) throw usageError(`--cmd-${side} needs a {port} placeholder: both apps run at once, each on a free port`)
-      return { name: side === 'a' ? 'A' : 'B', source: cmd, target: appTargetOf({ cmd }, { command: 'compare' }), rev: null }
+      return { name: side === 'a' ? 'A' : 'B', source: cmd, target: appTargetOf({ cmd, url: values.url }, { command: 'compare' }), rev: null }
     })
   }
   if (kind === 'app') {
@@ -76,8 +78,10 @@ function pairedSides (values) {
     })
   }
   // Revisions: the app as bench names it, in each revision's copy of the checkout.
-  if (values.url !== undefined) throw usageError('--rev-a/-b start each revision: give --app or --cmd, not --url')
-  const target = appTargetOf({ app: values.app, cmd: values.cmd }, { command: 'compare' })
+  if (values.url !== undefined && values.cmd === undefined) {
+    throw usageError('--rev-a/-b start each revision: give --app or --cmd (with --url for the scheme and host it answers on), not --url alone')
+  }
+  const target = appTargetOf({ app: values.app, cmd: values.cmd, url: values.url }, { command: 'compare' })
   if (target.cmd !== null && !target.cmd.includes('{port}')) throw usageError('--cmd needs a {port} placeholder: both revisions run at once, each on a free port')
   const checkout = checkoutOf(target.app ?? process.cwd())
   return ['a', 'b'].map((side) => {
@@ -144,6 +148,7 @@ function compareConfig (values, { now = new Date() } = {}) {
   if (instructions) {
     // callgrind runs a Node.js script: an app directory, or --cmd "node <script> ...".
     for (const side of sides) nodeCommand(side.target, { command: 'compare', what: '--measure instructions counts' })
+    if (values.url !== undefined) throw usageError('--measure instructions runs each app under callgrind at http://127.0.0.1:{port}: leave out --url')
     for (const name of ['duration', 'connections']) {
       if (values[name] !== undefined) throw usageError(`--${name} does not apply to --measure instructions: it sends --window requests one at a time`)
     }

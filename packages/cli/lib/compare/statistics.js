@@ -14,15 +14,11 @@
 // distribution, jstat and @stdlib/stats no Mann-Whitney test; each function is small and tested against
 // enumeration (test/compare-statistics.test.js).
 
+const { median } = require('../kernel/statistics')
+
 const ALPHA = 0.05
 // Up to this many values in all, the exact distribution (a table of ways to reach each rank sum: N x n x N²).
 const MAX_EXACT = 60
-
-function median (values) {
-  const sorted = [...values].sort((x, y) => x - y)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
 
 /** Twice the midrank of each of `values` (integers: tied values share the mean of their ranks, 1-based). */
 function doubledMidranks (values) {
@@ -282,7 +278,6 @@ function comparePaired (aValues, bValues, alpha = ALPHA) {
 
 module.exports = {
   ALPHA,
-  median,
   mannWhitney,
   hodgesLehmann,
   intervalDepth,
