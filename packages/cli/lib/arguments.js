@@ -22,19 +22,19 @@ const PARSERS = Object.freeze({
   compare: (argv) => parseCompareArguments(argv)
 })
 
-const HELP = Object.freeze({ help: { type: 'boolean', short: 'h' } })
+const TOP_OPTIONS = Object.freeze({ help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } })
 
 function parseOptions (argv) {
   try {
-    return parseArgs({ args: argv, options: HELP, allowPositionals: true, strict: true })
+    return parseArgs({ args: argv, options: TOP_OPTIONS, allowPositionals: true, strict: true })
   } catch (err) {
-    const message = optionErrorMessage(err, HELP)
-    throw usageError(err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && !message.includes('did you mean') ? `${message}; expected --help` : message)
+    const message = optionErrorMessage(err, TOP_OPTIONS)
+    throw usageError(err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && !message.includes('did you mean') ? `${message}; expected --help or --version` : message)
   }
 }
 
 /**
- * `nodebench <command> ...` -> `{ command: 'help' }`, `{ command: 'services', action, services, settings }`,
+ * `nodebench <command> ...` -> `{ command: 'help' }`, `{ command: 'version' }`, `{ command: 'services', action, services, settings }`,
  * `{ command: 'bench' | 'flame' | 'browser' | 'compare', config }` (`demo` is `bench --quick --browser`) or
  * `{ command: 'report', source, ... }`. Throws NB_ERR_USAGE for anything else.
  */
@@ -42,6 +42,7 @@ function parseArguments (argv, env = process.env) {
   if (Object.hasOwn(PARSERS, argv[0])) return PARSERS[argv[0]](argv.slice(1), env)
   const { values, positionals } = parseOptions(argv)
   const [command] = positionals
+  if (values.version && !values.help && command === undefined) return { command: 'version' }
   if (values.help || command === undefined || command === 'help') return { command: 'help' }
   const suggestion = closest(command, [...Object.keys(PARSERS), 'help'])
   throw usageError(`unknown command '${command}'; ${suggestion === null ? '' : `did you mean '${suggestion}'? `}` +

@@ -18,6 +18,10 @@ const COMMANDS = Object.freeze({
     stdout.write(USAGE)
     return 0
   },
+  async version (parsed, { stdout }) {
+    stdout.write(`nodebench ${require('../package.json').version}\n`)
+    return 0
+  },
   services: runServicesCommand,
   report: runReportCommand,
   bench: runBenchCommand,

@@ -7,6 +7,8 @@ const { distance } = require('fastest-levenshtein')
 
 /** The one word of `known` one edit away from `word` (a swap of two neighbours counts as one), else null. */
 function closest (word, known) {
+  // A one-letter flag (-q) is one edit from every other (-h): no guess.
+  if (/^-[^-]$/.test(word)) return null
   const near = known.filter((candidate) => distance(word, candidate) === 1 || swapped(word, candidate))
   return near.length === 1 ? near[0] : null
 }

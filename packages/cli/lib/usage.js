@@ -113,6 +113,7 @@ Commands:
   services status [db|jaeger|prometheus]
                          one line per service: running or not, pid, address, since when
   help, --help, -h       this text
+  --version, -v          nodebench's version
 
 <app>: how bench, flame, browser and compare --rev name the app they start or reach, and the workload they send it
 (compare --cmd-a/-b take --url as --cmd does):

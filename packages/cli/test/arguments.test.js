@@ -8,6 +8,8 @@ const VALID = [
   [[], { command: 'help' }],
   [['help'], { command: 'help' }],
   [['--help'], { command: 'help' }],
+  [['--version'], { command: 'version' }],
+  [['-v'], { command: 'version' }],
   [['services', 'start', '-h'], { command: 'help' }],
   [['services', 'start', 'prometheus', '--help'], { command: 'help' }],
   [['services', 'start', 'db'], { command: 'services', action: 'start', services: ['db'], settings: {} }],
@@ -48,7 +50,9 @@ const INVALID = [
   [['report', '--servce', 'x'], /^report: unknown option '--servce'; did you mean '--service'\?$/],
   [['demo', '--outt', 'x'], /^demo: unknown option '--outt'; did you mean '--out'\?$/],
   [['services', 'start', 'prometheus', '--scrape-interval', 'often'], /^--scrape-interval "often" is not a duration from 100ms to 5m/],
-  [['--help=yes'], /--help/]
+  [['--help=yes'], /--help/],
+  [['-q'], /^unknown option '-q'; expected --help or --version$/],
+  [['bench', '-q'], /^bench: unknown option '-q'$/, 'a one-letter flag is one edit from -h: no guess']
 ]
 
 test('closest: the one known word a single edit away (a swap of neighbours included), else none', () => {
@@ -61,6 +65,7 @@ test('closest: the one known word a single edit away (a swap of neighbours inclu
   assert.equal(closest('--form', ['--format', '--formats']), null)
   assert.equal(closest('--rep', ['--reps', '--rex']), null, 'two candidates: no guess')
   assert.equal(closest('--reps', ['--reps']), null, 'the same word is not a suggestion')
+  assert.equal(closest('-q', ['-h', '--help']), null, 'a one-letter flag is one edit from any other')
 })
 
 for (const [argv, message] of INVALID) {

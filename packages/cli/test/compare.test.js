@@ -60,6 +60,8 @@ test('options: two runs, or a paired run named one way, and what does not go wit
   assert.deepEqual(withUrl.sides.map((side) => side.target.url), ['http://localhost:3000', 'http://localhost:3000'])
   assert.throws(() => parseCompareArguments(['--cmd-a', 'node a.js --port {port}', '--cmd-b', 'node b.js --port {port}', '--url', 'http://localhost',
     '--workload', workload, '--measure', 'instructions']), usage(/--measure instructions runs each app under callgrind at http:\/\/127\.0\.0\.1:\{port\}: leave out --url$/))
+  assert.throws(() => parseCompareArguments(['--app-a', shop, '--app-b', path.join(shop, 'no-such-dir'), '--workload', workload]),
+    usage(/^compare: --app-b .*no-such-dir: no such folder; expected the folder of an app with a server\.js/))
   assert.throws(() => parseCompareArguments(['--app-a', shop, '--app-b', shop, '--url', 'http://localhost', '--workload', workload]),
     usage(/^compare: --app-a\/-b start each app on 127\.0\.0\.1: leave out --url$/))
   assert.throws(() => parseCompareArguments(['--cmd-a', 'x {port}', '--cmd-b', 'y {port}', '--cmd', 'z {port}']), usage(/--cmd-a\/-b name both apps: leave out --app and --cmd$/))

@@ -9,6 +9,7 @@ const path = require('node:path')
 const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { startJaeger, JaegerClient, readTrace } = require('@nodebench/collector')
+const { readExemplars } = require('../lib/report/run')
 const { parseArguments } = require('..')
 const { waterfallText } = require('../lib/render/waterfall')
 const { checkReportInBrowser } = require('./page-check')
@@ -114,6 +115,13 @@ test('report --source jaeger and --source app print the same breakdown; bad inpu
   const unknown = await runCli(['report', '--trace', '00000000000000000000000000000001', '--jaeger', jaeger.queryUrl])
   assert.equal(unknown.code, 1)
   assert.match(unknown.stderr, /^nodebench: Jaeger at .* has no trace 00000000000000000000000000000001: /m)
+  // An exemplar Jaeger no longer holds (its memory store dropped it after the search) is left out of the page, said
+  // on progress, and the rest kept.
+  const said = []
+  const kept = await readExemplars({ operations: [{ exemplars: { slowest, median: '00000000000000000000000000000001' } }] },
+    { url: jaeger.queryUrl, onProgress: (message) => said.push(message) })
+  assert.deepEqual(Object.keys(kept), [slowest])
+  assert.match(said.at(-1), /^trace 00000000000000000000000000000001 left out of the page: Jaeger at .* has no trace 00000000000000000000000000000001/)
   const notAnId = await runCli(['report', '--trace', 'abc', '--jaeger', jaeger.queryUrl])
   assert.match(notAnId.stderr, /--trace 'abc' is not a trace id; expected 32 hexadecimal digits/)
 

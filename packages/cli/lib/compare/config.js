@@ -72,7 +72,7 @@ function pairedSides (values) {
   }
   if (kind === 'app') {
     return ['a', 'b'].map((side) => {
-      const target = appTargetOf({ app: values[`app-${side}`] }, { command: 'compare' })
+      const target = appTargetOf({ app: values[`app-${side}`] }, { command: 'compare', appOption: `--app-${side}` })
       if (!fs.existsSync(path.join(target.app, 'server.js'))) throw usageError(`--app-${side} ${displayPath(target.app)} has no server.js`)
       return { name: path.basename(target.app), source: displayPath(target.app), target, rev: null }
     })

@@ -48,7 +48,7 @@ function baseUrl (text, fail) {
  * combination no command takes. `learnsPort`: the command learns the port a Node.js app listens on by itself
  * (flame's profilers), so its --cmd needs neither --url nor {port}.
  */
-function appTargetOf (values, { command, learnsPort = false }) {
+function appTargetOf (values, { command, learnsPort = false, appOption = '--app' }) {
   const fail = (message) => usageError(message, command)
   if (values.app !== undefined && (values.cmd !== undefined || values.url !== undefined)) {
     throw fail('--app excludes --cmd and --url: either nodebench starts an app directory (--app), or you say how to start ' +
@@ -63,7 +63,7 @@ function appTargetOf (values, { command, learnsPort = false }) {
   }
   let app = null
   if (cmd === null && url === null) {
-    app = values.app !== undefined ? appDirectory(String(values.app), fail) : defaultApp()
+    app = values.app !== undefined ? appDirectory(String(values.app), fail, appOption) : defaultApp()
     if (app === null) {
       throw fail(`no app to ${VERBS[command] ?? 'start'}: give --app <dir>, or --cmd "<command>" with --url <base> ` +
         '(or a {port} placeholder), or --url alone')
@@ -72,25 +72,25 @@ function appTargetOf (values, { command, learnsPort = false }) {
   return Object.freeze({ app, cmd, url, starts: app !== null || cmd !== null })
 }
 
-/** `--app <dir>` as an absolute path, once it is known to be an app folder nodebench can start. */
-function appDirectory (given, fail) {
+/** `--app <dir>` (or `option`, e.g. compare's --app-a) as an absolute path, once it is known to be an app folder nodebench can start. */
+function appDirectory (given, fail, option = '--app') {
   const dir = path.resolve(given)
   const shown = given === dir ? dir : `'${given}' (${dir})`
   let stats
   try {
     stats = fs.statSync(dir)
   } catch {
-    throw fail(`--app ${shown}: no such folder; expected the folder of an app with a server.js (or name yours with --cmd)`)
+    throw fail(`${option} ${shown}: no such folder; expected the folder of an app with a server.js (or name yours with --cmd)`)
   }
-  if (!stats.isDirectory()) throw fail(`--app ${shown} is a file, not a folder; to start a script, use --cmd "node ${given} --port {port}"`)
+  if (!stats.isDirectory()) throw fail(`${option} ${shown} is a file, not a folder; to start a script, use --cmd "node ${given} --port {port}"`)
   // A folder with a workload and no server.js is one whose workload names only other servers (its `targets`,
   // examples/baseline); should its workload need the app after all, starting it says what is missing.
-  if (!fs.existsSync(path.join(dir, 'server.js')) && workloadFileIn(dir) === null) throw fail(noServerScript(shown))
+  if (!fs.existsSync(path.join(dir, 'server.js')) && workloadFileIn(dir) === null) throw fail(noServerScript(shown, option))
   return dir
 }
 
-function noServerScript (shown) {
-  return `--app ${shown} has no server.js: --app starts an app folder's server.js --port <p> --processes <n>; ` +
+function noServerScript (shown, option = '--app') {
+  return `${option} ${shown} has no server.js: ${option} starts an app folder's server.js --port <p> --processes <n>; ` +
     'for any other start command, use --cmd "<command>" with {port}'
 }
 

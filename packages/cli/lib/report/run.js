@@ -4,6 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { breakdownFromJaeger, breakdownFromApp, breakdownFromPrometheus, parseSince, readTrace, JaegerClient } = require('@nodebench/collector')
 const { commandServices } = require('../kernel/service-table')
+const { isNodebenchError } = require('@nodebench/errors')
 const { renderReportPage } = require('./page')
 
 // `runReport`, the report feature's API: the breakdown of a service read back from where it was recorded: the
@@ -36,13 +37,24 @@ async function readSnapshot (config, { env, onProgress }) {
   })
 }
 
-/** Each operation's exemplar traces, read whole (every process's spans): `{ [traceId]: waterfall }`. */
+/**
+ * Each operation's exemplar traces, read whole (every process's spans): `{ [traceId]: waterfall }`. A trace that
+ * cannot be read (Jaeger's memory store has dropped it since the search, say) is said on progress and left out;
+ * the page says so where it would have been, and the breakdown is kept.
+ */
 async function readExemplars (snapshot, { url, onProgress }) {
   const exemplars = snapshot.operations.flatMap((o) => (o.exemplars ? [o.exemplars.slowest, o.exemplars.median] : []))
   const ids = [...new Set(exemplars)]
   onProgress(`reading ${ids.length} exemplar trace${ids.length === 1 ? '' : 's'} (each operation's slowest and a median one)`)
   const traces = {}
-  for (const traceId of ids) traces[traceId] = await readTrace({ url, traceId })
+  for (const traceId of ids) {
+    try {
+      traces[traceId] = await readTrace({ url, traceId })
+    } catch (err) {
+      if (!isNodebenchError(err)) throw err
+      onProgress(`trace ${traceId} left out of the page: ${err.message}`)
+    }
+  }
   return traces
 }
 
@@ -75,4 +87,4 @@ function runTrace (config) {
   return readTrace({ url: config.jaeger, traceId: config.trace })
 }
 
-module.exports = { runReport, runTrace }
+module.exports = { runReport, runTrace, readExemplars }
