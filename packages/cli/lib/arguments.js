@@ -34,7 +34,8 @@ function parseOptions (argv) {
 }
 
 /**
- * `nodebench <command> ...` -> `{ command: 'help' }`, `{ command: 'version' }`, `{ command: 'services', action, services, settings }`,
+ * `nodebench <command> ...` -> `{ command: 'help' }`, `{ command: 'version' }`, `{ command: 'services', action,
+ * services, settings }`,
  * `{ command: 'bench' | 'flame' | 'browser' | 'compare', config }` (`demo` is `bench --quick --browser`) or
  * `{ command: 'report', source, ... }`. Throws NB_ERR_USAGE for anything else.
  */

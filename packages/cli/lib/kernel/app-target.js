@@ -72,7 +72,10 @@ function appTargetOf (values, { command, learnsPort = false, appOption = '--app'
   return Object.freeze({ app, cmd, url, starts: app !== null || cmd !== null })
 }
 
-/** `--app <dir>` (or `option`, e.g. compare's --app-a) as an absolute path, once it is known to be an app folder nodebench can start. */
+/**
+ * `--app <dir>` (or `option`, e.g. compare's --app-a) as an absolute path, once it is known to be an app folder
+ * nodebench can start.
+ */
 function appDirectory (given, fail, option = '--app') {
   const dir = path.resolve(given)
   const shown = given === dir ? dir : `'${given}' (${dir})`
