@@ -171,10 +171,11 @@ test('an unreachable --url or an app that does not start: one line, exit 1, the 
   assert.equal(written.cells[0].status, 'failed')
   assert.ok(fs.existsSync(path.join(dir, 'a', 'report.html')), 'the report shows the failed cell')
 
-  const crashing = await runCli(['bench', '--cmd', `"${process.execPath}" -e "process.exit(3)"`, '--url', url, '--workload', STUDY_WORKLOAD,
-    '--scenarios', 'doc-read', '--formats', 'json', '--out', path.join(dir, 'b')])
+  const crashing = await runCli(['bench', '--cmd', `"${process.execPath}" -e "process.exit(3)" {processes}`, '--url', url, '--workload', STUDY_WORKLOAD,
+    '--scenarios', 'doc-read', '--formats', 'json', '--processes', '1,2', '--out', path.join(dir, 'b')])
   assert.equal(crashing.code, 1)
   assert.match(crashing.stderr, /^nodebench: the app exited \(code 3\) before http:\/\/127\.0\.0\.1:\d+ answered$/m)
+  assert.match(crashing.stderr, /^nodebench bench: 0 of 1 cells measured in \d+ s; the run stopped: 1 of its 2 cells not run$/m)
   assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'b', 'results.json'), 'utf8')).cells[0].failure,
     `the app exited (code 3) before ${url} answered`)
 

@@ -138,11 +138,15 @@ function etaText (elapsedMs, done, total) {
 async function runBenchCommand ({ config }, { stdout, stderr, env }) {
   const progress = progressReporter(stderr, config.workload, config.targets)
   const noticed = new Set()
+  let planned = null
   let outcome
   try {
     outcome = await runBench(config, {
       env,
-      onCell: progress.onCell,
+      onCell (event) {
+        planned = event.total
+        progress.onCell(event)
+      },
       log: progress.log,
       // What the app's nodebench says (no collector answered its exports), once per run, not once per cell.
       onNotice: (text) => {
@@ -162,7 +166,9 @@ async function runBenchCommand ({ config }, { stdout, stderr, env }) {
   const cells = [...results.cells, ...results.targetCells]
   const failed = cells.filter((c) => c.status !== 'ok')
   stdout.write(config.json ? JSON.stringify(results, null, 2) + '\n' : renderBenchText(results))
-  stderr.write(`nodebench bench: ${cells.length - failed.length} of ${cells.length} cells measured in ${Math.round(results.durationSec)} s\n`)
+  // A run that stopped early says how many of its planned cells it did not run (its progress lines said [1/30]).
+  const notRun = aborted && planned !== null && planned > cells.length ? `; the run stopped: ${planned - cells.length} of its ${planned} cells not run` : ''
+  stderr.write(`nodebench bench: ${cells.length - failed.length} of ${cells.length} cells measured in ${Math.round(results.durationSec)} s${notRun}\n`)
   stderr.write(`nodebench bench: results ${displayPath(resultsFile)}\n`)
   stderr.write(`nodebench bench: report ${displayPath(report.html)} (and ${path.basename(report.markdown)})\n`)
   if (comparison) {
