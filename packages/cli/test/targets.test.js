@@ -12,7 +12,9 @@ const { checkTargets, runTargets, targetOf } = require('../lib/kernel/targets')
 const { parseBenchArguments } = require('../lib/commands/bench')
 const { cellsOf } = require('../lib/bench/matrix')
 const { checkOpenFiles } = require('../lib/kernel/open-files')
-const { targetsSummary, ladderSentence, referenceTable } = require('../lib/bench/report-targets')
+const { targetsSummary } = require('../lib/bench/report-targets')
+const { ladderSentence } = require('../lib/bench/report-findings')
+const { targetReferenceTable } = require('../lib/bench/report-tables')
 const { temporaryDir, runCli } = require('../../../test/support')
 
 const FIXTURES = path.join(__dirname, 'fixtures')
@@ -178,7 +180,7 @@ test('the reference beside the run: the study\'s figures per target, this run\'s
   }
   results.targetCells[0].reps[0].failures = { timeout: 2, 'connection reset': 1 }
   const summary = targetsSummary(results)
-  const table = referenceTable(summary)
+  const table = targetReferenceTable(summary)
   const row = (label) => table.rows.find((r) => r.cells[0] === label).cells
   assert.deepEqual(table.head, ['figure', 'node: study', 'node: here'])
   assert.deepEqual(row('requests per second'), ['requests per second', '1,000', '2,000'])

@@ -4,6 +4,7 @@ const { PERCENTILES } = require('./report-data')
 const { scaleOutOf, measured } = require('./report-scale-out')
 const { isNumber, processesText, formatShare } = require('../render/format')
 const { chartSpec, renderCharts: renderSvgs } = require('../render/charts')
+const { AB_PERCENTILES } = require('../kernel/load-observer')
 
 // The bench report's charts, as Vega-Lite specs (render/charts.js draws them as SVG). Each chart draws measured
 // cells only; the failed cells it leaves out are returned beside it so the page can say so under the chart.
@@ -291,4 +292,129 @@ function renderCharts (summary) {
   return renderSvgs(chartsOf(summary))
 }
 
-module.exports = { chartsOf, renderCharts }
+// The sweep section's charts (report-sweep.js). They and the two sections' below are not in chartsOf: report-html.js
+// draws each in its own section.
+
+/** Response time against each varied name: a line per series (log scales over wide ranges). */
+function sweepCharts (sweep) {
+  return sweep.groups.map((group) => {
+    const values = group.series.flatMap((series) => [...series.points.values()].filter((point) => point.ms !== null)
+      .map((point) => ({ series: series.name, x: point.x, ms: point.ms })))
+    if (values.length === 0) return null
+    const wide = group.xs[0] > 0 && group.xs[group.xs.length - 1] / group.xs[0] >= 20
+    const title = `Response time against ${group.over}`
+    return {
+      kind: 'sweep',
+      title,
+      leftOut: [],
+      spec: chartSpec({
+        title: { text: title, subtitle: 'mean ms per request, one line per scenario and its other values' },
+        width: 420,
+        height: 240,
+        data: { values },
+        mark: { type: 'line', point: true },
+        encoding: {
+          x: {
+            field: 'x', type: 'quantitative', title: group.over, scale: wide ? { type: 'log' } : { zero: false }, axis: { values: group.xs }
+          },
+          y: { field: 'ms', type: 'quantitative', title: 'response time (ms)', scale: wide ? { type: 'log' } : {} },
+          color: { field: 'series', type: 'nominal', title: null, legend: { orient: 'bottom', columns: 2, labelLimit: 300 } }
+        }
+      })
+    }
+  }).filter(Boolean)
+}
+
+// The charts of the servers side by side (report-targets.js).
+
+/** Requests/s by target, one chart per scenario and format (a bar per target and process count). */
+function targetCharts (summary) {
+  const charts = new Map()
+  for (const group of summary.groups) {
+    const key = `${group.scenario} ${group.format}`
+    if (!charts.has(key)) charts.set(key, { group, values: [] })
+    for (const row of group.rows.filter((r) => r.ok)) {
+      charts.get(key).values.push({ target: row.target.name, processes: group.processes === null ? 'its own' : processesText(group.processes), requestsPerSec: row.requestsPerSec })
+    }
+  }
+  return [...charts.values()].filter(({ values }) => values.length > 0).map(({ group, values }) => ({
+    kind: 'targets',
+    scenario: group.scenario,
+    format: group.format,
+    title: `${group.label} (${group.format}): requests/s by server`,
+    leftOut: [],
+    spec: chartSpec({
+      title: { text: `${group.label} (${group.format}): requests/s by server`, subtitle: 'one bar per target and process count' },
+      width: 360,
+      height: 200,
+      data: { values },
+      mark: { type: 'bar' },
+      encoding: {
+        y: { field: 'target', type: 'nominal', title: null, sort: summary.targets.map((t) => t.name) },
+        yOffset: { field: 'processes', type: 'nominal' },
+        x: { field: 'requestsPerSec', type: 'quantitative', title: 'requests/s' },
+        color: { field: 'processes', type: 'nominal', title: 'processes', scale: { scheme: 'tableau10' } }
+      }
+    })
+  }))
+}
+
+/** Latency percentiles (Apache Bench's) by target, one chart per group. */
+function targetPercentileCharts (summary) {
+  return summary.groups.map((group) => {
+    const values = group.rows.filter((row) => row.ok && row.percentiles)
+      .flatMap((row) => AB_PERCENTILES.map((p) => ({ target: row.target.name, percentile: `${p}%`, ms: row.percentiles[p] })))
+    if (values.length === 0) return null
+    const where = group.processes === null ? '' : `, ${processesText(group.processes)}`
+    return {
+      kind: 'target-percentiles',
+      scenario: group.scenario,
+      format: group.format,
+      title: `${group.label} (${group.format})${where}: requests served within`,
+      leftOut: [],
+      spec: chartSpec({
+        title: { text: `${group.label} (${group.format})${where}: requests served within`, subtitle: 'ms at each percentile (Apache Bench\'s), a line per target' },
+        width: 360,
+        height: 210,
+        data: { values },
+        mark: { type: 'line', point: true },
+        encoding: {
+          x: { field: 'percentile', type: 'ordinal', sort: AB_PERCENTILES.map((p) => `${p}%`), title: 'requests served within', axis: { labelAngle: 0 } },
+          y: { field: 'ms', type: 'quantitative', title: 'ms', scale: { type: 'symlog' } },
+          color: { field: 'target', type: 'nominal', title: 'target', sort: summary.targets.map((t) => t.name) }
+        }
+      })
+    }
+  }).filter(Boolean)
+}
+
+// The charts of CPU and memory by process (report-processes.js).
+
+/** Mean CPU% by process (bar) and max (tick), one chart per cell. */
+function processCharts (summary) {
+  return summary.map((entry) => {
+    const values = entry.rows.filter((row) => isNumber(row.cpu.mean))
+      .map((row) => ({ process: row.name, mean: row.cpu.mean, max: row.cpu.max }))
+    if (values.length === 0) return null
+    const y = { field: 'process', type: 'nominal', title: null, sort: null }
+    return {
+      kind: 'processes',
+      scenario: entry.scenario,
+      format: entry.format,
+      title: `${entry.title}: CPU by process`,
+      leftOut: [],
+      spec: chartSpec({
+        title: { text: `${entry.title}: CPU by process`, subtitle: 'CPU % of one core while the load ran: mean (bar), max (tick)' },
+        width: 340,
+        height: { step: 16 },
+        data: { values },
+        layer: [
+          { mark: { type: 'bar', color: '#4c78a8' }, encoding: { y, x: { field: 'mean', type: 'quantitative', title: 'CPU %' } } },
+          { mark: { type: 'tick', color: '#e45756', thickness: 2 }, encoding: { y, x: { field: 'max', type: 'quantitative' } } }
+        ]
+      })
+    }
+  }).filter(Boolean)
+}
+
+module.exports = { chartsOf, renderCharts, sweepCharts, targetCharts, targetPercentileCharts, processCharts }

@@ -2,12 +2,13 @@
 
 const { escapeHtml } = require('@nodebench/breakdown')
 const { summarize } = require('./report-data')
-const { renderCharts } = require('./report-charts')
+const { renderCharts, sweepCharts, targetCharts, targetPercentileCharts, processCharts } = require('./report-charts')
 const { scaleOutOf } = require('./report-scale-out')
+const { targetsSummary } = require('./report-targets')
+const { processesSummary } = require('./report-processes')
+const { sweepSummary } = require('./report-sweep')
+const { ladderSentence } = require('./report-findings')
 const tables = require('./report-tables')
-const targetsReport = require('./report-targets')
-const processesReport = require('./report-processes')
-const sweepReport = require('./report-sweep')
 const { htmlPage, section } = require('../render/page')
 const { htmlTable } = require('../render/tables')
 const { htmlList } = require('../render/findings')
@@ -89,48 +90,48 @@ async function targetsSection (targets) {
   if (targets.reference !== null && targets.reference.findings.length) {
     parts.push(`<p class="study">The study found (${escapeHtml(targets.reference.source)}):</p>`, htmlList(targets.reference.findings, 'study'))
   }
-  parts.push(htmlTable(targetsReport.targetTable(targets)))
+  parts.push(htmlTable(tables.targetTable(targets)))
   const ladders = targets.groups.filter((group) => group.ladder !== null)
   if (ladders.length) {
     parts.push('<h3>From bare Node.js to the traced app</h3>', '<p>Each step\'s cost per request is 1 / requests per second, what a ' +
       'request costs the server at saturation; the steps add up to the gap between bare node:http and the traced app.</p>')
-    for (const group of ladders) parts.push(htmlList([targetsReport.ladderSentence(group, group.ladder)], 'findings'), htmlTable(targetsReport.ladderTable(group.ladder)))
+    for (const group of ladders) parts.push(htmlList([ladderSentence(group, group.ladder)], 'findings'), htmlTable(tables.ladderTable(group.ladder)))
   }
-  const reference = targets.reference === null ? null : targetsReport.referenceTable(targets)
+  const reference = targets.reference === null ? null : tables.targetReferenceTable(targets)
   if (reference !== null) {
     parts.push(`<h3>${escapeHtml(targets.reference.table ?? 'The study')} beside this run</h3>`,
-      `<p>${escapeHtml(`${targets.reference.source}${targets.reference.setup ? `: ${targets.reference.setup}` : ''}. Here: ${targetsReport.groupTitle(reference.group)}.`)}</p>`,
+      `<p>${escapeHtml(`${targets.reference.source}${targets.reference.setup ? `: ${targets.reference.setup}` : ''}. Here: ${tables.targetGroupTitle(reference.group)}.`)}</p>`,
       htmlTable(reference))
   }
   if (targets.notes.length) parts.push(htmlList(targets.notes.map((text) => ({ text, kind: 'warn' })), 'notes'))
-  const charts = await renderSvgs([...targetsReport.targetCharts(targets), ...targetsReport.percentileCharts(targets)])
+  const charts = await renderSvgs([...targetCharts(targets), ...targetPercentileCharts(targets)])
   parts.push(chartGrid(charts))
-  for (const group of targets.groups) parts.push(`<h3>${escapeHtml(targetsReport.groupTitle(group))}</h3>`, htmlTable(targetsReport.groupTable(group)))
+  for (const group of targets.groups) parts.push(`<h3>${escapeHtml(tables.targetGroupTitle(group))}</h3>`, htmlTable(tables.targetGroupTable(group)))
   return parts.join('\n')
 }
 
 /** Response time against each varied value, the study's comparisons beside it, what the cores can show. */
 async function sweepSection (sweep) {
-  const charts = await renderSvgs(sweepReport.sweepCharts(sweep))
+  const charts = await renderSvgs(sweepCharts(sweep))
   const parts = [htmlList(sweep.limits.map((text) => ({ text, kind: 'warn' })), 'notes'), chartGrid(charts)]
   for (const group of sweep.groups) {
-    parts.push(`<h3>Response time against ${escapeHtml(group.over)} (mean ms per request)</h3>`, htmlTable(sweepReport.groupTable(group)))
+    parts.push(`<h3>Response time against ${escapeHtml(group.over)} (mean ms per request)</h3>`, htmlTable(tables.sweepGroupTable(group)))
   }
   if (sweep.comparisons.length) {
     parts.push(`<h3>The study beside this run${sweep.source ? ` (${escapeHtml(sweep.source)})` : ''}</h3>`,
       '<p>Ratio: this run\'s response time over the other\'s; gain: how much faster (the other\'s time over this one\'s). ' +
-      'A figure that needs more cores than this machine has is shown, not claimed.</p>', htmlTable(sweepReport.comparisonTable(sweep)))
+      'A figure that needs more cores than this machine has is shown, not claimed.</p>', htmlTable(tables.sweepComparisonTable(sweep)))
   }
-  if (sweep.resources.length) parts.push('<h3>Per-process load beside the study\'s tables</h3>', htmlTable(sweepReport.resourceTable(sweep)))
+  if (sweep.resources.length) parts.push('<h3>Per-process load beside the study\'s tables</h3>', htmlTable(tables.sweepResourceTable(sweep)))
   return parts.join('\n')
 }
 
 /** Every process of every cell while its load ran (report-processes.js). */
 async function processesSection (entries) {
-  const charts = await renderSvgs(processesReport.processCharts(entries))
+  const charts = await renderSvgs(processCharts(entries))
   const parts = [chartGrid(charts)]
   for (const entry of entries) {
-    parts.push(`<h3>${escapeHtml(entry.title)}</h3>`, `<p class="study">${escapeHtml(processesReport.samplingLine(entry))}</p>`, htmlTable(processesReport.resourceTable(entry)))
+    parts.push(`<h3>${escapeHtml(entry.title)}</h3>`, `<p class="study">${escapeHtml(tables.samplingLine(entry))}</p>`, htmlTable(tables.processResourceTable(entry)))
   }
   return parts.join('\n')
 }
@@ -145,9 +146,9 @@ async function renderHtml (results, { sections = [] } = {}) {
   const scaleOut = scaleOutOf(summary)
   const app = summary.config.app || summary.config.cmd || summary.config.url || 'the app'
   const present = sections.filter((s) => results[s.key] !== undefined && results[s.key] !== null)
-  const targets = targetsReport.targetsSummary(results)
-  const resources = processesReport.processesSummary(results)
-  const sweep = sweepReport.sweepSummary(summary, results)
+  const targets = targetsSummary(results)
+  const resources = processesSummary(results)
+  const sweep = sweepSummary(summary, results)
   const parts = [
     { id: 'answer', nav: 'Where the time goes', html: answerSection(summary, charts) },
     { id: 'findings', nav: 'What this shows', html: section('findings', 'What this shows', htmlList(summary.findings, 'findings') + '\n' + (summary.reference.findings.length === 0 ? '' : `<p class="study">${escapeHtml(summary.reference.intro)}</p>` + htmlList(summary.reference.findings, 'study'))) },

@@ -3,10 +3,11 @@
 const { escapeMarkdown } = require('@nodebench/breakdown')
 const { summarize } = require('./report-data')
 const { scaleOutOf } = require('./report-scale-out')
+const { targetsSummary } = require('./report-targets')
+const { processesSummary } = require('./report-processes')
+const { sweepSummary } = require('./report-sweep')
+const { ladderSentence } = require('./report-findings')
 const tables = require('./report-tables')
-const targetsReport = require('./report-targets')
-const processesReport = require('./report-processes')
-const sweepReport = require('./report-sweep')
 const { markdownTable } = require('../render/tables')
 const { markdownList } = require('../render/findings')
 const { processesText } = require('../render/format')
@@ -52,24 +53,24 @@ function targetsMarkdown (targets) {
   if (targets.reference !== null && targets.reference.findings.length) {
     parts.push(`The study found (${escapeMarkdown(targets.reference.source)}):\n`, markdownList(targets.reference.findings))
   }
-  parts.push(markdownTable(targetsReport.targetTable(targets)))
+  parts.push(markdownTable(tables.targetTable(targets)))
   const ladders = targets.groups.filter((group) => group.ladder !== null)
   if (ladders.length) {
     parts.push('### From bare Node.js to the traced app\n', 'Each step\'s cost per request is 1 / requests per second, what a request costs ' +
       'the server at saturation; the steps add up to the gap between bare node:http and the traced app.\n')
     for (const group of ladders) {
-      const sentence = targetsReport.ladderSentence(group, group.ladder)
-      parts.push(markdownList([sentence]), markdownTable(targetsReport.ladderTable(group.ladder)))
+      const sentence = ladderSentence(group, group.ladder)
+      parts.push(markdownList([sentence]), markdownTable(tables.ladderTable(group.ladder)))
     }
   }
-  const reference = targets.reference === null ? null : targetsReport.referenceTable(targets)
+  const reference = targets.reference === null ? null : tables.targetReferenceTable(targets)
   if (reference !== null) {
     parts.push(`### ${escapeMarkdown(targets.reference.table ?? 'The study')} beside this run\n`,
-      `${escapeMarkdown(`${targets.reference.source}${targets.reference.setup ? `: ${targets.reference.setup}` : ''}. Here: ${targetsReport.groupTitle(reference.group)}.`)}\n`,
+      `${escapeMarkdown(`${targets.reference.source}${targets.reference.setup ? `: ${targets.reference.setup}` : ''}. Here: ${tables.targetGroupTitle(reference.group)}.`)}\n`,
       markdownTable(reference))
   }
   if (targets.notes.length) parts.push(markdownList(targets.notes))
-  for (const group of targets.groups) parts.push(`### ${escapeMarkdown(targetsReport.groupTitle(group))}\n`, markdownTable(targetsReport.groupTable(group)))
+  for (const group of targets.groups) parts.push(`### ${escapeMarkdown(tables.targetGroupTitle(group))}\n`, markdownTable(tables.targetGroupTable(group)))
   return parts
 }
 
@@ -78,14 +79,14 @@ function sweepMarkdown (sweep) {
   if (sweep === null) return []
   const parts = ['## Sweeps: response time against the varied values\n', markdownList(sweep.limits)]
   for (const group of sweep.groups) {
-    parts.push(`### Response time against ${escapeMarkdown(group.over)} (mean ms per request)\n`, markdownTable(sweepReport.groupTable(group)))
+    parts.push(`### Response time against ${escapeMarkdown(group.over)} (mean ms per request)\n`, markdownTable(tables.sweepGroupTable(group)))
   }
   if (sweep.comparisons.length) {
     parts.push(`### The study beside this run${sweep.source ? ` (${escapeMarkdown(sweep.source)})` : ''}\n`,
       'Ratio: this run\'s response time over the other\'s; gain: how much faster (the other\'s time over this one\'s). ' +
-      'A figure that needs more cores than this machine has is shown, not claimed.\n', markdownTable(sweepReport.comparisonTable(sweep)))
+      'A figure that needs more cores than this machine has is shown, not claimed.\n', markdownTable(tables.sweepComparisonTable(sweep)))
   }
-  if (sweep.resources.length) parts.push('### Per-process load beside the study\'s tables\n', markdownTable(sweepReport.resourceTable(sweep)))
+  if (sweep.resources.length) parts.push('### Per-process load beside the study\'s tables\n', markdownTable(tables.sweepResourceTable(sweep)))
   return parts
 }
 
@@ -93,7 +94,7 @@ function sweepMarkdown (sweep) {
 function processesMarkdown (entries) {
   if (entries.length === 0) return []
   return ['## CPU and memory by process\n', ...entries.flatMap((entry) => [
-    `### ${escapeMarkdown(entry.title)}\n`, `${escapeMarkdown(processesReport.samplingLine(entry))}\n`, markdownTable(processesReport.resourceTable(entry))
+    `### ${escapeMarkdown(entry.title)}\n`, `${escapeMarkdown(tables.samplingLine(entry))}\n`, markdownTable(tables.processResourceTable(entry))
   ])]
 }
 
@@ -102,9 +103,9 @@ function renderMarkdown (results, { sections = [] } = {}) {
   const summary = summarize(results)
   const scaleOut = scaleOutOf(summary)
   const present = sections.filter((s) => results[s.key] !== undefined && results[s.key] !== null)
-  const targets = targetsReport.targetsSummary(results)
-  const processes = processesMarkdown(processesReport.processesSummary(results))
-  const sweep = sweepReport.sweepSummary(summary, results)
+  const targets = targetsSummary(results)
+  const processes = processesMarkdown(processesSummary(results))
+  const sweep = sweepSummary(summary, results)
   if (summary.allCells.length === 0 && targets !== null) {
     // A run of other servers only (a workload without the app): none of the app's sections has anything to show.
     return [

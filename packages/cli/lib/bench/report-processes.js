@@ -1,24 +1,16 @@
 'use strict'
 
-const { isNumber, processesText } = require('../render/format')
-const { chartSpec } = require('../render/charts')
+const { processesText } = require('../render/format')
 const { valuesText } = require('../kernel/sweep')
 
-// The report's section on what each process used while a cell's load ran (kernel/process-sampler.js): a table
-// per cell (every process with its role, CPU% and resident memory, mean and max: the KIT study's Tables I and
-// II), and a chart of mean CPU% by process with its max. A role of many processes (Apache's prefork pool) is one
-// row, its processes' figures summed at each sample.
+// The figures of the report's section on what each process used while a cell's load ran
+// (kernel/process-sampler.js): per cell, every process with its role, CPU% and resident memory, mean and max (the
+// KIT study's Tables I and II). A role of many processes (Apache's prefork pool) is one row, its processes'
+// figures summed at each sample. Its tables (one per cell, and how the cell was sampled) are in report-tables.js,
+// its charts (mean CPU% by process with its max) in report-charts.js, as the rest of the report's.
 
 // Past this many processes of one role, the role is one row.
 const ROLE_ROWS_ABOVE = 8
-
-function percent (value) {
-  return isNumber(value) ? value.toFixed(1) : '-'
-}
-
-function mebibytes (bytes) {
-  return isNumber(bytes) ? (bytes / 1024 ** 2).toFixed(1) : '-'
-}
 
 /** A cell's title: its scenario, format, target and processes. */
 function cellTitle (cell, labels) {
@@ -63,47 +55,4 @@ function processesSummary (results) {
   }))
 }
 
-function resourceTable (entry) {
-  const head = ['process', 'pid', 'CPU % mean', 'CPU % max', 'RSS MiB mean', 'RSS MiB max']
-  const rows = entry.rows.map((row) => ({
-    cells: [row.name, row.pid, percent(row.cpu.mean), percent(row.cpu.max), mebibytes(row.rss.mean),
-      mebibytes(row.rss.max)]
-  }))
-  return { head, rows }
-}
-
-/** How a cell was sampled, in one line. */
-function samplingLine (entry) {
-  return `${entry.samples} samples, one every ${entry.intervalMs / 1000} s over ${entry.durationSec} s of load; CPU % of one core ` +
-    '(100 = one core busy), resident memory (a role\'s total counts the pages its processes share once per process)' +
-    (entry.error ? `; sampling failed at times: ${entry.error}` : '')
-}
-
-/** Mean CPU% by process (bar) and max (tick), one chart per cell. */
-function processCharts (summary) {
-  return summary.map((entry) => {
-    const values = entry.rows.filter((row) => isNumber(row.cpu.mean))
-      .map((row) => ({ process: row.name, mean: row.cpu.mean, max: row.cpu.max }))
-    if (values.length === 0) return null
-    const y = { field: 'process', type: 'nominal', title: null, sort: null }
-    return {
-      kind: 'processes',
-      scenario: entry.scenario,
-      format: entry.format,
-      title: `${entry.title}: CPU by process`,
-      leftOut: [],
-      spec: chartSpec({
-        title: { text: `${entry.title}: CPU by process`, subtitle: 'CPU % of one core while the load ran: mean (bar), max (tick)' },
-        width: 340,
-        height: { step: 16 },
-        data: { values },
-        layer: [
-          { mark: { type: 'bar', color: '#4c78a8' }, encoding: { y, x: { field: 'mean', type: 'quantitative', title: 'CPU %' } } },
-          { mark: { type: 'tick', color: '#e45756', thickness: 2 }, encoding: { y, x: { field: 'max', type: 'quantitative' } } }
-        ]
-      })
-    }
-  }).filter(Boolean)
-}
-
-module.exports = { processesSummary, resourceTable, samplingLine, processCharts }
+module.exports = { processesSummary }

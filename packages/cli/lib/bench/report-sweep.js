@@ -1,14 +1,15 @@
 'use strict'
 
-const { isNumber, formatMs, formatRatio, formatGain } = require('../render/format')
-const { chartSpec } = require('../render/charts')
+const { isNumber } = require('../render/format')
 const { valuesText } = require('../kernel/sweep')
+const { sweepLimits } = require('./report-findings')
 
-// The report's sweeps (kernel/sweep.js): each cell's response time against the value its scenario varies first
-// (the KIT study's Figs. 4 and 5 against documents, Fig. 6 against concurrent requests), one line per scenario and
-// its other values (a back-end count), as a chart and a table; the workload's reference comparisons
-// (`reference.sweeps`: this cell's response time over that one's at each value) beside the study's figures; and
-// what this machine's cores can show of them, from `results.machine.cores`, rather than claiming what they cannot.
+// The figures of the report's sweeps (kernel/sweep.js): each cell's response time against the value its scenario
+// varies first (the KIT study's Figs. 4 and 5 against documents, Fig. 6 against concurrent requests), one line per
+// scenario and its other values (a back-end count); the workload's reference comparisons (`reference.sweeps`: this
+// cell's response time over that one's at each value) beside the study's figures; and what this machine's cores
+// can show of them, from `results.machine.cores`, rather than claiming what they cannot. Its sentences are in
+// report-findings.js, its tables in report-tables.js, its charts in report-charts.js, as the rest of the report's.
 
 const COMPARISON_MEASURES = Object.freeze(['ratio', 'gain'])
 
@@ -106,31 +107,6 @@ function claimOf (comparison) {
   return comparison.claim ?? `${comparison.of.scenario} against ${comparison.against.scenario}`
 }
 
-/** What this machine can show of each comparison: `cores` it needs against `results.machine.cores`. */
-function limitsOf (comparisons, resources, cores) {
-  const shows = []
-  const needs = []
-  for (const comparison of comparisons) {
-    const name = `${comparison.figure ?? 'a comparison'} (${claimOf(comparison)})`
-    const tooFew = isNumber(comparison.cores) && isNumber(cores) && comparison.cores > cores
-    if (tooFew) needs.push({ name, cores: comparison.cores })
-    else shows.push(name)
-  }
-  for (const claim of resources) shows.push(`${claim.figure ?? 'the per-process table'} (${claim.claim ?? ''}; CPU and memory by process)`)
-  const lines = []
-  if (isNumber(cores)) {
-    lines.push(`This machine has ${cores} core${cores === 1 ? '' : 's'}: every process of a cell (front-end, back-ends, the database, ` +
-      'the load generator) shares them.')
-  }
-  if (shows.length) lines.push(`What it can show: ${shows.join('; ')}.`)
-  if (needs.length) {
-    const needed = needs.map((n) => `${n.name}, which needs ${n.cores} cores (a core for each back-end and the front-end)`)
-    lines.push(`What needs more cores than it has, and is shown here without being claimed: ${needed.join('; ')}. On ${cores} ` +
-      'cores more back-ends share the same cores: they can cost time, not save it.')
-  }
-  return lines
-}
-
 function sameValues (a, b) {
   return JSON.stringify(a) === JSON.stringify(b)
 }
@@ -167,7 +143,8 @@ function sweepSummary (summary, results) {
   if (swept.length === 0) return null
   const reference = isPlainObject(results.workload?.reference) ? results.workload.reference : null
   const comparisons = comparisonsOf(reference)
-    .map((comparison) => ({ ...comparison, rows: comparisonRows(summary, comparison) }))
+    // Each comparison's claim as the sentences and the table name it: the workload's, else what it sets against what.
+    .map((comparison) => ({ ...comparison, claim: claimOf(comparison), rows: comparisonRows(summary, comparison) }))
   const claims = (Array.isArray(reference?.resources) ? reference.resources : []).filter(isPlainObject)
   const cores = isNumber(results.machine?.cores) ? results.machine.cores : null
   return {
@@ -176,92 +153,8 @@ function sweepSummary (summary, results) {
     comparisons,
     resources: resourceRows(summary, results, claims),
     cores,
-    limits: limitsOf(comparisons, claims, cores)
+    limits: sweepLimits(comparisons, claims, cores)
   }
 }
 
-/** Response time (ms) of each series at each value of the group's name. */
-function groupTable (group) {
-  const head = ['series', ...group.xs.map((x) => `${group.over} ${x.toLocaleString('en-US')}`)]
-  const rows = group.series.map((series) => ({
-    cells: [series.name, ...group.xs.map((x) => {
-      const point = series.points.get(x)
-      if (point === undefined) return '-'
-      return point.cell.failed ? 'failed' : point.ms === null ? '-' : formatMs(point.ms)
-    })]
-  }))
-  return { head, numeric: [false, ...group.xs.map(() => true)], rows }
-}
-
-function comparisonValue (measure, value) {
-  if (!isNumber(value)) return '-'
-  return measure === 'ratio' ? `${(value * 100).toFixed(0)}% (${formatRatio(value)})` : formatGain(value + 1)
-}
-
-/** The reference's comparisons beside this run's, a row per value measured (and the study's "up to"). */
-function comparisonTable (sweep) {
-  const head = ['figure', 'comparison', 'at', 'this run (ms)', 'this run', 'the study']
-  const rows = []
-  for (const comparison of sweep.comparisons) {
-    const what = claimOf(comparison)
-    const needsMore = isNumber(comparison.cores) && sweep.cores !== null && comparison.cores > sweep.cores
-    for (const row of comparison.rows) {
-      rows.push({
-        warn: needsMore,
-        cells: [comparison.figure ?? '-', what, `${comparison.over} ${row.x.toLocaleString('en-US')}`,
-          row.ofMs === null || row.againstMs === null ? '-' : `${formatMs(row.ofMs)} / ${formatMs(row.againstMs)}`,
-          comparisonValue(comparison.measure, row.here), comparisonValue(comparison.measure, row.study)]
-      })
-    }
-    if (isNumber(comparison.study?.upTo)) {
-      const measured = comparison.rows.filter((row) => isNumber(row.here)).map((row) => row.here)
-      const best = measured.length ? Math.max(...measured) : null
-      rows.push({
-        warn: needsMore,
-        cells: [comparison.figure ?? '-', what, 'largest', '-', comparisonValue(comparison.measure, best),
-          `up to ${comparisonValue(comparison.measure, comparison.study.upTo)}`]
-      })
-    }
-    if (comparison.rows.length === 0) rows.push({ cells: [comparison.figure ?? '-', what, '-', 'not measured', '-', '-'] })
-  }
-  return { head, rows }
-}
-
-function resourceTable (sweep) {
-  return {
-    head: ['figure', 'the study', 'cell (its largest values)', 'here: mean CPU % of one core'],
-    rows: sweep.resources.map((row) => ({ cells: [row.figure, row.claim, row.cell, row.here] }))
-  }
-}
-
-/** Response time against each varied name: a line per series (log scales over wide ranges). */
-function sweepCharts (sweep) {
-  return sweep.groups.map((group) => {
-    const values = group.series.flatMap((series) => [...series.points.values()].filter((point) => point.ms !== null)
-      .map((point) => ({ series: series.name, x: point.x, ms: point.ms })))
-    if (values.length === 0) return null
-    const wide = group.xs[0] > 0 && group.xs[group.xs.length - 1] / group.xs[0] >= 20
-    const title = `Response time against ${group.over}`
-    return {
-      kind: 'sweep',
-      title,
-      leftOut: [],
-      spec: chartSpec({
-        title: { text: title, subtitle: 'mean ms per request, one line per scenario and its other values' },
-        width: 420,
-        height: 240,
-        data: { values },
-        mark: { type: 'line', point: true },
-        encoding: {
-          x: {
-            field: 'x', type: 'quantitative', title: group.over, scale: wide ? { type: 'log' } : { zero: false }, axis: { values: group.xs }
-          },
-          y: { field: 'ms', type: 'quantitative', title: 'response time (ms)', scale: wide ? { type: 'log' } : {} },
-          color: { field: 'series', type: 'nominal', title: null, legend: { orient: 'bottom', columns: 2, labelLimit: 300 } }
-        }
-      })
-    }
-  }).filter(Boolean)
-}
-
-module.exports = { sweepSummary, groupTable, comparisonTable, resourceTable, sweepCharts }
+module.exports = { sweepSummary }

@@ -2,9 +2,11 @@
 
 const {
   isNumber, formatCount, formatRate, formatMs, formatShare, formatPercent, formatRatio, formatGain, formatBytes,
-  formatMemory, statusCodesText, failuresText
+  formatMemory, processesText, statusCodesText, failuresText
 } = require('../render/format')
 const { segmentTable } = require('../render/breakdown')
+const { AB_PERCENTILES } = require('../kernel/load-observer')
+const { STEP_NAMES, rangeText, microseconds } = require('./report-findings')
 
 // The report's tables as plain rows of text, shared by the Markdown and the HTML renderers (render/tables.js
 // escapes and lays them out). Each table: { head: [...], rows: [{ cells: [...], failed?, warn?, message? }] }.
@@ -304,6 +306,183 @@ function instanceTable (scaleOut) {
   return { head, rows }
 }
 
+// The sweep section's tables (report-sweep.js).
+
+/** Response time (ms) of each series at each value of the group's name. */
+function sweepGroupTable (group) {
+  const head = ['series', ...group.xs.map((x) => `${group.over} ${x.toLocaleString('en-US')}`)]
+  const rows = group.series.map((series) => ({
+    cells: [series.name, ...group.xs.map((x) => {
+      const point = series.points.get(x)
+      if (point === undefined) return '-'
+      return point.cell.failed ? 'failed' : point.ms === null ? '-' : formatMs(point.ms)
+    })]
+  }))
+  return { head, numeric: [false, ...group.xs.map(() => true)], rows }
+}
+
+function comparisonValue (measure, value) {
+  if (!isNumber(value)) return '-'
+  return measure === 'ratio' ? `${(value * 100).toFixed(0)}% (${formatRatio(value)})` : formatGain(value + 1)
+}
+
+/** The reference's comparisons beside this run's, a row per value measured (and the study's "up to"). */
+function sweepComparisonTable (sweep) {
+  const head = ['figure', 'comparison', 'at', 'this run (ms)', 'this run', 'the study']
+  const rows = []
+  for (const comparison of sweep.comparisons) {
+    const what = comparison.claim
+    const needsMore = isNumber(comparison.cores) && sweep.cores !== null && comparison.cores > sweep.cores
+    for (const row of comparison.rows) {
+      rows.push({
+        warn: needsMore,
+        cells: [comparison.figure ?? '-', what, `${comparison.over} ${row.x.toLocaleString('en-US')}`,
+          row.ofMs === null || row.againstMs === null ? '-' : `${formatMs(row.ofMs)} / ${formatMs(row.againstMs)}`,
+          comparisonValue(comparison.measure, row.here), comparisonValue(comparison.measure, row.study)]
+      })
+    }
+    if (isNumber(comparison.study?.upTo)) {
+      const measured = comparison.rows.filter((row) => isNumber(row.here)).map((row) => row.here)
+      const best = measured.length ? Math.max(...measured) : null
+      rows.push({
+        warn: needsMore,
+        cells: [comparison.figure ?? '-', what, 'largest', '-', comparisonValue(comparison.measure, best),
+          `up to ${comparisonValue(comparison.measure, comparison.study.upTo)}`]
+      })
+    }
+    if (comparison.rows.length === 0) rows.push({ cells: [comparison.figure ?? '-', what, '-', 'not measured', '-', '-'] })
+  }
+  return { head, rows }
+}
+
+/** The study's per-process claims beside this run's CPU by process. */
+function sweepResourceTable (sweep) {
+  return {
+    head: ['figure', 'the study', 'cell (its largest values)', 'here: mean CPU % of one core'],
+    rows: sweep.resources.map((row) => ({ cells: [row.figure, row.claim, row.cell, row.here] }))
+  }
+}
+
+// The tables of the servers side by side (report-targets.js).
+
+function serverText (target) {
+  const server = target.server
+  if (!server) return '-'
+  const parts = []
+  if (server.apache) parts.push(`Apache ${server.apache}, PHP ${server.php ?? '?'}, prefork MaxRequestWorkers ${server.prefork?.maxRequestWorkers ?? '?'}, KeepAlive ${server.prefork?.keepAlive === false ? 'off' : 'on'}`)
+  if (server.node) parts.push(`Node.js ${server.node}`)
+  if (server.express) parts.push(`Express ${server.express.version} (${server.express.from})`)
+  if (server.reply) parts.push(`serves ${server.reply.from === 'app' ? 'the app\'s answer' : '"Hello World"'} (${server.reply.status}, ${formatCount(server.reply.bytes)} B)`)
+  return parts.join('; ') || '-'
+}
+
+/** The targets: what each is and how it ran. */
+function targetTable (summary) {
+  const head = ['target', 'kind', 'what it is', 'breakdown', 'server']
+  const rows = summary.targets.map((target) => ({
+    cells: [target.name, target.kind, target.label + (target.script ? ` (${target.script})` : '') + (target.root ? ` (${target.root})` : ''),
+      target.traced ? 'yes' : 'none: runs without nodebench', serverText(target)]
+  }))
+  return { head, rows }
+}
+
+/** A group's targets side by side, as Apache Bench reports a run. */
+function targetGroupTable (group) {
+  const head = ['target', 'req/s', 'time per request ms (ab)', 'mean latency ms', 'failed', 'non-2xx',
+    ...AB_PERCENTILES.map((p) => `${p}% ms`), 'requests', 'breakdown']
+  const rows = group.rows.map((row) => {
+    const start = [row.target.name]
+    if (!row.ok) return { cells: [...start, 'failed'], failed: true, message: row.failureCode ? `${row.failureCode}: ${row.failure}` : row.failure }
+    return {
+      warn: row.failed > 0 || row.tracedAnyway,
+      cells: [...start, formatRate(row.requestsPerSec), formatMs(row.timePerRequestMs), formatMs(row.latencyMeanMs),
+        row.failed === 0 ? '0' : `${formatCount(row.failed)} (${failuresText(row.failures)})`, formatCount(row.non2xx),
+        ...AB_PERCENTILES.map((p) => formatMs(row.percentiles ? row.percentiles[p] : null)),
+        formatCount(row.requests), row.breakdown]
+    }
+  })
+  return { head, rows }
+}
+
+/** The ladder: each step's requests/s, cost per request, what it adds and its share of the gap. */
+function ladderTable (ladder) {
+  const head = ['step', 'req/s', 'repetitions\' req/s', 'µs per request (1 / req/s)', 'added µs', 'what it adds', 'share of the gap']
+  const rows = ladder.steps.map((step) => ({
+    warn: step.withinNoise,
+    cells: [STEP_NAMES[step.kind], formatRate(step.requestsPerSec), step.range === null ? '-' : rangeText(step.range), microseconds(step.costUs),
+      microseconds(step.addedUs), step.cost ? `${step.cost}${step.withinNoise ? ' (within the noise)' : ''}` : '-', formatShare(step.share)]
+  }))
+  return { head, rows, numeric: [false, true, false, true, true, false, true] }
+}
+
+// The reference's figures, each with how this run's counterpart is read.
+const REFERENCE_ROWS = Object.freeze([
+  { key: 'requests', label: 'requests', here: (row) => row.requests, format: formatCount },
+  { key: 'concurrency', label: 'concurrent connections', here: (row) => row.connections, format: formatCount },
+  { key: 'requestsPerSec', label: 'requests per second', here: (row) => row.requestsPerSec, format: formatRate },
+  // Every request that failed, by bench's classes: no answer (timeouts, resets, refused) or not the expected status.
+  { key: 'failed', label: 'failed requests', here: (row) => row.failed, format: formatCount },
+  { key: 'timePerRequestMs', label: 'time per request, mean (ms)', here: (row) => row.timePerRequestMs, format: formatMs },
+  ...AB_PERCENTILES.map((p) => ({ key: `p${p}`, label: `${p}% within (ms)`, here: (row) => (row.percentiles ? row.percentiles[p] : null), format: formatMs }))
+])
+
+/** The reference's figures beside this run's, per target it has figures for (the first group that ran them). */
+function targetReferenceTable (summary) {
+  const reference = summary.reference
+  const names = Object.keys(reference.figures)
+  const group = summary.groups.find((g) => names.some((name) => g.rows.some((row) => row.target.name === name)))
+  if (!group) return null
+  const here = (name) => group.rows.find((row) => row.target.name === name && row.ok) ?? null
+  const head = ['figure', ...names.flatMap((name) => [`${name}: study`, `${name}: here`])]
+  const value = (figures, key) => (key.startsWith('p') && figures.percentilesMs ? figures.percentilesMs[key.slice(1)] : figures[key])
+  const rows = REFERENCE_ROWS.filter(({ key }) => names.some((name) => isNumber(value(reference.figures[name], key))) || key === 'requestsPerSec')
+    .map(({ key, label, here: read, format }) => ({
+      cells: [label, ...names.flatMap((name) => {
+        const row = here(name)
+        return [format(value(reference.figures[name], key)), row === null ? 'failed' : format(read(row))]
+      })]
+    }))
+  const ratio = (name) => {
+    const row = here(name)
+    const study = reference.figures[name].requestsPerSec
+    return row && isNumber(study) ? row.requestsPerSec / study : null
+  }
+  rows.push({ study: true, cells: ['here ÷ study, req/s', ...names.flatMap((name) => ['', formatRatio(ratio(name))])] })
+  return { head, rows, group }
+}
+
+/** A group's heading: its scenario, format and process count. */
+function targetGroupTitle (group) {
+  return `${group.label} (${group.format})${group.processes === null ? '' : `, ${processesText(group.processes)}`}`
+}
+
+// The tables of CPU and memory by process (report-processes.js).
+
+function percent (value) {
+  return isNumber(value) ? value.toFixed(1) : '-'
+}
+
+function mebibytes (bytes) {
+  return isNumber(bytes) ? (bytes / 1024 ** 2).toFixed(1) : '-'
+}
+
+/** A cell's processes: CPU% and resident memory, mean and max. */
+function processResourceTable (entry) {
+  const head = ['process', 'pid', 'CPU % mean', 'CPU % max', 'RSS MiB mean', 'RSS MiB max']
+  const rows = entry.rows.map((row) => ({
+    cells: [row.name, row.pid, percent(row.cpu.mean), percent(row.cpu.max), mebibytes(row.rss.mean),
+      mebibytes(row.rss.max)]
+  }))
+  return { head, rows }
+}
+
+/** How a cell was sampled, in one line. */
+function samplingLine (entry) {
+  return `${entry.samples} samples, one every ${entry.intervalMs / 1000} s over ${entry.durationSec} s of load; CPU % of one core ` +
+    '(100 = one core busy), resident memory (a role\'s total counts the pages its processes share once per process)' +
+    (entry.error ? `; sampling failed at times: ${entry.error}` : '')
+}
+
 module.exports = {
   cellTable,
   ownerTable,
@@ -321,5 +500,15 @@ module.exports = {
   studyTable,
   findMaxTable,
   elasticityTable,
-  instanceTable
+  instanceTable,
+  sweepGroupTable,
+  sweepComparisonTable,
+  sweepResourceTable,
+  targetTable,
+  targetGroupTable,
+  targetGroupTitle,
+  ladderTable,
+  targetReferenceTable,
+  processResourceTable,
+  samplingLine
 }

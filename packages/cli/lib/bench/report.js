@@ -9,7 +9,8 @@ const { renderHtml } = require('./report-html')
 // The report of `nodebench bench`: report.md and a self-contained report.html (charts as inline SVG) from a
 // results.json, by layer:
 //   report-data.js        summarize: the derived figures every renderer shows (report-scale-out.js: the
-//                         scale-out section's)
+//                         scale-out section's, report-sweep.js the sweeps', report-targets.js the servers
+//                         measured side by side, report-processes.js each process's CPU and memory)
 //   report-findings.js    "what this shows" and "what limits these figures", in words computed from them
 //   report-tables.js      the tables, as rows of text
 //   report-charts.js      the Vega-Lite specs

@@ -2,7 +2,9 @@
 
 const { renderTable } = require('@nodebench/breakdown')
 const { textTable } = require('../render/tables')
-const targetsReport = require('./report-targets')
+const { targetsSummary } = require('./report-targets')
+const { ladderSentence } = require('./report-findings')
+const { targetGroupTable, targetGroupTitle } = require('./report-tables')
 
 // What `nodebench bench` prints when it is done (the reports have the rest): each measured operation's time
 // shares, the function that owns its time here and in the workload's reference, and what each pass run after
@@ -62,16 +64,16 @@ function renderOwners (results) {
 
 /** The servers measured side by side: each group's figures and the ladder from bare node:http to the traced app. */
 function renderTargets (results) {
-  const targets = targetsReport.targetsSummary(results)
+  const targets = targetsSummary(results)
   if (targets === null) return ''
   const columns = ['target', 'req/s', 'time per request ms (ab)', 'failed', '50% ms', '98% ms', '100% ms']
   const parts = []
   for (const group of targets.groups) {
-    const table = targetsReport.groupTable(group)
+    const table = targetGroupTable(group)
     const indexes = columns.map((name) => table.head.indexOf(name))
     const rows = table.rows.map((row) => (row.message ? row : { ...row, cells: indexes.map((i) => row.cells[i]) }))
-    parts.push(`${targetsReport.groupTitle(group)}:\n${textTable({ head: columns, rows })}`)
-    if (group.ladder !== null) parts.push(`${targetsReport.ladderSentence(group, group.ladder)}\n`)
+    parts.push(`${targetGroupTitle(group)}:\n${textTable({ head: columns, rows })}`)
+    if (group.ladder !== null) parts.push(`${ladderSentence(group, group.ladder)}\n`)
   }
   return parts.join('\n') + '\n'
 }
