@@ -162,16 +162,39 @@ function clockTicksPerSecond () {
   return clockTicks
 }
 
+/** utime + stime of a /proc stat line, in seconds; `systemOnly`: stime alone (time in the kernel). */
+function statCpuSeconds (stat, systemOnly = false) {
+  // After "pid (comm) ", field 3 (state) is index 0: utime (field 14) and stime (field 15) are 11 and 12.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return ((systemOnly ? 0 : Number(fields[11])) + Number(fields[12])) / clockTicksPerSecond()
+}
+
 /**
  * CPU seconds (user + system, all threads) a process has used, from /proc (Linux); null elsewhere.
  * Requests/s depends on what else the machine is running; the app's CPU time per request much less so.
  */
 function processCpuSeconds (pid) {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
-    // After "pid (comm) ", field 3 (state) is index 0: utime (field 14) and stime (field 15) are 11 and 12.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(fields[11]) + Number(fields[12])) / clockTicksPerSecond()
+    return statCpuSeconds(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return null
+  }
+}
+
+/**
+ * A process's CPU seconds by thread: `main`, the thread that runs JavaScript (and the collector's pauses), of
+ * which `mainSystem` in the kernel (the sockets' system calls, page faults), and `other`, the process's total
+ * less the main thread: V8's worker threads (concurrent marking and sweeping, compiling in the background; named
+ * V8Worker from Node.js 24 on, "node" before), libuv's pool, and threads that have exited. null where /proc is
+ * not there.
+ */
+function threadCpuSeconds (pid) {
+  const total = processCpuSeconds(pid)
+  if (total === null) return null
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')
+    const main = statCpuSeconds(stat)
+    return { total, main, mainSystem: statCpuSeconds(stat, true), other: total - main }
   } catch {
     return null
   }
@@ -262,8 +285,14 @@ function startApp (variant, tag, options, context) {
   })
 }
 
+/**
+ * The CPU time a run used per request served, µs: in all (`total`) and by thread (`main`, of which `mainSystem`
+ * in the kernel, and `other`); null without /proc.
+ */
 function cpuMicrosPerRequest (cpuBefore, cpuAfter, result) {
-  return cpuBefore !== null && cpuAfter !== null ? (cpuAfter - cpuBefore) * 1e6 / result.requests.total : null
+  if (cpuBefore === null || cpuAfter === null) return null
+  const perRequest = (key) => (cpuAfter[key] - cpuBefore[key]) * 1e6 / result.requests.total
+  return { total: perRequest('total'), main: perRequest('main'), mainSystem: perRequest('mainSystem'), other: perRequest('other') }
 }
 
 /** What one app's measured run produced; `sink` is the sink's counters before and after, or null. */
@@ -276,7 +305,8 @@ function runRecord (variant, round, app, stop, result, cpuMicros, sink) {
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
     totalRequests: result.requests.total,
-    cpuMicrosPerRequest: cpuMicros,
+    cpuMicrosPerRequest: cpuMicros === null ? null : cpuMicros.total,
+    cpuMicrosByThread: cpuMicros === null ? null : { main: cpuMicros.main, mainSystem: cpuMicros.mainSystem, other: cpuMicros.other },
     otlpExports: sink !== null ? sink.after.requests - sink.before.requests : null,
     otlpBytes: sink !== null ? sink.after.bytes - sink.before.bytes : null,
     spansExported: sink !== null ? sink.after.spans - sink.before.spans : null,
@@ -300,9 +330,9 @@ async function measureRun (variant, round, options, context) {
     const url = await app.listening
     const route = routeOf(variant)
     if (options.warmupSeconds > 0) await loadTest(url, route, options.connections, options.warmupSeconds)
-    const cpuBefore = processCpuSeconds(app.child.pid)
+    const cpuBefore = threadCpuSeconds(app.child.pid)
     result = await loadTest(url, route, options.connections, options.durationSeconds)
-    cpuMicros = cpuMicrosPerRequest(cpuBefore, processCpuSeconds(app.child.pid), result)
+    cpuMicros = cpuMicrosPerRequest(cpuBefore, threadCpuSeconds(app.child.pid), result)
   } finally {
     stop = await stopServer(app, log)
   }
@@ -329,10 +359,10 @@ async function measurePair (variant, round, options, context) {
     if (options.warmupSeconds > 0) {
       await Promise.all(urls.map((url) => loadTestInChild(url, route, options.connections, options.warmupSeconds)))
     }
-    const cpuBefore = apps.map((app) => processCpuSeconds(app.child.pid))
+    const cpuBefore = apps.map((app) => threadCpuSeconds(app.child.pid))
     const { connections, durationSeconds } = options
     results = await Promise.all(urls.map((url) => loadTestInChild(url, route, connections, durationSeconds)))
-    cpuMicros = apps.map((app, i) => cpuMicrosPerRequest(cpuBefore[i], processCpuSeconds(app.child.pid), results[i]))
+    cpuMicros = apps.map((app, i) => cpuMicrosPerRequest(cpuBefore[i], threadCpuSeconds(app.child.pid), results[i]))
   } finally {
     stops = await Promise.all(apps.map((app) => stopServer(app, log)))
   }
@@ -387,17 +417,31 @@ function pairedCpuRatios (runs, variant) {
   return ratios
 }
 
-/** --paired: per round, the variant's CPU time per request less that of its bare app measured beside it (µs). */
-function pairedCpuDifferences (runs, variant) {
+const totalCpu = (run) => run.cpuMicrosPerRequest
+const threadCpu = (thread) => (run) => run.cpuMicrosByThread ? run.cpuMicrosByThread[thread] : null
+const THREADS = ['main', 'mainSystem', 'other']
+
+/**
+ * --paired: per round, the variant's CPU time per request less that of its bare app measured beside it (µs);
+ * `cpuOf` picks the figure (the process's total, or one thread's).
+ */
+function pairedCpuDifferences (runs, variant, cpuOf = totalCpu) {
   const differences = []
   for (const run of runs) {
-    if (run.variant !== variant || run.pairedWith !== variant || !run.cpuMicrosPerRequest) continue
+    if (run.variant !== variant || run.pairedWith !== variant || !cpuOf(run)) continue
     const bare = runs.find((other) =>
       other.variant === baselineOf(variant) && other.pairedWith === variant && other.round === run.round)
-    if (bare === undefined || !bare.cpuMicrosPerRequest) continue
-    differences.push(run.cpuMicrosPerRequest - bare.cpuMicrosPerRequest)
+    if (bare === undefined || !cpuOf(bare)) continue
+    differences.push(cpuOf(run) - cpuOf(bare))
   }
   return differences
+}
+
+/** Per thread (THREADS), the median of `ofThread(thread)`; null when no run has the threads' figures. */
+function byThread (ofThread) {
+  const figures = {}
+  for (const thread of THREADS) figures[thread] = ofThread(thread)
+  return THREADS.every((thread) => figures[thread] === null) ? null : figures
 }
 
 /**
@@ -430,12 +474,14 @@ function summarize (runs, variants, { paired = false } = {}) {
       latencyP50Ms: median(own.map((run) => run.latencyP50Ms)),
       latencyP99Ms: median(own.map((run) => run.latencyP99Ms)),
       cpuMicrosPerRequest: median(own.map((run) => run.cpuMicrosPerRequest)),
+      cpuMicrosByThread: byThread((thread) => median(own.map(threadCpu(thread)))),
       otlpBytesPerRun: median(own.map((run) => run.otlpBytes)),
       spansExportedPerRequest: median(own.map((run) => spansPerRequest(run))),
       requestsPerSecByRound: own.map((run) => run.requestsPerSec),
       segmentsPerRequest: median(own.map((run) => run.segmentsPerRequest ?? null)),
       ratioToBare: null,
       overheadMicrosPerRequest: null,
+      overheadMicrosByThread: null,
       nsPerSegment: null,
       microsPerSpan: null
     }
@@ -443,9 +489,15 @@ function summarize (runs, variants, { paired = false } = {}) {
   for (const variant of variants) {
     if (BASELINES.has(variant) || byVariant[baselineOf(variant)] === undefined) continue
     const row = byVariant[variant]
+    const bare = byVariant[baselineOf(variant)]
     row.overheadMicrosPerRequest = paired
       ? median(pairedCpuDifferences(runs, variant))
-      : row.cpuMicrosPerRequest - byVariant[baselineOf(variant)].cpuMicrosPerRequest
+      : row.cpuMicrosPerRequest - bare.cpuMicrosPerRequest
+    row.overheadMicrosByThread = paired
+      ? byThread((thread) => median(pairedCpuDifferences(runs, variant, threadCpu(thread))))
+      : row.cpuMicrosByThread !== null && bare.cpuMicrosByThread !== null
+        ? byThread((thread) => row.cpuMicrosByThread[thread] - bare.cpuMicrosByThread[thread])
+        : null
     if (row.overheadMicrosPerRequest !== null && row.segmentsPerRequest) {
       row.nsPerSegment = row.overheadMicrosPerRequest * 1000 / row.segmentsPerRequest
     }
@@ -508,6 +560,35 @@ function renderTable (summary) {
     ])
   }
   return table.toString()
+}
+
+/**
+ * Where each variant's CPU went, by thread: per request, and its excess over bare (paired: the median of the
+ * round-by-round differences), also per timed segment. Empty when no run had /proc to read.
+ */
+function renderThreadTable (summary) {
+  if (summary.variants.every((row) => row.cpuMicrosByThread === null)) return ''
+  const table = new Table({
+    head: ['variant', 'main thread µs/req', 'of it in the kernel', 'other threads µs/req', 'over bare: main', 'in the kernel', 'other', 'main ns/segment'],
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    style: { head: [], border: [] }
+  })
+  const signed = (value) => value === null ? 'n/a' : `${value >= 0 ? '+' : ''}${value.toFixed(1)}`
+  for (const row of summary.variants) {
+    const own = row.cpuMicrosByThread
+    const over = row.overheadMicrosByThread
+    table.push([
+      row.variant,
+      own === null ? 'n/a' : formatNumber(own.main, 1),
+      own === null ? 'n/a' : formatNumber(own.mainSystem, 1),
+      own === null ? 'n/a' : formatNumber(own.other, 1),
+      over === null ? '-' : signed(over.main),
+      over === null ? '-' : signed(over.mainSystem),
+      over === null ? '-' : signed(over.other),
+      over === null || over.main === null || !row.segmentsPerRequest ? '-' : (over.main * 1000 / row.segmentsPerRequest).toFixed(0)
+    ])
+  }
+  return `CPU by thread (main: JavaScript and the collector's pauses; other: V8's workers, libuv's pool)\n${table.toString()}`
 }
 
 function renderTargets (summary) {
@@ -585,7 +666,7 @@ function logRun (run, rounds, log) {
   if (run.otlpUndecodable > 0) log(`  warning: the sink could not count the spans of ${run.otlpUndecodable} export(s)`)
   log(`[round ${run.round}/${rounds}] ${run.variant.padEnd(13)} ${run.requestsPerSec.toFixed(0).padStart(6)} req/s  ` +
     `p50 ${run.latencyP50Ms} ms  p99 ${run.latencyP99Ms} ms` +
-    (run.cpuMicrosPerRequest !== null ? `  CPU ${run.cpuMicrosPerRequest.toFixed(0)} µs/req` : '') +
+    (run.cpuMicrosPerRequest !== null ? `  CPU ${run.cpuMicrosPerRequest.toFixed(0)} µs/req (main thread ${run.cpuMicrosByThread.main.toFixed(0)})` : '') +
     (run.otlpBytes !== null ? `  OTLP ${run.otlpExports} exports ${(run.otlpBytes / 1e6).toFixed(1)} MB ${run.spansExported} spans` : '') +
     (run.droppedSpans ? `  dropped spans ${run.droppedSpans}` : '') +
     (run.pairedWith !== undefined && BASELINES.has(run.variant) ? `  (beside ${run.pairedWith})` : ''))
@@ -605,7 +686,8 @@ async function main () {
     return
   }
   const report = await start(options)
-  const text = `${renderTable(report.summary)}\n${renderTargets(report.summary)}\n`
+  const threads = renderThreadTable(report.summary)
+  const text = `${renderTable(report.summary)}\n${renderTargets(report.summary)}\n${threads === '' ? '' : threads + '\n'}`
   if (options.json) {
     process.stderr.write(text)
     process.stdout.write(JSON.stringify(report, null, 2) + '\n')
@@ -627,6 +709,7 @@ module.exports = {
   summarize,
   renderTable,
   renderTargets,
+  renderThreadTable,
   median,
   roundOrder,
   roundRatios,

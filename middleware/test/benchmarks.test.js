@@ -67,7 +67,12 @@ test('overhead.js reports the verdict from the medians and the round-by-round ra
 test('overhead.js --paired runs each variant beside a bare app and judges by their CPU time per request', { timeout: 120_000 }, async () => {
   const report = JSON.parse(await runScript('overhead.js', ['--paired', '--rounds', '1', '--duration', '1', '--warmup', '0', '--variants', 'bare,nodebench-breakdown', '--json']))
   assert.deepEqual(report.runs.map((run) => [run.variant, run.pairedWith]), [['bare', 'nodebench-breakdown'], ['nodebench-breakdown', 'nodebench-breakdown']])
-  for (const run of report.runs) assert.ok(run.totalRequests > 0 && run.cpuMicrosPerRequest > 0, `${run.variant} served and was timed`)
+  for (const run of report.runs) {
+    assert.ok(run.totalRequests > 0 && run.cpuMicrosPerRequest > 0, `${run.variant} served and was timed`)
+    const { main, mainSystem, other } = run.cpuMicrosByThread
+    assert.ok(main > 0 && other >= 0 && Math.abs(main + other - run.cpuMicrosPerRequest) < 1e-6, `${run.variant}: its threads' CPU adds up`)
+    assert.ok(mainSystem >= 0 && mainSystem <= main, `${run.variant}: the main thread's time in the kernel is part of it`)
+  }
   const [bare, traced] = report.runs
   const row = report.summary.variants.find((variant) => variant.variant === 'nodebench-breakdown')
   assert.equal(row.ratioToBare, bare.cpuMicrosPerRequest / traced.cpuMicrosPerRequest)
@@ -129,6 +134,41 @@ test('overhead.js: the cost per timed segment and per exported span, beside the 
   assert.ok(Math.abs(sampled.microsPerSpan - (3.08 - 1.65) / 1.2) < 1e-9, sampled.microsPerSpan)
   assert.equal(summary.variants[0].nsPerSegment, null)
   assert.match(renderTable(summary), /nodebench-breakdown .* 150 .* - /)
+})
+
+test('overhead.js: CPU by thread, the excess over the bare app beside it round by round, per timed segment on the main thread', () => {
+  const { summarize, renderThreadTable } = require('../benchmarks/overhead.js')
+  const run = (variant, round, main, other, extra = {}) => ({
+    variant,
+    round,
+    pairedWith: variant === 'bare' ? 'nodebench-breakdown' : variant,
+    cpuMicrosPerRequest: main + other,
+    cpuMicrosByThread: { main, mainSystem: main / 2, other },
+    requestsPerSec: 1e6 / (main + other),
+    latencyP50Ms: 5,
+    latencyP99Ms: 9,
+    otlpBytes: null,
+    spansExported: null,
+    requestsServed: null,
+    segmentsPerRequest: extra.segments ?? null
+  })
+  const runs = [
+    run('bare', 1, 20, 8), run('nodebench-breakdown', 1, 22.2, 8.5, { segments: 11 }),
+    run('bare', 2, 25, 9), run('nodebench-breakdown', 2, 27, 11, { segments: 11 }),
+    run('bare', 3, 21, 8), run('nodebench-breakdown', 3, 23.4, 8, { segments: 11 })
+  ]
+  const summary = summarize(runs, ['bare', 'nodebench-breakdown'], { paired: true })
+  const [bare, traced] = summary.variants
+  assert.deepEqual(bare.cpuMicrosByThread, { main: 21, mainSystem: 10.5, other: 8 })
+  assert.equal(bare.overheadMicrosByThread, null)
+  // Round by round: main +2.2, +2.0, +2.4 (median 2.2); other +0.5, +2, 0 (median 0.5).
+  assert.ok(Math.abs(traced.overheadMicrosByThread.main - 2.2) < 1e-9, traced.overheadMicrosByThread.main)
+  assert.ok(Math.abs(traced.overheadMicrosByThread.other - 0.5) < 1e-9, traced.overheadMicrosByThread.other)
+  const text = renderThreadTable(summary)
+  assert.match(text, /^CPU by thread/)
+  assert.ok(Math.abs(traced.overheadMicrosByThread.mainSystem - 1.1) < 1e-9, traced.overheadMicrosByThread.mainSystem)
+  assert.match(text, /nodebench-breakdown .* \+2\.2 .* \+1\.1 .* \+0\.5 .* 200 /)
+  assert.equal(renderThreadTable(summarize(runs.map((r) => ({ ...r, cpuMicrosByThread: null })), ['bare', 'nodebench-breakdown'], { paired: true })), '')
 })
 
 test('overhead.js: the NestJS variants are paired with the NestJS app bare, and judged against it', () => {
