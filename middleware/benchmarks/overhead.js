@@ -306,7 +306,9 @@ function runRecord (variant, round, app, stop, result, cpuMicros, sink) {
     latencyP99Ms: result.latency.p99,
     totalRequests: result.requests.total,
     cpuMicrosPerRequest: cpuMicros === null ? null : cpuMicros.total,
-    cpuMicrosByThread: cpuMicros === null ? null : { main: cpuMicros.main, mainSystem: cpuMicros.mainSystem, other: cpuMicros.other },
+    cpuMicrosByThread: cpuMicros === null
+      ? null
+      : { main: cpuMicros.main, mainSystem: cpuMicros.mainSystem, other: cpuMicros.other },
     otlpExports: sink !== null ? sink.after.requests - sink.before.requests : null,
     otlpBytes: sink !== null ? sink.after.bytes - sink.before.bytes : null,
     spansExported: sink !== null ? sink.after.spans - sink.before.spans : null,
