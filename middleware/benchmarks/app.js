@@ -6,6 +6,7 @@
 // starts from a fresh process with the same heap and JIT state:
 //
 //   node benchmarks/app.js --variant bare|nodebench-0.1|nodebench-1|otel-official|nest-bare|... [--port 0]
+//                          [--keep-alive-timeout ms]
 //
 // Prints `listening on http://127.0.0.1:<port>` when ready. On SIGTERM it stops accepting requests, flushes
 // the spans still queued for export (bounded), prints `stopped <json>` and exits 0.
@@ -32,7 +33,8 @@ function parseArguments (argv) {
     args: argv,
     options: {
       variant: { type: 'string' },
-      port: { type: 'string', default: '0' }
+      port: { type: 'string', default: '0' },
+      'keep-alive-timeout': { type: 'string' }
     },
     strict: true
   })
@@ -43,7 +45,11 @@ function parseArguments (argv) {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new TypeError(`--port must be an integer from 0 to 65535; received ${JSON.stringify(values.port)}`)
   }
-  return { variant: values.variant, port }
+  const keepAliveTimeout = values['keep-alive-timeout'] === undefined ? null : Number(values['keep-alive-timeout'])
+  if (keepAliveTimeout !== null && !(Number.isInteger(keepAliveTimeout) && keepAliveTimeout >= 0)) {
+    throw new TypeError(`--keep-alive-timeout must be a whole number of ms; received ${JSON.stringify(values['keep-alive-timeout'])}`)
+  }
+  return { variant: values.variant, port, keepAliveTimeout }
 }
 
 /**
@@ -213,7 +219,7 @@ async function startNest (variant, port) {
 }
 
 function main () {
-  const { variant, port } = parseArguments(process.argv.slice(2))
+  const { variant, port, keepAliveTimeout } = parseArguments(process.argv.slice(2))
   if (NEST_VARIANTS.includes(variant)) {
     startNest(variant, port).catch((err) => {
       process.stderr.write(`${err && err.stack ? err.stack : err}\n`)
@@ -238,6 +244,7 @@ function main () {
     }
   }
   const server = http.createServer(createApp(express, tracing))
+  if (keepAliveTimeout !== null) server.keepAliveTimeout = keepAliveTimeout
 
   server.listen(port, '127.0.0.1', () => {
     process.stdout.write(`listening on http://127.0.0.1:${server.address().port}\n`)

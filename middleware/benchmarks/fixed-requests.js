@@ -24,6 +24,9 @@
 // nest-breakdown are the NestJS example (examples/nest-cats), bare and with its breakdown. The sink runs
 // as its own process, as a collector does, so the instructions counted are the exporter's (encode, send, read
 // the answer) and not the collector's; under valgrind it is not traced (callgrind's --trace-children=no).
+// `client` is the client alone: the same requests to the bare app served by app.js in a process of its own
+// (not traced either), so that its count is the client's share of every Express variant's (the same requests
+// and the same responses), and a variant's count less it is its server's.
 
 const http = require('node:http')
 const path = require('node:path')
@@ -40,7 +43,7 @@ const METRICS_EVERY = 1000
 // The reader's own schedule, far off: the pushes are the forced ones, every METRICS_EVERY requests.
 const METRICS_INTERVAL_MS = 24 * 60 * 60 * 1000
 const VARIANTS = Object.freeze([
-  'bare', 'nodebench-breakdown', ...Object.keys(SAMPLE_RATIOS), 'nodebench-metrics', 'nest-bare', 'nest-breakdown'
+  'bare', 'nodebench-breakdown', ...Object.keys(SAMPLE_RATIOS), 'nodebench-metrics', 'nest-bare', 'nest-breakdown', 'client'
 ])
 const CONCURRENCY = 4
 
@@ -71,6 +74,7 @@ function checkpoint (lines, served) {
  */
 async function startTarget () {
   if (variant === 'nest-bare' || variant === 'nest-breakdown') return startNest()
+  if (variant === 'client') return startOtherProcess()
   const tracing = variant === 'bare'
     ? null
     : variant === 'nodebench-breakdown'
@@ -116,6 +120,25 @@ async function startNest () {
   }
 }
 
+/**
+ * The bare app in a process of its own (app.js), for the `client` variant: only the client runs in this one.
+ * Its keep-alive timeout is off, as the in-process server's (main()), for the pauses at the checkpoints.
+ */
+async function startOtherProcess () {
+  const app = spawnServer(path.join(__dirname, 'app.js'), ['--variant', 'bare', '--port', '0', '--keep-alive-timeout', '0'],
+    { env: process.env, name: 'app bare', log })
+  process.on('exit', () => app.child.kill())
+  const url = new URL(await app.listening)
+  return {
+    server: null,
+    port: Number(url.port),
+    path: (i) => `/api/items/${i}`,
+    headers: {},
+    segments: async () => null,
+    close: () => stopServer(app, log)
+  }
+}
+
 /** The segments a breakdown counted, and the requests. */
 function timedSegments (snapshot) {
   let requests = 0
@@ -141,10 +164,10 @@ async function main () {
   // Paused at a checkpoint, the client's keep-alive sockets sit idle for as long as the dump takes (seconds
   // on a busy machine): the server must not close them meanwhile (its 5 s default), or the next request on
   // one is reset.
-  server.keepAliveTimeout = 0
+  if (server !== null) server.keepAliveTimeout = 0
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY })
   // Read once: server.address() per request was 3% of the process's time, all of it in the client.
-  const port = server.address().port
+  const port = server !== null ? server.address().port : target.port
   const get = (i) => new Promise((resolve, reject) => {
     const requestPath = target.path(i)
     http.get({ host: '127.0.0.1', port, path: requestPath, headers: target.headers, agent }, (res) => {

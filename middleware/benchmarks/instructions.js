@@ -6,12 +6,12 @@
 //   node benchmarks/instructions.js [--checkpoints 10000,30000,50000] [--variants bare,nodebench-breakdown,...]
 //                                   [--node 24] [--jobs 2] [--keep-dumps dir] [--json]
 //
-// Each variant's app (fixed-requests.js: the benchmark app and a client in one process) runs once under
-// callgrind and pauses at each checkpoint (requests served), where this script dumps callgrind's counters
-// (callgrind_control --dump, which also zeroes them). The instructions between two checkpoints over the
-// requests between them are one request's, server and client together, in that window. Start-up and V8's
-// tiering-up fall in the first windows; the report shows every window, so a window where the figure no
-// longer moves (the next one gives the same) can be chosen. Node runs with --single-threaded, so compiling
+// Each variant's app (fixed-requests.js: the benchmark app and a client in one process; `client`: the client
+// alone) runs once under callgrind and pauses at each checkpoint (requests served), where this script dumps
+// callgrind's counters (callgrind_control --dump, which also zeroes them). The instructions between two
+// checkpoints over the requests between them are one request's, server and client together, in that window.
+// Start-up and V8's tiering-up fall in the first windows; the report shows every window, so a window where the
+// figure no longer moves (the next one gives the same) can be chosen. Node runs with --single-threaded, so compiling
 // and garbage collection happen on the counted thread; each window is also shown without them
 // (@nodebench/services' callgrindCounts finds them by the functions that enter them, each counted once).
 //
@@ -34,12 +34,16 @@ const { spawn, execFile } = require('node:child_process')
 const { ensureValgrind, nodeBinary, callgrindCounts } = require('@nodebench/services')
 
 const VARIANTS = Object.freeze([
-  'bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1', 'nodebench-metrics', 'nest-bare', 'nest-breakdown'
+  'bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1', 'nodebench-metrics', 'nest-bare', 'nest-breakdown',
+  'client'
 ])
-// Each variant against its app bare: the Express app's with bare, the NestJS example's with nest-bare.
+// Each variant against its app bare: the Express app's with bare, the NestJS example's with nest-bare. `client`
+// (the client alone, the app in a process valgrind does not follow) is the client's share of every Express
+// variant's count: with it, the report also gives each one's server alone.
 const NEST_VARIANTS = new Set(['nest-bare', 'nest-breakdown'])
 
 function baselineOf (variant) {
+  if (variant === 'client') return 'client'
   return NEST_VARIANTS.has(variant) ? 'nest-bare' : 'bare'
 }
 const DEFAULT_CHECKPOINTS = '10000,30000,50000'
@@ -146,7 +150,11 @@ function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, sig
           const { total, gc, compile } = await callgrindCounts(`${outFile}.${i + 1}`)
           windows.push({ from: i === 0 ? 0 : reached[i - 1], to, instructions: total, gc, compile })
         }
-        if (keepDumps !== null) keep(dir, path.join(keepDumps, variant), child.pid)
+        if (keepDumps !== null) {
+          const dumps = windows.map(({ from, to }, i) => ({ file: `callgrind.out.${i + 1}`, from, to }))
+          const described = { variant, segmentsPerRequest, spansPerRequest, windows: dumps }
+          keep(dir, path.join(keepDumps, variant), child.pid, described)
+        }
         resolve(Object.assign(windows, { segmentsPerRequest, spansPerRequest }))
       } catch (err) {
         reject(err)
@@ -158,10 +166,14 @@ function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, sig
   })
 }
 
-/** Moves a run's dumps, and V8's code map of the process (written by --perf-basic-prof), to `target`. */
-function keep (dir, target, pid) {
+/**
+ * Moves a run's dumps, and V8's code map of the process (written by --perf-basic-prof), to `target`, with
+ * `windows.json`: which dump holds which requests (read by functions.js).
+ */
+function keep (dir, target, pid, described) {
   fs.mkdirSync(target, { recursive: true })
   for (const file of fs.readdirSync(dir)) fs.copyFileSync(path.join(dir, file), path.join(target, file))
+  fs.writeFileSync(path.join(target, 'windows.json'), JSON.stringify(described, null, 2) + '\n')
   const codeMap = `/tmp/perf-${pid}.map`
   if (fs.existsSync(codeMap)) fs.copyFileSync(codeMap, path.join(target, 'perf.map'))
 }
@@ -198,6 +210,7 @@ async function countAll (options, count) {
  */
 function summarize (countsByVariant) {
   const breakdownWindows = countsByVariant['nodebench-breakdown'] ?? null
+  const clientWindows = countsByVariant.client ?? null
   const rows = []
   for (const [variant, windows] of Object.entries(countsByVariant)) {
     const isBaseline = variant === baselineOf(variant)
@@ -214,6 +227,13 @@ function summarize (countsByVariant) {
       const overBreakdown = breakdownWindows !== null && !isBaseline && !NEST_VARIANTS.has(variant) && variant !== 'nodebench-breakdown'
         ? perRequest - breakdownWindows[i].instructions / requests
         : null
+      // The server alone: the count less the client's in the same window (Express variants, `client` counted).
+      const client = clientWindows !== null && variant !== 'client' && !NEST_VARIANTS.has(variant) ? clientWindows[i] : null
+      const serverPerRequest = client === null ? null : perRequest - client.instructions / requests
+      const clientMutator = client === null ? null : (client.instructions - client.gc - client.compile) / requests
+      const serverMutator = client === null ? null : mutator - clientMutator
+      const bareServer = client === null ? null : bare - client.instructions / requests
+      const bareServerMutator = client === null ? null : bareMutator - clientMutator
       rows.push({
         segmentsPerRequest: segments,
         spansPerRequest: spans,
@@ -230,7 +250,11 @@ function summarize (countsByVariant) {
         overBare: isBaseline ? null : perRequest - bare,
         overBareShare: isBaseline ? null : (perRequest - bare) / bare,
         mutatorOverBare: isBaseline ? null : mutator - bareMutator,
-        mutatorOverBareShare: isBaseline ? null : (mutator - bareMutator) / bareMutator
+        mutatorOverBareShare: isBaseline ? null : (mutator - bareMutator) / bareMutator,
+        serverPerRequest,
+        serverMutatorPerRequest: serverMutator,
+        overBareServerShare: isBaseline || client === null ? null : (perRequest - bare) / bareServer,
+        mutatorOverBareServerShare: isBaseline || client === null ? null : (mutator - bareMutator) / bareServerMutator
       })
     }
   }
@@ -255,7 +279,13 @@ function renderRows (rows) {
       ? ''
       : `; per segment ${signed(row.perSegment)} | ${signed(row.mutatorPerSegment)} (${row.segmentsPerRequest.toFixed(1)} a request)`
     const perSpan = row.perSpan === null ? '' : `; per span over the breakdown ${signed(row.perSpan)} (${row.spansPerRequest.toFixed(2)} a request)`
-    lines.push(`${row.variant.padEnd(20)} ${window}${all} |${mutator} ${split}${extra}${perSegment}${perSpan}${row.from === 0 ? ' start-up included' : ''}`.trimEnd())
+    const server = row.serverPerRequest === null
+      ? ''
+      : `; server alone ${Math.round(row.serverPerRequest)} | ${Math.round(row.serverMutatorPerRequest)}` +
+        (row.overBareServerShare === null
+          ? ''
+          : ` (over bare's server ${(row.overBareServerShare * 100).toFixed(1)}% | ${(row.mutatorOverBareServerShare * 100).toFixed(1)}%)`)
+    lines.push(`${row.variant.padEnd(20)} ${window}${all} |${mutator} ${split}${extra}${perSegment}${perSpan}${server}${row.from === 0 ? ' start-up included' : ''}`.trimEnd())
   }
   return lines.join('\n')
 }

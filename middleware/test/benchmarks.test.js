@@ -6,6 +6,8 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
 const { execFile } = require('node:child_process')
 
@@ -264,6 +266,11 @@ test('fixed-requests.js nodebench-metrics: a push every 1,000 requests, and one 
   assert.ok(Number(bytes) > 4 * 1000, stdout)
 })
 
+test('fixed-requests.js client: the client alone, against the bare app in a process of its own', { timeout: 60_000 }, async () => {
+  const stdout = await runScript('fixed-requests.js', ['client', '40'])
+  assert.doesNotMatch(stdout, /timed|sink received/)
+})
+
 test('fixed-requests.js refuses checkpoints that do not increase', async () => {
   await assert.rejects(runScript('fixed-requests.js', ['bare', '16,8']), /usage: node benchmarks\/fixed-requests\.js/)
 })
@@ -313,6 +320,20 @@ test('instructions.js: windows per variant, the excess over bare in the same win
   assert.deepEqual(perUnit.map((row) => [row.variant, row.perSegment, row.mutatorPerSegment, row.perSpan]),
     [['bare', null, null, null], ['nodebench-breakdown', 1.3, 0.3, null], ['nodebench-0.1', 1, 1, -3 / 1.1]])
   assert.match(renderRows(summarize(described)), /^nodebench-breakdown {2}10-30 .* \+13 \(10\.0%\) \| \+3 \(3\.0%\); per segment \+1 \| \+0 \(10\.0 a request\)$/m)
+
+  // With the client counted alone, each Express variant's server alone, and the excess over bare's server.
+  const withClient = {
+    ...counts,
+    client: [{ from: 0, to: 10, instructions: 400 + 5000, gc: 0, compile: 5000 },
+      { from: 10, to: 30, instructions: 20 * 40 + 200 + 100, gc: 200, compile: 100 }]
+  }
+  const served = summarize(withClient).filter((row) => row.from === 10)
+  // The client: 55 a request, 40 without GC (10) and compiling (5); bare's server 130 - 55 = 75, 100 - 40 = 60.
+  assert.deepEqual(served.map((row) => [row.variant, row.serverPerRequest, row.serverMutatorPerRequest, row.overBareServerShare]),
+    [['bare', 75, 60, null], ['nodebench-breakdown', 88, 63, 13 / 75], ['nodebench-0.1', 85, 70, 10 / 75], ['client', null, null, null]])
+  assert.equal(served[1].mutatorOverBareServerShare, 3 / 60)
+  assert.match(renderRows(summarize(withClient)), /^nodebench-breakdown {2}10-30 .*; server alone 88 \| 63 \(over bare's server 17\.3% \| 5\.0%\)$/m)
+  assert.deepEqual(parseArguments(['--variants', 'bare,client']).variants, ['bare', 'client'])
 })
 
 test('instructions.js: when one variant fails, the others are stopped and its error is the one reported', async () => {
@@ -339,6 +360,55 @@ test('segment-path.js: the same router layers bare and timed; timed, every reque
     assert.ok(result.nsPerRequest > 0 && result.nsPerSegment === result.nsPerRequest / 5)
   }
   assert.throws(() => parseArguments(['--variant', 'other']), /--variant must be bare or nodebench; received other/)
+})
+
+test('functions.js: self instructions by function, generated code named from V8\'s map, a variant over its baseline per request and per unit', () => {
+  const { parseArguments, readCodeMap, lookUp, displayName, selfCosts, compare, render } = require('../benchmarks/functions.js')
+  const root = path.resolve(__dirname, '..', '..')
+  assert.throws(() => parseArguments(['--dumps', '/tmp/x', '--variant', 'a']), /--baseline is required/)
+  assert.throws(() => parseArguments(['--dumps', '/tmp/x', '--variant', 'a', '--baseline', 'b', '--window', 'last']), /--window must be/)
+  assert.equal(displayName(`JS:*'handleRequest ${root}/middleware/lib/wrap-layer.js:122:33`, root), 'handleRequest middleware/lib/wrap-layer.js:122:33')
+  assert.equal(displayName(`JS:^dispatch ${root}/node_modules/router/index.js:190:20`, root), 'dispatch router/index.js:190:20')
+  assert.equal(displayName('v8::internal::(anonymous namespace)::IterateObjectCache(v8::internal::Isolate*, std::vector<v8::internal::Tagged<v8::internal::Object> >*)', root),
+    'v8::internal::(anonymous namespace)::IterateObjectCache')
+  assert.equal(displayName('v8::internal::Heap::Scavenge<true>(int) const', root), 'v8::internal::Heap::Scavenge<>')
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-functions-'))
+  try {
+    const mapFile = path.join(dir, 'perf.map')
+    // The same address twice: V8 put other code there later, and the later name is the one read.
+    fs.writeFileSync(mapFile, [`1000 100 JS:~old ${root}/a.js:1:1`, `2000 80 JS:*'recordRequest ${root}/packages/breakdown/lib/aggregator.js:413:17`,
+      `1000 100 JS:+'handleRequest ${root}/middleware/lib/wrap-layer.js:122:33`].join('\n') + '\n')
+    const codeMap = readCodeMap(mapFile)
+    assert.equal(lookUp(codeMap, 0x1050), `JS:+'handleRequest ${root}/middleware/lib/wrap-layer.js:122:33`)
+    assert.equal(lookUp(codeMap, 0x2090), null, 'past the end of the code')
+    const annotated = (handle, record, hasOwn) => [
+      '--------------------------------------------------------------------------------',
+      `${(handle + record + hasOwn + 500).toLocaleString('en-US')} (100.0%)  PROGRAM TOTALS`,
+      '', 'Ir                    file:function',
+      `${handle.toLocaleString('en-US')} (50.00%)  ???:0x0000000000001010'2 [???]`,
+      `${record.toLocaleString('en-US')} (20.00%)  ???:0x0000000000002004 [???]`,
+      `${hasOwn.toLocaleString('en-US')} (10.00%)  ???:Builtins_ObjectPrototypeHasOwnProperty [/usr/bin/node]`,
+      '500 ( 1.00%)  /build/deps/uv/src/unix/linux.c:uv__hrtime [/usr/bin/node]'
+    ].join('\n')
+    const variant = selfCosts(annotated(9000, 4000, 2000), codeMap, root)
+    const baseline = selfCosts(annotated(1000, 0, 0), codeMap, root)
+    assert.equal(variant.total, 15500)
+    assert.equal(variant.costs.get('handleRequest middleware/lib/wrap-layer.js:122:33'), 9000)
+    assert.equal(variant.costs.get('uv__hrtime'), 500)
+    const run = (segmentsPerRequest) => ({ described: { segmentsPerRequest, spansPerRequest: null }, window: { file: 'callgrind.out.2', from: 100, to: 200 } })
+    const result = compare(run(4), run(null), variant, baseline, 2)
+    assert.deepEqual(result.rows.map((row) => [row.name, row.perRequest]),
+      [['handleRequest middleware/lib/wrap-layer.js:122:33', 80], ['recordRequest packages/breakdown/lib/aggregator.js:413:17', 40]])
+    assert.equal(result.rest, 20)
+    assert.equal(result.total, 140)
+    const text = render({ variant: 'nodebench-breakdown', baseline: 'bare' }, result)
+    assert.match(text, /^nodebench-breakdown over bare, self instructions, requests 100 to 200 \(4\.00 segments a request\)$/m)
+    assert.match(text, /^ {10}80 {10}20 {2}handleRequest middleware\/lib\/wrap-layer\.js:122:33$/m)
+    assert.match(text, /^ {9}140 {10}35 {2}in all$/m)
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
 })
 
 test('segment-instructions.js: the requests between two runs, bare taken from nodebench, per segment; bad options refused', () => {
