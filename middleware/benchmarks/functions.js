@@ -148,10 +148,16 @@ function selfCosts (annotated, codeMap, root) {
       total = instructions
       continue
     }
+    // A dump made while the program runs lists the functions on the stack at that moment (main, node::Start,
+    // the event loop) with the whole window as their own: not a cost of theirs.
+    if (instructions === total) continue
     const where = match[2].trim()
     const fn = where.slice(where.indexOf(':') + 1).replace(/'\d+$/, '')
-    const address = /^0x([0-9a-f]+)$/i.exec(fn)
-    const name = address !== null ? lookUp(codeMap, parseInt(address[1], 16)) ?? 'generated code not in perf.map' : fn
+    // Generated code has no object file ("???"); an address in a library is that library's.
+    const address = match[3] === '???' ? /^0x([0-9a-f]+)$/i.exec(fn) : null
+    const name = address !== null
+      ? lookUp(codeMap, parseInt(address[1], 16)) ?? 'generated code not in perf.map'
+      : /^0x[0-9a-f]+$/i.test(fn) && match[3] !== undefined ? `${fn} in ${path.basename(match[3])}` : fn
     const shown = displayName(name, root)
     costs.set(shown, (costs.get(shown) ?? 0) + instructions)
   }
@@ -164,6 +170,22 @@ function annotate (file) {
     execFile('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], { maxBuffer: 256 * 1024 * 1024 },
       (err, stdout, stderr) => err ? reject(new Error(`callgrind_annotate ${file} failed: ${err.message} ${stderr}`)) : resolve(stdout))
   })
+}
+
+// Whose code a function is, for the totals under the table: a difference in Node.js's or the app's own code is
+// mostly V8 inlining differently around nodebench's (a function's cost moving into or out of its callers).
+const GROUPS = Object.freeze([
+  ['nodebench', (name) => /(^|\s)(middleware\/lib|packages\/[\w-]+\/lib)\//.test(name)],
+  ["Node.js's JavaScript", (name) => / node:/.test(name)],
+  ['the app and its packages', (name) => / \S+\.[cm]?js:\d+/.test(name)],
+  ["V8's builtins", (name) => name.startsWith('Builtins_')],
+  ["V8's runtime and collector", (name) => name.startsWith('v8::') || name.startsWith('heap::') || name.startsWith('cppgc::')],
+  ['generated code not in perf.map', (name) => name === 'generated code not in perf.map'],
+  ['C and C++ of Node.js, libuv, libc', () => true]
+])
+
+function groupOf (name) {
+  return GROUPS.find(([, test]) => test(name))[0]
 }
 
 /**
@@ -184,12 +206,15 @@ function compare (variantRun, baselineRun, variantCosts, baselineCosts, top) {
     return { name, perRequest: variant - baseline, variant, baseline }
   }).sort((a, b) => Math.abs(b.perRequest) - Math.abs(a.perRequest))
   const total = (variantCosts.total - baselineCosts.total) / requests
+  const groups = GROUPS.map(([group]) => ({ group, perRequest: 0 }))
+  for (const row of rows) groups.find((entry) => entry.group === groupOf(row.name)).perRequest += row.perRequest
   const shown = rows.slice(0, top)
   const rest = total - shown.reduce((sum, row) => sum + row.perRequest, 0)
   const { spansPerRequest, segmentsPerRequest } = variantRun.described
   const unit = spansPerRequest ? 'span' : segmentsPerRequest ? 'segment' : null
   const perUnit = unit === 'span' ? spansPerRequest : unit === 'segment' ? segmentsPerRequest : null
-  return { requests, from: variantRun.window.from, to: variantRun.window.to, unit, perUnit, rows: shown, rest, total }
+  const { from, to } = variantRun.window
+  return { requests, from, to, unit, perUnit, rows: shown, rest, total, groups }
 }
 
 function render (options, result) {
@@ -204,6 +229,8 @@ function render (options, result) {
   for (const { name, perRequest } of result.rows) lines.push(row(perRequest, name))
   lines.push(row(result.rest, 'the other functions'))
   lines.push(row(result.total, 'in all'))
+  lines.push('', 'by whose code it is (every function)')
+  for (const { group, perRequest } of result.groups) lines.push(row(perRequest, group))
   return lines.join('\n')
 }
 
@@ -232,4 +259,4 @@ if (require.main === module) {
   })
 }
 
-module.exports = { parseArguments, readCodeMap, lookUp, displayName, selfCosts, compare, render }
+module.exports = { parseArguments, readCodeMap, lookUp, displayName, selfCosts, compare, render, groupOf }

@@ -386,6 +386,9 @@ test('functions.js: self instructions by function, generated code named from V8\
       '--------------------------------------------------------------------------------',
       `${(handle + record + hasOwn + 500).toLocaleString('en-US')} (100.0%)  PROGRAM TOTALS`,
       '', 'Ir                    file:function',
+      // On the stack when the dump was made: listed with the whole window, not a cost of its own.
+      `${(handle + record + hasOwn + 500).toLocaleString('en-US')} (100.0%)  ???:node::Start(int, char**) [/usr/bin/node]`,
+      `${(handle + record + hasOwn + 500).toLocaleString('en-US')} (100.0%)  ???:0x000000000001ab70 [/usr/lib/ld-linux-x86-64.so.2]`,
       `${handle.toLocaleString('en-US')} (50.00%)  ???:0x0000000000001010'2 [???]`,
       `${record.toLocaleString('en-US')} (20.00%)  ???:0x0000000000002004 [???]`,
       `${hasOwn.toLocaleString('en-US')} (10.00%)  ???:Builtins_ObjectPrototypeHasOwnProperty [/usr/bin/node]`,
@@ -396,6 +399,7 @@ test('functions.js: self instructions by function, generated code named from V8\
     assert.equal(variant.total, 15500)
     assert.equal(variant.costs.get('handleRequest middleware/lib/wrap-layer.js:122:33'), 9000)
     assert.equal(variant.costs.get('uv__hrtime'), 500)
+    assert.equal(variant.costs.size, 4, 'the functions on the stack at the dump are left out')
     const run = (segmentsPerRequest) => ({ described: { segmentsPerRequest, spansPerRequest: null }, window: { file: 'callgrind.out.2', from: 100, to: 200 } })
     const result = compare(run(4), run(null), variant, baseline, 2)
     assert.deepEqual(result.rows.map((row) => [row.name, row.perRequest]),
@@ -406,6 +410,9 @@ test('functions.js: self instructions by function, generated code named from V8\
     assert.match(text, /^nodebench-breakdown over bare, self instructions, requests 100 to 200 \(4\.00 segments a request\)$/m)
     assert.match(text, /^ {10}80 {10}20 {2}handleRequest middleware\/lib\/wrap-layer\.js:122:33$/m)
     assert.match(text, /^ {9}140 {10}35 {2}in all$/m)
+    assert.deepEqual(result.groups.filter((group) => group.perRequest !== 0), [
+      { group: 'nodebench', perRequest: 120 }, { group: "V8's builtins", perRequest: 20 }])
+    assert.match(text, /^by whose code it is \(every function\)\n {9}120 {10}30 {2}nodebench$/m)
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
