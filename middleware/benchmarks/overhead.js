@@ -419,7 +419,9 @@ function pairedCpuRatios (runs, variant) {
   return ratios
 }
 
-const totalCpu = (run) => run.cpuMicrosPerRequest
+// A run's CPU per request, or null when it has none: a total of 0 is a run that was not timed; a thread's 0 is a
+// thread that was idle (CLK_TCK's 10 ms steps), and counts.
+const totalCpu = (run) => run.cpuMicrosPerRequest || null
 const threadCpu = (thread) => (run) => run.cpuMicrosByThread ? run.cpuMicrosByThread[thread] : null
 const THREADS = ['main', 'mainSystem', 'other']
 
@@ -430,10 +432,10 @@ const THREADS = ['main', 'mainSystem', 'other']
 function pairedCpuDifferences (runs, variant, cpuOf = totalCpu) {
   const differences = []
   for (const run of runs) {
-    if (run.variant !== variant || run.pairedWith !== variant || !cpuOf(run)) continue
+    if (run.variant !== variant || run.pairedWith !== variant || cpuOf(run) === null) continue
     const bare = runs.find((other) =>
       other.variant === baselineOf(variant) && other.pairedWith === variant && other.round === run.round)
-    if (bare === undefined || !cpuOf(bare)) continue
+    if (bare === undefined || cpuOf(bare) === null) continue
     differences.push(cpuOf(run) - cpuOf(bare))
   }
   return differences

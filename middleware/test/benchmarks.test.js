@@ -171,6 +171,9 @@ test('overhead.js: CPU by thread, the excess over the bare app beside it round b
   assert.ok(Math.abs(traced.overheadMicrosByThread.mainSystem - 1.1) < 1e-9, traced.overheadMicrosByThread.mainSystem)
   assert.match(text, /nodebench-breakdown .* \+2\.2 .* \+1\.1 .* \+0\.5 .* 200 /)
   assert.equal(renderThreadTable(summarize(runs.map((r) => ({ ...r, cpuMicrosByThread: null })), ['bare', 'nodebench-breakdown'], { paired: true })), '')
+  // A thread that was idle in a run (0 µs, CLK_TCK's steps) is a figure, not a missing one.
+  const idle = runs.map((r) => ({ ...r, cpuMicrosByThread: { ...r.cpuMicrosByThread, other: r.variant === 'bare' ? 0 : 1 } }))
+  assert.equal(summarize(idle, ['bare', 'nodebench-breakdown'], { paired: true }).variants[1].overheadMicrosByThread.other, 1)
 })
 
 test('overhead.js: the NestJS variants are paired with the NestJS app bare, and judged against it', () => {
