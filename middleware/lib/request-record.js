@@ -3,12 +3,15 @@
 const { performance } = require('node:perf_hooks')
 const { isContainer } = require('@nodebench/breakdown')
 
-// Which record belongs to a response: a WeakMap rather than a property of the response. Express gives every
-// response a hidden class (map) of its own, so a property added to one costs a new map and a copy of its
-// descriptors per request, and every read is a generic lookup; a WeakMap read is a hash probe.
-const records = new WeakMap()
+// Which record belongs to a response: a property of the response under nodebench's own symbol (invisible to
+// string keys, JSON and for-in). Until 2026-11-26 it was a WeakMap: under load (50 connections) its set and
+// delete ran in V8's runtime (the ephemeron table, its remembered set and lock, rehashing) and kept the
+// collector busy. Node.js 24 gives every response of an app the same map, so the store is a cached
+// transition; Node.js 20 and 22 give each response a map of its own, and the store adds one more, which
+// measured no worse than the WeakMap there (paired CPU, benchmarks/README.md, "The record on the response").
+const kRecord = Symbol('nodebench.record')
 // The last response looked up and its record: a request's layers mostly run one after another, so most
-// look-ups are the one before again (a compare instead of a hash probe). Holds a response only while it
+// look-ups are the one before again (a compare instead of a property load). Holds a response only while it
 // has a record: detachRecord() forgets it.
 let lastResponse = null
 let lastRecord
@@ -16,7 +19,8 @@ let lastRecord
 /** The record of the response's request, or undefined (not timed, or already finished). */
 function recordOf (res) {
   if (res === lastResponse) return lastRecord
-  const record = records.get(res)
+  if (typeof res !== 'object' || res === null) return undefined
+  const record = res[kRecord]
   if (record !== undefined) {
     lastResponse = res
     lastRecord = record
@@ -25,13 +29,14 @@ function recordOf (res) {
 }
 
 function attachRecord (res, record) {
-  records.set(res, record)
+  res[kRecord] = record
   lastResponse = res
   lastRecord = record
 }
 
+/** Forgets the response's record (set to undefined, not deleted: a delete would leave the response's map). */
 function detachRecord (res) {
-  records.delete(res)
+  res[kRecord] = undefined
   if (res === lastResponse) {
     lastResponse = null
     lastRecord = undefined

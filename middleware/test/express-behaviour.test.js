@@ -469,6 +469,27 @@ const controlFlow = [
     }
   },
   {
+    // nodebench finds a request's record under a symbol of its own on the response (request-record.js): by
+    // name the app sees the same request and response as without it. runScenario compares the bodies.
+    name: 'the request and the response keep the keys an app reads by name',
+    requests: [{ path: '/keys' }, { path: '/keys' }],
+    build (app) {
+      app.use(function first (req, res, next) {
+        next()
+      })
+      app.get('/keys', function listKeys (req, res) {
+        const forIn = []
+        for (const key in res) if (Object.hasOwn(res, key)) forIn.push(key)
+        res.json({ req: Object.keys(req), res: Object.keys(res), forIn, copied: Object.keys({ ...res }) })
+      })
+    },
+    check ({ responses }) {
+      const body = JSON.parse(responses[1].body.toString())
+      assert.ok(body.res.includes('locals'), 'the handler listed the response\'s own keys')
+      for (const keys of Object.values(body)) assert.ok(!keys.some((key) => /nodebench/i.test(key)), keys.join(', '))
+    }
+  },
+  {
     name: 'sampleRatio 0: no spans, every request still in the breakdown',
     traceOptions: { sampleRatio: 0 },
     requests: [1, 2, 3, 4, 5].map((id) => ({ path: `/users/${id}` })),
