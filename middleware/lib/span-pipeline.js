@@ -10,6 +10,8 @@ const { RecordExporter } = require('./otlp-export')
 const { layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, pathOf } = require('./span-attributes')
 
 const TRACER_NAME = '@nodebench/trace'
+// Where every copy of @opentelemetry/api 1.x registers its globals (the context manager under `context`).
+const OTEL_API_GLOBALS = Symbol.for('opentelemetry.js.api.1')
 const TRACER_VERSION = require('../package.json').version
 
 /** The TracerProvider registered with @opentelemetry/api, or null when none is. */
@@ -37,6 +39,17 @@ function batchingOf (config, env) {
     scheduledDelayMillis: envInteger(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000),
     exportTimeoutMillis: envInteger(env, 'OTEL_BSP_EXPORT_TIMEOUT', 30000)
   })
+}
+
+/**
+ * The span active where the request came in (e.g. instrumentation-http's server span), or undefined. Without a
+ * context manager registered none can be active, and the API's look-up is not made: asked on every request, it
+ * cost ~10 µs a request on Node.js 24 (benchmarks/README.md, "sampleRatio 0.1's µs a span is mostly not spans").
+ */
+function activeServerSpan () {
+  const globals = globalThis[OTEL_API_GLOBALS]
+  if (globals === undefined || globals.context === undefined) return undefined
+  return api.trace.getSpan(api.context.active())
 }
 
 const NO_SPANS = Object.freeze({
@@ -223,7 +236,7 @@ class SpanPipeline {
   start (record, req) {
     this.ensureStarted()
     if (this.closed) return null
-    const activeSpan = api.trace.getSpan(api.context.active())
+    const activeSpan = activeServerSpan()
     if (activeSpan !== undefined) {
       // An HTTP server span is already active (e.g. instrumentation-http): ours become its children.
       if (!activeSpan.isRecording()) return null
