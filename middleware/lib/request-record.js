@@ -34,7 +34,7 @@ function attachRecord (res, record) {
   lastRecord = record
 }
 
-/** Forgets the response's record (set to undefined, not deleted: a delete would leave the response's map). */
+/** Forgets the response's record (set to undefined, not deleted: a delete would make the response a dictionary). */
 function detachRecord (res) {
   res[kRecord] = undefined
   if (res === lastResponse) {
