@@ -396,19 +396,10 @@ function timedInterceptor (interceptor, index) {
       const record = recordOfUnit(context)
       const index = record === undefined || handler === null || typeof handler !== 'object' ? -1 : openUnit(record, before)
       if (index === -1) return interceptor.intercept(context, handler)
-      let afterIndex = -1
-      const openAfter = () => {
-        if (!record.done) afterIndex = openUnit(record, after)
-      }
-      const closeAfter = outermost
-        ? (err) => {
-            if (afterIndex !== -1) closeUnit(record, afterIndex, err)
-          }
-        : null
-      const timedHandler = { handle: (...args) => tapped(handler.handle(...args), openAfter, true) }
+      const run = new InterceptorRun(record, handler, after)
       let result
       try {
-        result = interceptor.intercept(context, timedHandler)
+        result = interceptor.intercept(context, run)
       } catch (err) {
         closeUnit(record, index, err)
         throw err
@@ -416,34 +407,77 @@ function timedInterceptor (interceptor, index) {
       if (isThenable(result)) {
         return result.then((observable) => {
           closeUnit(record, index, null)
-          return closeAfter === null ? observable : tapped(observable, closeAfter, true)
+          return outermost ? tapped(observable, run, CLOSE_AFTER) : observable
         }, (err) => {
           closeUnit(record, index, err)
           throw err
         })
       }
       closeUnit(record, index, null)
-      return closeAfter === null ? result : tapped(result, closeAfter, true)
+      return outermost ? tapped(result, run, CLOSE_AFTER) : result
+    }
+  }
+}
+
+/**
+ * The CallHandler an interceptor is given for one request: Nest's, whose Observable's first value begins the
+ * interceptor's code after the handler. The same object ends that code for the outermost interceptor, when its
+ * own Observable emits. One object a call, not closures: this runs on every request. Its state is private: the
+ * app sees a CallHandler, `handle()` alone.
+ */
+class InterceptorRun {
+  #record
+  #handler
+  #after
+  #afterIndex = -1
+
+  constructor (record, handler, after) {
+    this.#record = record
+    this.#handler = handler
+    this.#after = after
+  }
+
+  handle () {
+    const handler = this.#handler
+    return tapped(handler.handle.apply(handler, arguments), this, OPEN_AFTER)
+  }
+
+  /** The interceptor's code after the handler begins (OPEN_AFTER) or ends (CLOSE_AFTER), from tapped(). */
+  static signal (run, what, err) {
+    if (what === OPEN_AFTER) {
+      if (!run.#record.done) run.#afterIndex = openUnit(run.#record, run.#after)
+    } else if (run.#afterIndex !== -1) {
+      closeUnit(run.#record, run.#afterIndex, err)
     }
   }
 }
 
 function timedPipe (record, pipe) {
   if (pipe === null || typeof pipe !== 'object' || typeof pipe.transform !== 'function') return pipe
-  return {
-    transform (value, metadata) {
-      const info = record.done ? null : pipeInfoOf(pipe, metadata)
-      const index = info === null ? -1 : openUnit(record, info)
-      if (index === -1) return pipe.transform(value, metadata)
-      let result
-      try {
-        result = pipe.transform(value, metadata)
-      } catch (err) {
-        closeUnit(record, index, err)
-        throw err
-      }
-      return settled(record, index, result, false)
+  return new TimedPipe(record, pipe)
+}
+
+/** A pipe as PipesConsumer runs it for one request (given to Nest's consumer only): its transform timed. */
+class TimedPipe {
+  constructor (record, pipe) {
+    this.record = record
+    this.pipe = pipe
+  }
+
+  transform (value, metadata) {
+    const record = this.record
+    const pipe = this.pipe
+    const info = record.done ? null : pipeInfoOf(pipe, metadata)
+    const index = info === null ? -1 : openUnit(record, info)
+    if (index === -1) return pipe.transform(value, metadata)
+    let result
+    try {
+      result = pipe.transform(value, metadata)
+    } catch (err) {
+      closeUnit(record, index, err)
+      throw err
     }
+    return settled(record, index, result, false)
   }
 }
 
@@ -497,7 +531,7 @@ function settled (record, index, result, observableOpen) {
       return result
     }
     if (isObservable(result)) {
-      return observableOpen ? result : tapped(result, (err) => endUnit(record, index, err), false)
+      return observableOpen ? result : tapped(result, new UnitEnd(record, index), END_UNIT)
     }
     endUnit(record, index, null)
   } catch (err) {
@@ -512,62 +546,84 @@ function endUnit (record, index, err) {
   closeUnit(record, index, err)
 }
 
+/** A guard's or pipe's unit, ended when its Observable ends (tapped(), END_UNIT). */
+class UnitEnd {
+  constructor (record, index) {
+    this.record = record
+    this.index = index
+  }
+}
+
+// What a tapped Observable's signal does to its target (tapped()), and whether its first value gives it (else
+// only its end: complete or error).
+const OPEN_AFTER = 0 // an interceptor's code after the handler begins (InterceptorRun), at the first value
+const CLOSE_AFTER = 1 // the outermost interceptor's code after the handler ends (InterceptorRun), at the first value
+const END_UNIT = 2 // a guard's or pipe's unit ends (UnitEnd), at the end
+
+function signal (target, what, err) {
+  if (what === END_UNIT) endUnit(target.record, target.index, err)
+  else InterceptorRun.signal(target, what, err)
+}
+
 /**
- * `source` with `signal(err)` called once: at its first value or its end (`atFirstValue`), else at its end
- * (complete or error). An Observable of the same rxjs copy as `source`; anything else is returned as it is.
+ * `source` with signal(target, what, err) called once per subscription: at its first value or its end (the
+ * end only, for END_UNIT). An Observable of the same rxjs copy as `source`, made by its own `lift` (as rxjs's
+ * operators make theirs): an operator and an observer object a subscription, no closures. Anything that is not an
+ * Observable is returned as it is.
  */
-function tapped (source, signal, atFirstValue) {
+function tapped (source, target, what) {
   if (!isObservable(source)) return source
   try {
-    return tappedObservable(source, signal, atFirstValue)
+    return source.lift(new TapOperator(target, what))
   } catch (err) {
     reportInternalError('time a Nest Observable', err)
     return source
   }
 }
 
-function tappedObservable (source, signal, atFirstValue) {
-  const Observable = observableClass(source)
-  if (Observable === null) return source
-  return new Observable((subscriber) => {
-    let signalled = false
-    const once = (err) => {
-      if (signalled) return
-      signalled = true
-      try {
-        signal(err)
-      } catch (error) {
-        reportInternalError('time a Nest unit', error)
-      }
-    }
-    return source.subscribe({
-      next (value) {
-        if (atFirstValue) once(null)
-        subscriber.next(value)
-      },
-      error (err) {
-        once(err)
-        subscriber.error(err)
-      },
-      complete () {
-        once(null)
-        subscriber.complete()
-      }
-    })
-  })
+class TapOperator {
+  constructor (target, what) {
+    this.target = target
+    this.what = what
+  }
+
+  call (subscriber, source) {
+    return source.subscribe(new TapObserver(subscriber, this.target, this.what))
+  }
 }
 
-/** rxjs's Observable class of the copy that made `observable` (the base of its prototype chain). */
-function observableClass (observable) {
-  let prototype = Object.getPrototypeOf(observable)
-  while (prototype !== null) {
-    const parent = Object.getPrototypeOf(prototype)
-    if (parent === Object.prototype || parent === null) {
-      return typeof prototype.constructor === 'function' ? prototype.constructor : null
-    }
-    prototype = parent
+class TapObserver {
+  constructor (subscriber, target, what) {
+    this.subscriber = subscriber
+    this.target = target
+    this.what = what
+    this.signalled = false
   }
-  return null
+
+  next (value) {
+    if (this.what !== END_UNIT) this.once(null)
+    this.subscriber.next(value)
+  }
+
+  error (err) {
+    this.once(err)
+    this.subscriber.error(err)
+  }
+
+  complete () {
+    this.once(null)
+    this.subscriber.complete()
+  }
+
+  once (err) {
+    if (this.signalled) return
+    this.signalled = true
+    try {
+      signal(this.target, this.what, err)
+    } catch (error) {
+      reportInternalError('time a Nest unit', error)
+    }
+  }
 }
 
 function isThenable (value) {
@@ -640,24 +696,31 @@ function afterInfo (before, interceptor) {
   return info
 }
 
-/** A pipe, with the parameter it transforms: `ParseIntPipe (id)`, `ParseIntPipe (query limit)`, `MyPipe (body)`. */
+/**
+ * A pipe, with the parameter it transforms: `ParseIntPipe (id)`, `ParseIntPipe (query limit)`, `MyPipe (body)`.
+ * Found by the pipe's class, then the parameter's type and name as Nest passes them (strings Nest keeps, whose
+ * hashes V8 has cached): no name is built per request, only once per parameter.
+ */
 function pipeInfo (pipe, metadata) {
   const pipeClass = classOf(pipe)
   const key = pipeClass ?? pipe
-  let byParameter = pipeInfos.get(key)
-  if (byParameter === undefined) pipeInfos.set(key, (byParameter = new Map()))
-  const parameter = parameterOf(metadata)
-  let info = byParameter.get(parameter)
+  let byType = pipeInfos.get(key)
+  if (byType === undefined) pipeInfos.set(key, (byType = new Map()))
+  const isObject = metadata !== null && typeof metadata === 'object'
+  const rawType = isObject ? metadata.type : undefined
+  const type = typeof rawType === 'string' ? rawType : String(rawType ?? '')
+  const data = isObject && typeof metadata.data === 'string' ? metadata.data : ''
+  let byData = byType.get(type)
+  if (byData === undefined) byType.set(type, (byData = new Map()))
+  let info = byData.get(data)
   if (info === undefined) {
-    info = layerInfo('pipe', pipe.transform, `${pipeClass?.name ?? 'pipe'} (${parameter})`)
-    byParameter.set(parameter, info)
+    info = layerInfo('pipe', pipe.transform, `${pipeClass?.name ?? 'pipe'} (${parameterOf(type, data)})`)
+    byData.set(data, info)
   }
   return info
 }
 
-function parameterOf (metadata) {
-  const type = metadata !== null && typeof metadata === 'object' ? String(metadata.type ?? '') : ''
-  const data = metadata !== null && typeof metadata === 'object' && typeof metadata.data === 'string' ? metadata.data : ''
+function parameterOf (type, data) {
   if (type === 'param' && data !== '') return data
   return data === '' ? type || 'value' : `${type} ${data}`
 }
