@@ -16,7 +16,9 @@ const { InMemorySpanExporter } = require('@opentelemetry/sdk-trace')
 const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { DirectSpanWriter } = require('../lib/sdk-spans')
-const { ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest } = require('../lib/otlp-encoder')
+const {
+  ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest, frameHeadRoom
+} = require('../lib/otlp-encoder')
 const { createApp } = require('./app')
 
 const BATCH = 512
@@ -58,10 +60,13 @@ function replayedIds (spans) {
   return { write (target, offset) { target.write(order[next++ % order.length], offset, 8, 'hex') } }
 }
 
+/** A batch as the exporter makes it: the spans after room for the frame, framed in place. */
 function encodeRecords (requests, resourceBytes, scopeBytes, encoder, writer = new ProtoWriter(256 * 1024)) {
-  writer.pos = 0
+  const room = frameHeadRoom(resourceBytes, scopeBytes)
+  writer.ensure(room)
+  writer.pos = room
   for (const { record, urlPath } of requests) encoder.write(writer, record, urlPath)
-  return frameExportRequest(resourceBytes, scopeBytes, writer.buffer.subarray(0, writer.pos))
+  return frameExportRequest(resourceBytes, scopeBytes, writer, room)
 }
 
 function microsPerSpan (encode, spanCount, rounds) {

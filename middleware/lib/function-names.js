@@ -49,6 +49,8 @@ class LayerInfo {
     // A param callback's parameter; or how a layer of a framework's pipeline is named (NAMED_BY_CLASS).
     this.param = null
     this.namedBy = null
+    // The bytes of this layer's spans, made by the OTLP encoder at its first sampled span (otlp-encoder.js).
+    this.spanTemplate = null
   }
 }
 

@@ -1,6 +1,6 @@
 'use strict'
 
-const { ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest } = require('./otlp-encoder')
+const { ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest, frameHeadRoom } = require('./otlp-encoder')
 const { reportInternalError, log } = require('./internal-errors')
 const { SocketOtlpTransport } = require('./otlp-socket')
 
@@ -90,9 +90,12 @@ function connectionFailure (error) {
   return null
 }
 
+/** A batch's spans, encoded into `writer` from `start` on: the bytes before are left for the request's frame. */
 class EncodedBatch {
-  constructor (writer) {
-    writer.pos = 0
+  constructor (writer, start) {
+    writer.ensure(start)
+    writer.pos = start
+    this.start = start
     this.writer = writer
     this.spans = 0
     this.body = null
@@ -129,8 +132,10 @@ class RecordExporter {
     // null for a delegate given here (its endpoint is its own).
     this.endpoint = delegate ? null : undefined
     this.encoder = encoder || new RecordSpanEncoder()
-    // Writers whose bytes were framed into a request body: reused, so a batch is not a fresh large buffer.
+    // Writers whose batch was exported: reused, so a batch is not a fresh large buffer.
     this.spareWriters = []
+    // Bytes a batch leaves free for its request's frame (frameHeadRoom), known once the resource is encoded.
+    this.headRoom = 0
     this.current = this.newBatch()
     this.sealed = [] // full batches waiting for their turn
     this.queued = 0 // spans in `current` and `sealed`
@@ -202,7 +207,7 @@ class RecordExporter {
 
   newBatch () {
     const writer = this.spareWriters.pop()
-    return new EncodedBatch(writer !== undefined ? writer : new ProtoWriter(INITIAL_BATCH_BYTES))
+    return new EncodedBatch(writer !== undefined ? writer : new ProtoWriter(INITIAL_BATCH_BYTES), this.headRoom)
   }
 
   /** Sends sealed batches while fewer than MAX_EXPORTS_IN_FLIGHT are. */
@@ -245,14 +250,12 @@ class RecordExporter {
 
   /** Resolves with whether the batch was delivered; never rejects. */
   async send (batch) {
+    const writer = batch.writer
     try {
       this.prepare()
       const resourceBytes = await this.resourceBytes
-      const writer = batch.writer
       batch.writer = null
-      const spans = writer.buffer.subarray(0, writer.pos)
-      batch.body = frameExportRequest(resourceBytes, this.scopeBytes, spans, this.resource.schemaUrl)
-      if (this.spareWriters.length <= MAX_EXPORTS_IN_FLIGHT) this.spareWriters.push(writer)
+      batch.body = frameExportRequest(resourceBytes, this.scopeBytes, writer, batch.start, this.resource.schemaUrl)
     } catch (err) {
       reportInternalError('encode export request', err)
       return false
@@ -271,8 +274,16 @@ class RecordExporter {
         }
         resolve(result.code === 0)
       }
+      // The body is a view of the writer's buffer: the writer is reused only once the delegate is done with it (it
+      // may retry after the timeout said the export failed).
+      let released = false
+      const exported = (result) => {
+        if (!released && this.spareWriters.length < MAX_EXPORTS_IN_FLIGHT) this.spareWriters.push(writer)
+        released = true
+        finish(result)
+      }
       try {
-        this.delegate.export(batch, finish)
+        this.delegate.export(batch, exported)
       } catch (err) {
         reportInternalError('span export', err)
         finish({ code: 1, error: err })
@@ -310,7 +321,9 @@ class RecordExporter {
     if (resource.asyncAttributesPending && typeof resource.waitForAsyncAttributes === 'function') {
       await resource.waitForAsyncAttributes()
     }
-    return encodeResource(resource.attributes || {})
+    const bytes = encodeResource(resource.attributes || {})
+    this.headRoom = frameHeadRoom(bytes, this.scopeBytes)
+    return bytes
   }
 
   notifyIdle () {

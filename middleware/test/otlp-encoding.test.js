@@ -12,7 +12,9 @@ const resources = require('@opentelemetry/resources')
 const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer')
 const { RequestRecord } = require('../lib/request-record')
 const { DirectSpanWriter } = require('../lib/sdk-spans')
-const { ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest } = require('../lib/otlp-encoder')
+const {
+  ProtoWriter, RecordSpanEncoder, RandomSpanIds, encodeResource, encodeScope, frameExportRequest, frameHeadRoom
+} = require('../lib/otlp-encoder')
 const { RecordExporter, MAX_EXPORTS_IN_FLIGHT } = require('../lib/otlp-export')
 const { pathOf } = require('../lib/span-attributes')
 
@@ -31,8 +33,9 @@ function idSequence () {
   }
 }
 
+/** A resolved layer, as function-names.js's LayerInfo holds it (the encoder keeps its span template there). */
 function info (kind, name, file = '/srv/app/routes.js', line = 12) {
-  return Object.freeze({ key: `${kind} ${name} ${file}:${line}`, name, kind, file, line })
+  return { key: `${kind} ${name} ${file}:${line}`, name, kind, file, line, spanTemplate: null }
 }
 
 function fakeResponse (statusCode, contentType) {
@@ -95,20 +98,25 @@ async function detectedResource () {
   return resource
 }
 
-/** `urls`: each request's originalUrl; the encoder is given its path, as RecordWriter gives it. */
-function encodeBoth (resource, records, urls) {
+/**
+ * `urls`: each request's originalUrl; the encoder is given its path, as RecordWriter gives it. `room`: the bytes
+ * the batch leaves before its spans (RecordExporter leaves frameHeadRoom's once the resource is encoded; 0 before).
+ */
+function encodeBoth (resource, records, urls, room = 0) {
   const sdkIds = idSequence()
   const spans = []
   const direct = new DirectSpanWriter({ onEnd: (span) => spans.push(span) }, resource, sdkIds, SCOPE)
   const encoder = new RecordSpanEncoder(idSequence())
   const writer = new ProtoWriter(64)
+  writer.ensure(room)
+  writer.pos = room
   records.forEach((record, i) => {
     direct.write(record, pathOf(urls[i]))
     encoder.write(writer, record, pathOf(urls[i]))
   })
   const official = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans))
-  const ours = frameExportRequest(encodeResource(resource.attributes), encodeScope(SCOPE), writer.buffer.subarray(0, writer.pos), resource.schemaUrl)
-  return { official, ours, spans }
+  const ours = frameExportRequest(encodeResource(resource.attributes), encodeScope(SCOPE), writer, room, resource.schemaUrl)
+  return { official, ours, spans, writer }
 }
 
 test('spans encoded from records are byte for byte what the OTLP serializer writes for the same spans', async () => {
@@ -121,6 +129,19 @@ test('spans encoded from records are byte for byte what the OTLP serializer writ
   assert.equal(spans.length, 6 + 2 + 1)
   assert.equal(ours.length, official.length)
   assert.ok(ours.equals(official), 'the encodings differ')
+})
+
+test('a batch framed in the room left before its spans is the same request, a view of the batch\'s bytes', async () => {
+  const resource = await detectedResource()
+  const room = frameHeadRoom(encodeResource(resource.attributes), encodeScope(SCOPE))
+  const { official, ours, writer } = encodeBoth(resource, [routedRecord(), remoteParentRecord()], ['/db/admin', '/items'], room)
+  assert.ok(ours.equals(official), 'the encodings differ')
+  assert.equal(ours.buffer, writer.buffer.buffer, 'framed in place, not copied')
+  assert.ok(ours.byteOffset - writer.buffer.byteOffset < room)
+  // Less room than the head needs: the spans are copied behind it instead.
+  const copied = encodeBoth(resource, [routedRecord(), remoteParentRecord()], ['/db/admin', '/items'], 10)
+  assert.ok(copied.ours.equals(copied.official))
+  assert.notEqual(copied.ours.buffer, copied.writer.buffer.buffer)
 })
 
 test('a span whose id was given out before it was written (traceparent) is written with that id', async () => {
@@ -141,6 +162,21 @@ test('one span alone, and a span whose length needs a third length byte, encode 
   record.finish(fakeResponse(200, 'text/plain'), false)
   const { official, ours } = encodeBoth(resource, [record], ['/'])
   assert.ok(ours.equals(official))
+})
+
+test('random span ids: 8 bytes each, distinct across refills of the pool, and never all zero', () => {
+  const ids = new RandomSpanIds(4) // refilled every 4 ids
+  const target = Buffer.alloc(8 * 1000)
+  for (let i = 0; i < 1000; i++) ids.write(target, i * 8)
+  const seen = new Set()
+  for (let i = 0; i < 1000; i++) seen.add(target.toString('hex', i * 8, i * 8 + 8))
+  assert.equal(seen.size, 1000)
+  assert.equal(seen.has('0000000000000000'), false)
+  // A pool that drew zeros (once in 2^64 ids): the id's last byte becomes 1.
+  ids.pool.fill(0)
+  ids.next = 0
+  ids.write(target, 0)
+  assert.equal(target.toString('hex', 0, 8), '0000000000000001')
 })
 
 /** A local OTLP/HTTP endpoint that keeps the bodies it receives. */
@@ -235,6 +271,53 @@ test('a collector that answers late gets several batches at once, never more tha
   } finally {
     await sink.close()
   }
+})
+
+/** Resolves once `condition()` holds (a send awaits the encoded resource before it calls the delegate). */
+async function until (condition) {
+  for (let turns = 0; !condition(); turns++) {
+    if (turns > 1000) throw new Error('the condition never held')
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+}
+
+test('a batch\'s bytes are not reused while the delegate may still send them, also after its export timed out', async () => {
+  const resource = await detectedResource()
+  const exports = []
+  const delegate = { export: (batch, done) => exports.push({ batch, sent: Buffer.from(batch.body), done }), shutdown: async () => {} }
+  const exporter = exporterFor(resource, {
+    delegate, maxExportBatchSize: 6, exportTimeoutMillis: 50, encoder: new RecordSpanEncoder(idSequence())
+  })
+  const records = [routedRecord(), routedRecord(), routedRecord()]
+  const sdkIds = idSequence()
+  const expected = records.map((record) => {
+    const spans = []
+    new DirectSpanWriter({ onEnd: (span) => spans.push(span) }, resource, sdkIds, SCOPE).write(record, '/db/admin')
+    return Buffer.from(ProtobufTraceSerializer.serializeRequest(spans))
+  })
+  const held = exporter.current.writer // a batch of 6 is sent as soon as it is full
+  exporter.add(records[0], '/db/admin')
+  // The exporter's timers do not keep a process alive (an app's would): this test's process waits for them.
+  const waiting = setInterval(() => {}, 1000)
+  await exporter.flush().finally(() => clearInterval(waiting)) // never answered: timed out, its 6 spans dropped
+  assert.equal(exporter.droppedSpans(), 6)
+  exporter.add(records[1], '/db/admin')
+  const second = exporter.flush()
+  await until(() => exports.length === 2)
+  exports[1].done({ code: 0 })
+  await second
+  assert.ok(exports[0].batch.body.equals(exports[0].sent), 'the timed-out batch, which the delegate may still retry, is intact')
+  assert.equal(exporter.spareWriters.includes(held), false)
+  exports[0].done({ code: 0 }) // the delegate is done with it: its writer is free for the next batch
+  assert.equal(exporter.spareWriters.includes(held), true)
+  exporter.add(records[2], '/db/admin')
+  const third = exporter.flush()
+  await until(() => exports.length === 3)
+  exports[2].done({ code: 0 })
+  await third
+  assert.deepEqual(exports.map((e) => e.sent), expected)
+  assert.equal(exporter.droppedSpans(), 6)
+  await exporter.shutdown()
 })
 
 test('the exporter drops whole requests when its queue is full and counts their spans; failed exports count too', async () => {
