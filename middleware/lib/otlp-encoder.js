@@ -56,14 +56,7 @@ class ProtoWriter {
   }
 
   tag (field, wireType) {
-    const value = field << 3 | wireType
-    if (value > 127) {
-      this.varint(value)
-      return
-    }
-    // A field number below 16: one byte, as nearly every tag nodebench writes.
-    this.ensure(1)
-    this.buffer[this.pos++] = value
+    this.varint(field << 3 | wireType)
   }
 
   varint (value) {
@@ -647,8 +640,9 @@ function frameHeadRoom (resourceBytes, scopeBytes) {
  * then one ScopeSpans: the scope and the spans), as the OTLP serializer frames spans of one resource and one
  * scope. The frame's head goes into the bytes left free before `start` when they are enough (frameHeadRoom), and
  * the schema URL after the spans, so a batch's request is a view of its writer's buffer: its bytes are not copied
- * again, and no buffer the size of a batch is allocated per export (malloc and the copy measured ~950
- * instructions a span, benchmarks/README.md). Else the head and the spans are copied into a new Buffer.
+ * again, and no buffer the size of a batch is allocated per export (that allocation and copy, in malloc,
+ * malloc_consolidate and memcpy, counted ~700-1,300 instructions a span: benchmarks/README.md, "A batch framed in
+ * place"). Else the head and the spans are copied into a new Buffer.
  */
 function frameExportRequest (resourceBytes, scopeBytes, writer, start, resourceSchemaUrl) {
   const spansLength = writer.pos - start
