@@ -1,9 +1,10 @@
 'use strict'
 
+const fs = require('node:fs')
 const net = require('node:net')
 const path = require('node:path')
 const { setTimeout: sleep } = require('node:timers/promises')
-const { freeLoopbackPort, PROJECT_CACHE_DIR } = require('@nodebench/services')
+const services = require('@nodebench/services')
 const { startLoggedChild } = require('@nodebench/services/components')
 const { jaegerBinary } = require('./jaeger-binary')
 const { codes, NodebenchError } = require('./errors')
@@ -13,6 +14,10 @@ const { codes, NodebenchError } = require('./errors')
 
 const CONFIG_FILE = path.join(__dirname, '..', 'jaeger.yaml')
 const DEFAULT_PORTS = Object.freeze({ otlpHttp: 4318, otlpGrpc: 4317, query: 16686, queryGrpc: 16685, health: 13133 })
+// Starts on ports of its own choosing: a port free when chosen can be taken before Jaeger binds it (another
+// process's server, or an outgoing connection given it as its local port), so a start that failed on a taken port
+// is tried again on new ones.
+const START_ATTEMPTS = 3
 
 /** Whether something listens on the loopback `port`. */
 function portInUse (port) {
@@ -27,7 +32,7 @@ function portInUse (port) {
 async function choosePorts ({ preferDefaults }) {
   const ports = {}
   for (const [name, port] of Object.entries(DEFAULT_PORTS)) {
-    ports[name] = preferDefaults && !(await portInUse(port)) ? port : await freeLoopbackPort()
+    ports[name] = preferDefaults && !(await portInUse(port)) ? port : await services.freeLoopbackPort()
   }
   return ports
 }
@@ -44,8 +49,45 @@ async function startJaeger ({
   readyTimeoutMs = 60_000
 } = {}) {
   const binary = await jaegerBinary({ onProgress, env })
-  // `ports`: the same ports as an earlier run (a restarted Jaeger that apps already export to).
-  const ports = givenPorts ?? await choosePorts({ preferDefaults: preferDefaultPorts })
+  const log = logFile ?? path.join(services.PROJECT_CACHE_DIR, 'jaeger', 'jaeger.log')
+  // `ports`: the same ports as an earlier run (a restarted Jaeger that apps already export to): tried once.
+  for (let attempt = 1; ; attempt++) {
+    const ports = givenPorts ?? await choosePorts({ preferDefaults: preferDefaultPorts && attempt === 1 })
+    const logStart = fileSize(log)
+    try {
+      return await startOn(binary, ports, { detached, log, maxTraces, env, readyTimeoutMs })
+    } catch (err) {
+      if (givenPorts !== undefined || attempt === START_ATTEMPTS || !portTaken(log, logStart)) throw err
+      onProgress?.(`a port chosen for Jaeger was taken before it started; trying other ports (${attempt + 1}/${START_ATTEMPTS})`)
+    }
+  }
+}
+
+function fileSize (file) {
+  try {
+    return fs.statSync(file).size
+  } catch {
+    return 0
+  }
+}
+
+/** Whether Jaeger's log, from byte `from` on, says it could not bind a port. */
+function portTaken (log, from) {
+  try {
+    const fd = fs.openSync(log, 'r')
+    try {
+      const buffer = Buffer.alloc(Math.max(0, fs.fstatSync(fd).size - from))
+      fs.readSync(fd, buffer, 0, buffer.length, from)
+      return buffer.toString('utf8').includes('address already in use')
+    } finally {
+      fs.closeSync(fd)
+    }
+  } catch {
+    return false
+  }
+}
+
+async function startOn (binary, ports, { detached, log, maxTraces, env, readyTimeoutMs }) {
   const childEnv = {
     ...env,
     JAEGER_OTLP_HTTP_PORT: String(ports.otlpHttp),
@@ -55,7 +97,6 @@ async function startJaeger ({
     JAEGER_HEALTH_PORT: String(ports.health)
   }
   if (maxTraces !== undefined) childEnv.JAEGER_MAX_TRACES = String(maxTraces)
-  const log = logFile ?? path.join(PROJECT_CACHE_DIR, 'jaeger', 'jaeger.log')
   const { child, exited, stop } = startLoggedChild(binary, ['--config', CONFIG_FILE], { env: childEnv, detached, logFile: log })
 
   const queryUrl = `http://127.0.0.1:${ports.query}`

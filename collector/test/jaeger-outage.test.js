@@ -1,15 +1,19 @@
 'use strict'
 
 // Jaeger goes away while a traced app serves: requests go on, spans are dropped and counted, memory
-// stays bounded; Jaeger comes back on the same ports: export resumes without touching the app.
+// stays bounded; Jaeger comes back on the same ports: export resumes without touching the app. And a port
+// taken before Jaeger could bind it: it starts on others.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const net = require('node:net')
 const v8 = require('node:v8')
 const vm = require('node:vm')
 const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { JaegerClient } = require('..')
+const { answers } = require('../lib/jaeger')
 const { startTestJaeger, setEnv, eventually } = require('./helpers')
 
 v8.setFlagsFromString('--expose-gc')
@@ -75,4 +79,20 @@ test('Jaeger stopped while the app serves: no request fails, spans are dropped a
     return count >= 100 ? count : undefined
   })
   assert.ok(requests >= 100, `export resumed: ${requests} request spans in the new Jaeger`)
+})
+
+test('a port taken between its choosing and Jaeger binding it: Jaeger starts on other ports', { timeout: 120_000 }, async (t) => {
+  const services = require('@nodebench/services')
+  const taken = net.createServer()
+  await new Promise((resolve) => taken.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise((resolve) => taken.close(resolve)))
+  // The first port handed out (the OTLP/HTTP receiver's) is one another server holds by then.
+  const original = services.freeLoopbackPort
+  let handedOut = 0
+  services.freeLoopbackPort = () => (handedOut++ === 0 ? Promise.resolve(taken.address().port) : original())
+  t.after(() => { services.freeLoopbackPort = original })
+  const jaeger = await startTestJaeger(t)
+  assert.equal(Object.values(jaeger.ports).includes(taken.address().port), false)
+  assert.ok(await answers(jaeger.queryUrl))
+  assert.match(fs.readFileSync(jaeger.logFile, 'utf8'), /address already in use/, 'the first start failed on the taken port')
 })
