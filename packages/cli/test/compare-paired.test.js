@@ -35,9 +35,17 @@ test('paired, two commands: 1 ms more in loadItem is found there and nowhere els
   for (const line of regressions) assert.match(line, new RegExp(`${inLoadItem.source}|item read \\(json\\), 1 process: requests/s -\\d+%`))
   const comparison = read(path.join(out, 'compare.json'))
   assert.equal(comparison.mode, 'paired')
-  assert.deepEqual(comparison.summary.movedSegments.filter((m) => m.verdict === 'slower').map((m) => m.segment), ['loadItem (:id)'])
-  const loadItem = comparison.cells[0].operations[0].segments.find((s) => s.name === 'loadItem (:id)')
-  assert.ok(loadItem.meanMs.b.median - loadItem.meanMs.a.median >= 0.9, `loadItem ${loadItem.meanMs.a.median} -> ${loadItem.meanMs.b.median} ms`)
+  const slower = comparison.summary.movedSegments.filter((m) => m.verdict === 'slower').map((m) => m.segment)
+  assert.ok(slower.includes('loadItem (:id)'), slower.join(', '))
+  const segments = comparison.cells[0].operations[0].segments
+  const added = (s) => s.meanMs.b.median - s.meanMs.a.median
+  const loadItem = segments.find((s) => s.name === 'loadItem (:id)')
+  assert.ok(added(loadItem) >= 0.9, `loadItem ${loadItem.meanMs.a.median} -> ${loadItem.meanMs.b.median} ms`)
+  // Another segment may come out significantly slower by a few µs, and rightly: after a 1 ms wait the next
+  // segment runs on caches gone cold. The millisecond itself is in loadItem alone.
+  for (const s of segments.filter((s) => s !== loadItem && s.meanMs !== null)) {
+    assert.ok(added(s) < 0.1, `${s.name} ${s.meanMs.a.median} -> ${s.meanMs.b.median} ms`)
+  }
   // Each side's measurements are a bench run's results, which compare reads again to the same figures.
   const a = read(path.join(out, 'a', 'results.json'))
   assert.deepEqual([a.schema, a.cells.length, a.cells[0].reps.length, a.config.paired], [2, 1, 6, true])
