@@ -326,7 +326,8 @@ class RandomSpanIds {
     this.next = this.pool.length
   }
 
-  write (target, offset) {
+  /** Writes an id at `offset` of `target` through `words`, a DataView of target's bytes: two stores. */
+  write (target, offset, words) {
     if (this.next === this.pool.length) {
       randomFillSync(this.pool)
       this.next = 0
@@ -335,14 +336,8 @@ class RandomSpanIds {
     let high = this.pool[this.next + 1]
     this.next += 2
     if ((low | high) === 0) high = 0x01000000 // the id's last byte 1
-    target[offset] = low
-    target[offset + 1] = low >>> 8
-    target[offset + 2] = low >>> 16
-    target[offset + 3] = low >>> 24
-    target[offset + 4] = high
-    target[offset + 5] = high >>> 8
-    target[offset + 6] = high >>> 16
-    target[offset + 7] = high >>> 24
+    words.setUint32(offset, low, true)
+    words.setUint32(offset + 4, high, true)
   }
 }
 
@@ -429,9 +424,10 @@ function writeFixed64Time (view, at, performanceMs) {
   view.setUint32(at + 4, high, true)
 }
 
-// The request span's attributes but url.path, per operation and status: encoded once (a bounded cache).
-const requestAttributesCache = new Map()
-const REQUEST_ATTRIBUTES_CACHE_SIZE = 1000
+// The request span's template per operation and status (RequestSpanTemplate): encoded once, a bounded cache.
+const requestTemplates = new Map()
+const REQUEST_TEMPLATE_CACHE_SIZE = 1000
+let lastRequestTemplate = null
 
 /**
  * Writes the spans of finished, sampled request records as `Span` messages, each as field 2 (spans) of
@@ -439,7 +435,10 @@ const REQUEST_ATTRIBUTES_CACHE_SIZE = 1000
  * request's SERVER span unless another span (instrumentation-http's) is the request's parent.
  */
 class RecordSpanEncoder {
-  /** @param {{ write(target: Buffer, offset: number): void }} [spanIds] where segment span ids come from */
+  /**
+   * @param {{ write(target: Buffer, offset: number, words: DataView): void }} [spanIds] where segment span ids
+   *   come from
+   */
   constructor (spanIds = new RandomSpanIds()) {
     this.spanIds = spanIds
     this.ids = Buffer.allocUnsafe(64 * SPAN_ID_BYTES)
@@ -482,7 +481,7 @@ class RecordSpanEncoder {
     for (let i = 0; i < count; i++) {
       // A span whose id was given out already (traceparent()) keeps it.
       const preset = presets === null ? undefined : presets.get(i)
-      if (preset === undefined) this.spanIds.write(ids, i * SPAN_ID_BYTES)
+      if (preset === undefined) this.spanIds.write(ids, i * SPAN_ID_BYTES, this.idWords)
       else ids.write(preset, i * SPAN_ID_BYTES, SPAN_ID_BYTES, 'hex')
     }
     for (let i = 0; i < count; i++) this.writeSegment(writer, record, i)
@@ -565,28 +564,81 @@ class RecordSpanEncoder {
 
   writeRequest (writer, record, urlPath) {
     const remote = record.remoteParent
+    const template = requestTemplate(record)
     writer.tag(2, 2)
     const span = writer.start()
     if (remote !== null) {
       this.remoteParentId.write(remote.spanId, 0, SPAN_ID_BYTES, 'hex')
       this.writeIds(writer, this.requestSpanId, 0, this.remoteParentId, 0)
     } else {
-      this.writeIds(writer, this.requestSpanId, 0, null, 0)
+      writer.ensure(28)
+      const buffer = writer.buffer
+      const view = writer.view
+      const at = writer.pos
+      buffer[at] = 0x0a // trace_id (1)
+      buffer[at + 1] = 16
+      view.setUint32(at + 2, this.trace0, true)
+      view.setUint32(at + 6, this.trace1, true)
+      view.setUint32(at + 10, this.trace2, true)
+      view.setUint32(at + 14, this.trace3, true)
+      buffer[at + 18] = 0x12 // span_id (2)
+      buffer[at + 19] = SPAN_ID_BYTES
+      view.setUint32(at + 20, this.request0, true)
+      view.setUint32(at + 24, this.request1, true)
+      writer.pos = at + 28
     }
-    writer.tag(5, 2)
-    writer.string(`${record.method} ${record.route}`)
-    writer.tag(6, 0)
-    writer.varint(SPAN_KIND_SERVER)
-    writeTime(writer, 7, record.startMs)
-    writeTime(writer, 8, record.endMs)
-    writer.raw(requestAttributes(record))
+    const head = template.head
+    writer.ensure(head.length)
+    const at = writer.pos
+    writer.buffer.set(head, at)
+    writeFixed64Time(writer.view, at + template.startAt, record.startMs)
+    writeFixed64Time(writer.view, at + template.endAt, record.endMs)
+    writer.pos = at + head.length
     writeUrlPath(writer, urlPath)
-    writer.tag(10, 0)
-    writer.varint(0)
-    writeCountsAndStatus(writer, record.statusCode >= 500 ? STATUS_ERROR : STATUS_OK, '')
+    writer.raw(template.tail)
     writer.tag(16, 5)
     writer.fixed32(remote !== null && remote.isRemote ? FLAGS_REMOTE_PARENT : FLAGS_LOCAL_PARENT)
     writer.end(span)
+  }
+}
+
+/**
+ * The request span of an operation and status, encoded once but for its ids, times and url.path: `head` is its
+ * name, kind, two zero times (at `startAt` and `endAt`) and its attributes but url.path, as the OTLP serializer
+ * orders them (requestEndAttributes', then the method); `tail` the fields after the attributes up to the flags.
+ */
+class RequestSpanTemplate {
+  constructor (record) {
+    this.method = record.method
+    this.route = record.route
+    this.statusCode = record.statusCode
+    this.format = record.format
+    this.aborted = record.aborted
+    const head = new ProtoWriter(256)
+    head.tag(5, 2)
+    head.string(`${record.method} ${record.route}`)
+    head.tag(6, 0)
+    head.varint(SPAN_KIND_SERVER)
+    head.tag(7, 1)
+    this.startAt = head.pos
+    head.hrTime(0, 0)
+    head.tag(8, 1)
+    this.endAt = head.pos
+    head.hrTime(0, 0)
+    const attributes = requestEndAttributes(record)
+    attributes['http.request.method'] = record.method
+    writeAttributes(head, attributes, 9)
+    this.head = head.toBuffer()
+    const tail = new ProtoWriter(32)
+    tail.tag(10, 0)
+    tail.varint(0)
+    writeCountsAndStatus(tail, record.statusCode >= 500 ? STATUS_ERROR : STATUS_OK, '')
+    this.tail = tail.toBuffer()
+  }
+
+  matches (record) {
+    return this.route === record.route && this.method === record.method && this.statusCode === record.statusCode &&
+      this.format === record.format && this.aborted === record.aborted
   }
 }
 
@@ -611,23 +663,20 @@ function writeUrlPath (writer, urlPath) {
 }
 
 /**
- * The request span's attributes in the order the OTLP serializer writes them (requestEndAttributes', then the
- * method), but url.path, which the caller writes after them: the same bytes for every request of an operation
- * and status, encoded once.
+ * The request span's template for `record`: the last one found when it fits (requests mostly come in runs of one
+ * operation and status), else from a bounded cache by operation and status.
  */
-function requestAttributes (record) {
+function requestTemplate (record) {
+  if (lastRequestTemplate !== null && lastRequestTemplate.matches(record)) return lastRequestTemplate
   const key = `${record.method} ${record.statusCode} ${record.format} ${record.aborted ? 1 : 0} ${record.route}`
-  let bytes = requestAttributesCache.get(key)
-  if (bytes === undefined) {
-    const attributes = requestEndAttributes(record)
-    attributes['http.request.method'] = record.method
-    const writer = new ProtoWriter(256)
-    writeAttributes(writer, attributes, 9)
-    bytes = writer.toBuffer()
-    if (requestAttributesCache.size >= REQUEST_ATTRIBUTES_CACHE_SIZE) requestAttributesCache.clear()
-    requestAttributesCache.set(key, bytes)
+  let template = requestTemplates.get(key)
+  if (template === undefined) {
+    template = new RequestSpanTemplate(record)
+    if (requestTemplates.size >= REQUEST_TEMPLATE_CACHE_SIZE) requestTemplates.clear()
+    requestTemplates.set(key, template)
   }
-  return bytes
+  lastRequestTemplate = template
+  return template
 }
 
 /** The most bytes frameExportRequest writes in front of the spans: the room a batch leaves before its first span. */

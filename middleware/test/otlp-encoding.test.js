@@ -131,6 +131,25 @@ test('spans encoded from records are byte for byte what the OTLP serializer writ
   assert.ok(ours.equals(official), 'the encodings differ')
 })
 
+test('request spans of one operation in turn with other statuses, formats and operations: each the serializer\'s bytes', async () => {
+  // The encoder keeps the last request span's template and others by operation and status: a run of one
+  // operation, a change of status, of format, of route, and back, each written as the serializer writes it.
+  const resource = await detectedResource()
+  const request = (route, status, type, startMs) => {
+    const record = ids(new RequestRecord('GET', startMs), '0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331')
+    record.closeEntry(record.openEntry(info('handler', 'show')), null)
+    record.route = route
+    record.finish(fakeResponse(status, type), false)
+    return record
+  }
+  const records = [request('/items/:id', 200, 'application/json', 10), request('/items/:id', 200, 'application/json', 20.5),
+    request('/items/:id', 404, 'application/json', 30), request('/items/:id', 200, 'text/html', 40.125),
+    request('/users', 200, 'application/json', 50), request('/items/:id', 200, 'application/json', 60)]
+  const { official, ours, spans } = encodeBoth(resource, records, ['/items/1', '/items/22', '/items/3', '/items/4', '/users', '/items/5?q=1'])
+  assert.equal(spans.length, 12)
+  assert.ok(ours.equals(official), 'the encodings differ')
+})
+
 test('a batch framed in the room left before its spans is the same request, a view of the batch\'s bytes', async () => {
   const resource = await detectedResource()
   const room = frameHeadRoom(encodeResource(resource.attributes), encodeScope(SCOPE))
@@ -170,7 +189,8 @@ test('one span alone, and a span whose length needs a third length byte, encode 
 test('random span ids: 8 bytes each, distinct across refills of the pool, and never all zero', () => {
   const ids = new RandomSpanIds(4) // refilled every 4 ids
   const target = Buffer.alloc(8 * 1000)
-  for (let i = 0; i < 1000; i++) ids.write(target, i * 8)
+  const words = new DataView(target.buffer, target.byteOffset, target.length)
+  for (let i = 0; i < 1000; i++) ids.write(target, i * 8, words)
   const seen = new Set()
   for (let i = 0; i < 1000; i++) seen.add(target.toString('hex', i * 8, i * 8 + 8))
   assert.equal(seen.size, 1000)
@@ -178,7 +198,7 @@ test('random span ids: 8 bytes each, distinct across refills of the pool, and ne
   // A pool that drew zeros (once in 2^64 ids): the id's last byte becomes 1.
   ids.pool.fill(0)
   ids.next = 0
-  ids.write(target, 0)
+  ids.write(target, 0, words)
   assert.equal(target.toString('hex', 0, 8), '0000000000000001')
 })
 
