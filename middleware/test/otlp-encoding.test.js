@@ -144,9 +144,13 @@ test('request spans of one operation in turn with other statuses, formats and op
   }
   const records = [request('/items/:id', 200, 'application/json', 10), request('/items/:id', 200, 'application/json', 20.5),
     request('/items/:id', 404, 'application/json', 30), request('/items/:id', 200, 'text/html', 40.125),
-    request('/users', 200, 'application/json', 50), request('/items/:id', 200, 'application/json', 60)]
-  const { official, ours, spans } = encodeBoth(resource, records, ['/items/1', '/items/22', '/items/3', '/items/4', '/users', '/items/5?q=1'])
-  assert.equal(spans.length, 12)
+    request('/users', 200, 'application/json', 50), request('/items/:id', 200, 'application/json', 60),
+    // Times in other seconds, back and forth (the encoder keeps the last second's part of a time).
+    request('/items/:id', 200, 'application/json', 999.999999), request('/items/:id', 200, 'application/json', 86_400_000.5),
+    request('/items/:id', 200, 'application/json', 1500.000001), request('/items/:id', 200, 'application/json', 0.000001)]
+  const urls = ['/items/1', '/items/22', '/items/3', '/items/4', '/users', '/items/5?q=1', '/items/6', '/items/7', '/items/8', '/items/9']
+  const { official, ours, spans } = encodeBoth(resource, records, urls)
+  assert.equal(spans.length, 20)
   assert.ok(ours.equals(official), 'the encodings differ')
 })
 
