@@ -444,7 +444,9 @@ class RecordSpanEncoder {
     this.ids = Buffer.allocUnsafe(64 * SPAN_ID_BYTES)
     this.idWords = viewOf(this.ids)
     this.traceId = Buffer.allocUnsafe(16)
+    this.traceIdWords = viewOf(this.traceId)
     this.requestSpanId = Buffer.allocUnsafe(SPAN_ID_BYTES)
+    this.requestSpanIdWords = viewOf(this.requestSpanId)
     this.remoteParentId = Buffer.allocUnsafe(SPAN_ID_BYTES)
     // The request's trace id and span id as little-endian 32-bit words, read once a request, written into every span.
     this.trace0 = 0
@@ -463,8 +465,20 @@ class RecordSpanEncoder {
   /** @param {string} urlPath the request's path, without the query */
   write (writer, record, urlPath) {
     const parentContext = record.parentSpan !== null ? record.parentSpan.spanContext() : null
-    this.traceId.write(parentContext !== null ? parentContext.traceId : record.traceId, 0, 16, 'hex')
-    this.requestSpanId.write(parentContext !== null ? parentContext.spanId : record.spanId, 0, SPAN_ID_BYTES, 'hex')
+    if (parentContext !== null) {
+      this.traceId.write(parentContext.traceId, 0, 16, 'hex')
+      this.requestSpanId.write(parentContext.spanId, 0, SPAN_ID_BYTES, 'hex')
+    } else {
+      // Ids nobody asked for while the request ran are null (trace-context.js ensureRequestIds): drawn here as
+      // words, a trace id as two span ids (each never all zero, so neither is the whole).
+      if (record.traceId !== null) this.traceId.write(record.traceId, 0, 16, 'hex')
+      else {
+        this.spanIds.write(this.traceId, 0, this.traceIdWords)
+        this.spanIds.write(this.traceId, SPAN_ID_BYTES, this.traceIdWords)
+      }
+      if (record.spanId !== null) this.requestSpanId.write(record.spanId, 0, SPAN_ID_BYTES, 'hex')
+      else this.spanIds.write(this.requestSpanId, 0, this.requestSpanIdWords)
+    }
     this.trace0 = this.traceId.readUInt32LE(0)
     this.trace1 = this.traceId.readUInt32LE(4)
     this.trace2 = this.traceId.readUInt32LE(8)

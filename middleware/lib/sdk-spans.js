@@ -4,6 +4,7 @@ const api = require('@opentelemetry/api')
 const { hrTimeDuration } = require('@opentelemetry/core')
 const { BatchSpanProcessor, TracerProvider, ParentBasedSampler, AlwaysOnSampler } = require('@opentelemetry/sdk-trace')
 const { reportInternalError } = require('./internal-errors')
+const { ensureRequestIds } = require('./trace-context')
 const { layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, toHrTime, exceptionEvent } = require('./span-attributes')
 
 // nodebench's spans as OpenTelemetry SDK objects, and the SDK pipeline that carries them: used when the app
@@ -141,6 +142,7 @@ class DirectSpanWriter {
   }
 
   write (record, urlPath) {
+    if (record.parentSpan === null) ensureRequestIds(record)
     const traceId = record.parentSpan !== null ? record.parentSpan.spanContext().traceId : record.traceId
     const requestContext = record.parentSpan !== null
       ? record.parentSpan.spanContext()

@@ -3,7 +3,7 @@
 const api = require('@opentelemetry/api')
 const { reportInternalError, log } = require('./internal-errors')
 const { hasPendingNames, resolveNames } = require('./function-names')
-const { parseTraceparent, randomTraceId, randomSpanId } = require('./trace-context')
+const { parseTraceparent, ensureRequestIds } = require('./trace-context')
 const { LazyTracerProvider, LazyPropagator } = require('./lazy-sdk')
 const { detectResource } = require('./resource')
 const { RecordExporter } = require('./otlp-export')
@@ -254,11 +254,11 @@ class SpanPipeline {
     record.sampled = true
     let requestSpan
     if (this.direct !== null) {
-      // Only ids now; the span is written when the response finishes.
-      record.traceId = hasRemote ? remote.traceId : randomTraceId()
-      record.spanId = randomSpanId()
+      // The span is written when the response finishes; its ids are drawn then, unless asked for before.
+      record.traceId = hasRemote ? remote.traceId : null
       record.remoteParent = hasRemote ? remote : null
       if (!this.config.activeContext) return null
+      ensureRequestIds(record)
       requestSpan = api.trace.wrapSpanContext({
         traceId: record.traceId, spanId: record.spanId, traceFlags: api.TraceFlags.SAMPLED
       })

@@ -14,7 +14,7 @@ const { resolveNames } = require('./function-names')
 const { reportInternalError, internalErrorCount } = require('./internal-errors')
 const { joinCluster, clusterBreakdownAvailable, requestClusterBreakdown } = require('./cluster-breakdown')
 const { createMetrics } = require('./metrics-export')
-const { randomTraceId, randomSpanId } = require('./trace-context')
+const { randomTraceId, randomSpanId, ensureRequestIds } = require('./trace-context')
 
 // Per-request reads of `req` and `res` go through computed keys: Express gives each request and response a
 // map of their own, so a named read misses V8's inline caches (see request-record.js).
@@ -271,6 +271,7 @@ function nodebenchTrace (options) {
           const context = parent.spanContext()
           return `00-${context.traceId}-${context.spanId}-01`
         }
+        ensureRequestIds(record)
         const running = record.runningSegment()
         const spanId = running === -1 ? record.spanId : record.presetSpanId(running, randomSpanId)
         return `00-${record.traceId}-${spanId}-01`

@@ -21,8 +21,8 @@ const { pathOf } = require('../lib/span-attributes')
 const SCOPE = Object.freeze({ name: '@nodebench/trace', version: '0.1.0' })
 
 /** The same span ids, as hex for the SDK path and as bytes for the encoder. */
-function idSequence () {
-  let next = 1
+function idSequence (first = 1) {
+  let next = first
   return {
     generateSpanId () {
       return (next++).toString(16).padStart(16, '0')
@@ -177,6 +177,30 @@ test('a span whose id was given out before it was written (traceparent) is writt
   const { official, ours, spans } = encodeBoth(resource, [record], ['/db/admin'])
   assert.equal(spans[3].spanContext().spanId, 'c0ffee00c0ffee00')
   assert.ok(ours.equals(official), 'the encodings differ')
+})
+
+test('ids nobody asked for while the request ran are drawn as the spans are written: the same spans as with those ids given', () => {
+  // The encoder draws the trace id as two span ids, then the request span's id, then the segments'.
+  const record = ids(routedRecord(), null, null)
+  const drawnWriter = new ProtoWriter(64)
+  new RecordSpanEncoder(idSequence()).write(drawnWriter, record, '/db/admin')
+  ids(record, '00000000000000010000000000000002', '0000000000000003')
+  const givenWriter = new ProtoWriter(64)
+  new RecordSpanEncoder(idSequence(4)).write(givenWriter, record, '/db/admin')
+  assert.deepEqual(drawnWriter.buffer.subarray(0, drawnWriter.pos), givenWriter.buffer.subarray(0, givenWriter.pos))
+
+  // Drawn from the CSPRNG's pool: a trace id and a request span id of their own for every request, never zero.
+  const encoder = new RecordSpanEncoder()
+  const seen = new Set()
+  for (let i = 0; i < 3; i++) {
+    encoder.write(new ProtoWriter(64), ids(routedRecord(), null, null), '/db/admin')
+    const traceId = encoder.traceId.toString('hex')
+    const spanId = encoder.requestSpanId.toString('hex')
+    assert.doesNotMatch(traceId, /^0+$/)
+    assert.doesNotMatch(spanId, /^0+$/)
+    seen.add(traceId).add(spanId)
+  }
+  assert.equal(seen.size, 6)
 })
 
 test('one span alone, and a span whose length needs a third length byte, encode the same', async () => {
