@@ -47,23 +47,42 @@ test('overhead.js rotates the run order: over as many rounds as variants, each r
   assert.deepEqual(roundOrder(variants, variants.length + 1), variants)
 })
 
-test('overhead.js reports the verdict from the medians and the round-by-round ratios beside it', () => {
+test('overhead.js reports the verdict from the medians and the round-by-round figures beside it', () => {
   const { summarize, renderTargets } = require('../benchmarks/overhead.js')
-  const run = (variant, round, requestsPerSec) => ({
-    variant, round, requestsPerSec, latencyP50Ms: 5, latencyP99Ms: 9, cpuMicrosPerRequest: 200, otlpBytes: null, spansExported: null, requestsServed: null
+  const run = (variant, round, requestsPerSec, cpuMicrosPerRequest, extra = {}) => ({
+    variant,
+    round,
+    requestsPerSec,
+    latencyP50Ms: 5,
+    latencyP99Ms: 9,
+    cpuMicrosPerRequest,
+    otlpBytes: null,
+    spansExported: extra.spans ?? null,
+    requestsServed: extra.served ?? null,
+    segmentsPerRequest: extra.segments ?? null
   })
   const runs = [
-    run('bare', 1, 1000), run('nodebench-0.1', 1, 900),
-    run('bare', 2, 1200), run('nodebench-0.1', 2, 1140),
-    run('bare', 3, 1100), run('nodebench-0.1', 3, 1045)
+    run('bare', 1, 1000, 20), run('nodebench-breakdown', 1, 900, 21.1, { segments: 10 }), run('nodebench-0.1', 1, 850, 22.3, { segments: 10, spans: 1200, served: 1000 }),
+    run('bare', 2, 1200, 22), run('nodebench-breakdown', 2, 1140, 24, { segments: 10 }), run('nodebench-0.1', 2, 1000, 25.8, { segments: 10, spans: 1200, served: 1000 }),
+    run('bare', 3, 1100, 21), run('nodebench-breakdown', 3, 1045, 22.5, { segments: 10 }), run('nodebench-0.1', 3, 950, 23.7, { segments: 10, spans: 1200, served: 1000 })
   ]
-  const summary = summarize(runs, ['bare', 'nodebench-0.1'])
-  const target = summary.targets.find((t) => t.variant === 'nodebench-0.1')
-  assert.equal(target.ratio, 1045 / 1100, 'median over median')
-  assert.deepEqual(target.roundRatios, [0.9, 0.95, 0.95])
-  assert.equal(target.pass, true)
-  const line = renderTargets(summary).split('\n').find((l) => l.startsWith('sampleRatio 0.1'))
-  assert.equal(line, 'sampleRatio 0.1 vs bare: 0.95 (target >= 0.95; round by round 0.90 to 0.95) PASS')
+  const summary = summarize(runs, ['bare', 'nodebench-breakdown', 'nodebench-0.1'])
+  const [segment, span] = summary.targets
+  // Over bare in the same round: the breakdown +1.1, +2, +1.5 µs a request of 10 segments (median of the
+  // medians' difference: 22.5 - 21 = 1.5); at 0.1 +2.3, +3.8, +2.7, so a span (1.2 a request) costs
+  // (2.3 - 1.1) / 1.2 = 1, (3.8 - 2) / 1.2 = 1.5 and (2.7 - 1.5) / 1.2 = 1 µs round by round.
+  assert.ok(Math.abs(segment.value - 150) < 1e-9, segment.value)
+  assert.deepEqual(segment.rounds.map((ns) => Math.round(ns)), [110, 150, 200])
+  assert.equal(segment.pass, true)
+  assert.deepEqual(span.rounds.map((micros) => Math.round(micros * 100) / 100), [1, 1, 1.5])
+  assert.ok(Math.abs(span.value - (23.7 - 21 - 1.5) / 1.2) < 1e-9, span.value)
+  assert.equal(span.pass, true)
+  const lines = renderTargets(summary).split('\n')
+  assert.equal(lines[0], 'breakdown, a timed segment: 150 ns (target <= 150 ns; round by round 110 ns to 200 ns) PASS')
+  assert.equal(lines[1], 'sampleRatio 0.1, an exported span over the breakdown: 1.00 µs (target <= 1 µs; round by round 1.00 µs to 1.50 µs) PASS')
+  // A little more than the target fails it.
+  const slower = runs.map((r) => r.variant === 'nodebench-breakdown' && r.round === 3 ? { ...r, cpuMicrosPerRequest: 22.6 } : r)
+  assert.equal(summarize(slower, ['bare', 'nodebench-breakdown', 'nodebench-0.1']).targets[0].pass, false)
 })
 
 test('overhead.js --paired runs each variant beside a bare app and judges by their CPU time per request', { timeout: 120_000 }, async () => {
@@ -97,21 +116,20 @@ test('overhead.js --paired: a target against bare is the paired ratio; against a
   const [low, high] = [200 / 220, 300 / 310]
   assert.equal(summary.variants.find((v) => v.variant === 'nodebench-0.1').ratioToBare, (low + high) / 2)
   const [breakdown, sampled, full] = summary.targets
-  assert.equal(breakdown.ratio, null, 'not measured')
-  assert.deepEqual(sampled.roundRatios, [low, high])
-  assert.equal(sampled.pass, false)
+  assert.equal(breakdown.value, null, 'not measured')
+  assert.equal(sampled.value, null, 'not measured without the breakdown')
   // nodebench-1 keeps 180/240 of bare's throughput and the official way 210/630 in round 1: 2.25 times as much;
   // 3.2 times in round 2. The median, 2.725, is short of 3.
-  assert.deepEqual(full.roundRatios, [(180 / 240) / (210 / 630), (160 / 200) / (150 / 600)].sort((a, b) => a - b))
+  assert.deepEqual(full.rounds, [(180 / 240) / (210 / 630), (160 / 200) / (150 / 600)].sort((a, b) => a - b))
   assert.equal(full.pass, false)
   assert.match(renderTargets(summary), /^sampleRatio 1 vs official instrumentation: 2\.73 \(target >= 3, paired CPU per request; round by round 2\.25 to 3\.20\) FAIL$/m)
-  assert.match(renderTargets(summary), /^breakdown vs bare: not measured \(needs nodebench-breakdown and bare\)$/m)
-  assert.match(renderTargets(summary), /^sampleRatio 0\.1 vs bare: 0\.94 \(target >= 0\.95, paired CPU per request; round by round 0\.91 to 0\.97\) FAIL$/m)
+  assert.match(renderTargets(summary), /^breakdown, a timed segment: not measured \(needs nodebench-breakdown and bare\)$/m)
+  assert.match(renderTargets(summary), /^sampleRatio 0\.1, an exported span over the breakdown: not measured \(needs nodebench-0\.1, nodebench-breakdown and bare\)$/m)
   assert.throws(() => parseArguments(['--paired', '--variants', 'nodebench-1,otel-official']), /--paired .* must include bare/)
 })
 
 test('overhead.js: the cost per timed segment and per exported span, beside the ratios', () => {
-  const { summarize, renderTable } = require('../benchmarks/overhead.js')
+  const { summarize, renderTable, renderTargets } = require('../benchmarks/overhead.js')
   const run = (variant, round, cpuMicrosPerRequest, extra = {}) => ({
     variant,
     round,
@@ -136,6 +154,9 @@ test('overhead.js: the cost per timed segment and per exported span, beside the 
   assert.ok(Math.abs(sampled.microsPerSpan - (3.08 - 1.65) / 1.2) < 1e-9, sampled.microsPerSpan)
   assert.equal(summary.variants[0].nsPerSegment, null)
   assert.match(renderTable(summary), /nodebench-breakdown .* 150 .* - /)
+  // The targets in the same units: at most 150 ns a segment (met, just) and 1 µs a span (not: 1.19).
+  assert.match(renderTargets(summary), /^breakdown, a timed segment: 150 ns \(target <= 150 ns, paired CPU per request\) PASS$/m)
+  assert.match(renderTargets(summary), /^sampleRatio 0\.1, an exported span over the breakdown: 1\.19 µs \(target <= 1 µs, paired CPU per request\) FAIL$/m)
 })
 
 test('overhead.js: CPU by thread, the excess over the bare app beside it round by round, per timed segment on the main thread', () => {
