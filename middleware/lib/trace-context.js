@@ -31,10 +31,12 @@ function randomHex (bytes) {
     randomFillSync(pool)
     poolOffset = 0
   }
-  const id = pool.toString('hex', poolOffset, poolOffset + bytes)
+  const start = poolOffset
   poolOffset += bytes
-  // An id of all zeros is invalid (W3C): vanishingly rare, but never sent.
-  return /^0+$/.test(id) ? randomHex(bytes) : id
+  // An id of all zeros is invalid (W3C): vanishingly rare, but never sent. Tested on the bytes, not the string.
+  let any = 0
+  for (let i = start; i < poolOffset; i++) any |= pool[i]
+  return any === 0 ? randomHex(bytes) : pool.toString('hex', start, poolOffset)
 }
 
 /** 32 lowercase hex digits, not all zero. */

@@ -49,3 +49,37 @@ test('trace and span ids are random lowercase hex of the W3C lengths', () => {
   }
   assert.equal(traceIds.size, 1000)
 })
+
+test('an id whose random bytes are all zero is never given out: the next bytes are drawn', (t) => {
+  // The pool as randomFillSync leaves it: 24 zero bytes first, then 0xab. A module of its own, loaded with it.
+  const crypto = require('node:crypto')
+  const original = crypto.randomFillSync
+  const modulePath = require.resolve('../lib/trace-context')
+  t.after(() => {
+    crypto.randomFillSync = original
+    delete require.cache[modulePath]
+  })
+  crypto.randomFillSync = (buffer) => {
+    buffer.fill(0xab)
+    buffer.fill(0, 0, 24)
+    return buffer
+  }
+  delete require.cache[modulePath]
+  const fresh = require('../lib/trace-context')
+  assert.equal(fresh.randomSpanId(), 'abababababababab', 'the three all-zero ids skipped')
+  assert.equal(fresh.randomTraceId(), 'abababababababababababababababab')
+})
+
+test('a sampled record gets hex ids only where it has none: a remote trace id is kept', () => {
+  const { ensureRequestIds } = require('../lib/trace-context')
+  const record = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: null }
+  ensureRequestIds(record)
+  assert.equal(record.traceId, '4bf92f3577b34da6a3ce929d0e0e4736')
+  assert.match(record.spanId, /^[0-9a-f]{16}$/)
+  const spanId = record.spanId
+  ensureRequestIds(record)
+  assert.equal(record.spanId, spanId, 'drawn once')
+  const fresh = { traceId: null, spanId: null }
+  ensureRequestIds(fresh)
+  assert.match(fresh.traceId, /^[0-9a-f]{32}$/)
+})
