@@ -19,12 +19,15 @@ const DEFAULT_VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebenc
 // nodebench with its span pipeline started but no request sampled (the cost of deciding), and the breakdown
 // with its metrics pushed over OTLP every second (60 times the default rate; compare with
 // nodebench-breakdown).
+// bare-clock is the floor of any breakdown of this app: the bare app with each middleware and the handler
+// between two reads of the clock, both kept, and nothing else (DESIGN.md: two reads a segment).
 // The NestJS variants are opt-in too (--variants nest-bare,nest-breakdown): each is compared with nest-bare.
 const NEST_VARIANTS = Object.freeze(['nest-bare', 'nest-breakdown'])
 const VARIANTS = Object.freeze([
-  ...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider', 'nodebench-0', 'nodebench-metrics', ...NEST_VARIANTS
+  ...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider', 'bare-clock', 'nodebench-0', 'nodebench-metrics', ...NEST_VARIANTS
 ])
 const METRICS_INTERVAL_MS = 1000
+const CLOCKED_FUNCTIONS = 11
 const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1 })
 const FLUSH_TIMEOUT_MS = 3000
 
@@ -101,59 +104,80 @@ function segmentsPerRequest (snapshot) {
   return requests === 0 ? null : segments / requests
 }
 
+/**
+ * bare-clock's timing: `fn` between two reads of `performance.now()`, each stored in `times` (two slots a
+ * function). No `next` of its own and no record: the second read comes when `fn` returns, after the layers
+ * that its `next` ran, which costs the same two reads and two stores as reading it when `next` is called.
+ */
+function clockedWith (times) {
+  let functions = 0
+  return function clocked (fn) {
+    const at = 2 * functions++
+    if (times === null || at + 1 >= times.length) return fn
+    return function (req, res, next) {
+      times[at] = performance.now()
+      const result = fn(req, res, next)
+      times[at + 1] = performance.now()
+      return result
+    }
+  }
+}
+
 /** Ten small middleware: each sets something on the request or response, or does a tiny computation. */
-function addMiddleware (app) {
-  app.use(function countRequests (req, res, next) {
+function addMiddleware (app, clocked) {
+  app.use(clocked(function countRequests (req, res, next) {
     requestCount++
     next()
-  })
-  app.use(function assignRequestId (req, res, next) {
+  }))
+  app.use(clocked(function assignRequestId (req, res, next) {
     req.requestId = requestCount.toString(36)
     next()
-  })
-  app.use(function setRequestIdHeader (req, res, next) {
+  }))
+  app.use(clocked(function setRequestIdHeader (req, res, next) {
     res.setHeader('X-Request-Id', req.requestId)
     next()
-  })
-  app.use(function markStart (req, res, next) {
+  }))
+  app.use(clocked(function markStart (req, res, next) {
     req.receivedAt = Date.now()
     next()
-  })
-  app.use(function negotiateJson (req, res, next) {
+  }))
+  app.use(clocked(function negotiateJson (req, res, next) {
     const accept = req.headers.accept
     req.wantsJson = accept === undefined || accept.includes('json') || accept.includes('*/*')
     next()
-  })
-  app.use(function detectLocale (req, res, next) {
+  }))
+  app.use(clocked(function detectLocale (req, res, next) {
     const language = req.headers['accept-language']
     req.locale = typeof language === 'string' && language.length >= 2 ? language.slice(0, 2) : 'en'
     next()
-  })
-  app.use(function hashPath (req, res, next) {
+  }))
+  app.use(clocked(function hashPath (req, res, next) {
     let hash = 0
     for (let i = 0; i < req.url.length; i++) hash = (hash * 31 + req.url.charCodeAt(i)) | 0
     req.pathHash = hash >>> 0
     next()
-  })
-  app.use(function loadUser (req, res, next) {
+  }))
+  app.use(clocked(function loadUser (req, res, next) {
     res.locals.user = { id: 7, role: 'reader' }
     next()
-  })
-  app.use(function setCacheControl (req, res, next) {
+  }))
+  app.use(clocked(function setCacheControl (req, res, next) {
     res.setHeader('Cache-Control', 'private, max-age=0')
     next()
-  })
-  app.use(function setServiceHeader (req, res, next) {
+  }))
+  app.use(clocked(function setServiceHeader (req, res, next) {
     res.setHeader('X-Service', 'overhead-bench')
     next()
-  })
+  }))
 }
 
-function createApp (express, tracing) {
+/** `clockTimes`: bare-clock's slots (a Float64Array, two a function), or null for the app as it is. */
+function createApp (express, tracing, clockTimes = null) {
   const app = express()
   if (tracing !== null) app.use(tracing)
-  addMiddleware(app)
-  app.get('/api/items/:id', function getItem (req, res) {
+  const clocked = clockedWith(clockTimes)
+  addMiddleware(app, clocked)
+  app.get('/api/items/:id', clocked(function getItem (req, res) {
     const id = Number(req.params.id)
     res.json({
       id,
@@ -164,7 +188,7 @@ function createApp (express, tracing) {
       locale: req.locale,
       requestId: req.requestId
     })
-  })
+  }))
   return app
 }
 
@@ -243,7 +267,9 @@ function main () {
       tracing = nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'otlp', sampleRatio: SAMPLE_RATIOS[variant] })
     }
   }
-  const server = http.createServer(createApp(express, tracing))
+  // The ten middleware and the handler: as many functions as the breakdown times segments on this app.
+  const clockTimes = variant === 'bare-clock' ? new Float64Array(2 * CLOCKED_FUNCTIONS) : null
+  const server = http.createServer(createApp(express, tracing, clockTimes))
   if (keepAliveTimeout !== null) server.keepAliveTimeout = keepAliveTimeout
 
   server.listen(port, '127.0.0.1', () => {
@@ -261,6 +287,7 @@ function main () {
     const timeout = new Promise((resolve) => setTimeout(resolve, FLUSH_TIMEOUT_MS, 'timeout').unref())
     Promise.race([flushed.then(() => 'flushed'), timeout]).then((flush) => {
       const stats = { flush, requestsServed: requestCount }
+      if (clockTimes !== null) stats.segmentsPerRequest = CLOCKED_FUNCTIONS
       if (tracing !== null) {
         const snapshot = tracing.breakdown()
         stats.droppedSpans = snapshot.dropped.spans

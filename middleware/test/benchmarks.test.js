@@ -224,6 +224,36 @@ test('overhead.js: the NestJS example runs as the nest-bare and nest-breakdown a
   }
 })
 
+test('overhead.js: bare-clock, the floor, times the same eleven functions as the breakdown and answers the same', { timeout: 120_000 }, async () => {
+  const report = JSON.parse(await runScript('overhead.js', ['--rounds', '1', '--duration', '1', '--warmup', '0', '--variants', 'bare,bare-clock,nodebench-breakdown', '--sink', 'none', '--json']))
+  const byVariant = Object.fromEntries(report.runs.map((run) => [run.variant, run]))
+  assert.equal(byVariant['bare-clock'].segmentsPerRequest, 11)
+  assert.equal(byVariant['nodebench-breakdown'].segmentsPerRequest, 11, 'the breakdown times as many')
+  assert.equal(byVariant.bare.segmentsPerRequest, null)
+  const row = report.summary.variants.find((variant) => variant.variant === 'bare-clock')
+  assert.equal(typeof row.nsPerSegment, 'number')
+
+  // The clocked app's responses are the bare app's, and each function ran between two reads of the clock.
+  const express = require('express')
+  const { createApp } = require('../benchmarks/app.js')
+  const times = new Float64Array(22)
+  const bodies = []
+  for (const clockTimes of [null, times]) {
+    const server = createApp(express, null, clockTimes).listen(0, '127.0.0.1')
+    try {
+      await new Promise((resolve) => server.once('listening', resolve))
+      const response = await fetch(`http://127.0.0.1:${server.address().port}/api/items/42`)
+      const body = await response.json()
+      delete body.requestId
+      bodies.push([response.status, response.headers.get('x-service'), body])
+    } finally {
+      server.close()
+    }
+  }
+  assert.deepEqual(bodies[1], bodies[0])
+  for (let i = 0; i < 22; i += 2) assert.ok(times[i] > 0 && times[i + 1] >= times[i], `function ${i / 2} was read around`)
+})
+
 test('first-request.js: bare and traced processes each serve a first and a second request per app', { timeout: 120_000 }, async () => {
   const report = JSON.parse(await runScript('first-request.js', ['--rounds', '1', '--apps', '1,3', '--json']))
   assert.equal(report.schema, 1)
