@@ -65,6 +65,10 @@ const TARGETS = Object.freeze([
   Object.freeze({ label: 'NestJS breakdown vs NestJS bare', variant: 'nest-breakdown', baseline: 'nest-bare', min: 0.95 })
 ])
 
+// The --json report's layout. 2: each target's figure is `value`, its round-by-round figures `rounds` (they were
+// `ratio` and `roundRatios`, unversioned), and the breakdown and a span are judged by cost per unit of work.
+const REPORT_SCHEMA = 2
+
 const USAGE = `Usage: node benchmarks/overhead.js [options]
 
   --rounds <n>          interleaved rounds of all variants (default 3)
@@ -709,7 +713,8 @@ async function start (options, log = (line) => process.stderr.write(line + '\n')
   }
   env.loadAverage1mAtEnd = os.loadavg()[0]
   log(`load average at the end: ${env.loadAverage1mAtEnd.toFixed(2)}`)
-  return { options, environment: env, runs, summary: summarize(runs, options.variants, { paired: options.paired }) }
+  const summary = summarize(runs, options.variants, { paired: options.paired })
+  return { schema: REPORT_SCHEMA, options, environment: env, runs, summary }
 }
 
 function logRun (run, rounds, log) {

@@ -226,6 +226,8 @@ test('overhead.js: the NestJS example runs as the nest-bare and nest-breakdown a
 
 test('overhead.js: bare-clock, the floor, times the same eleven functions as the breakdown and answers the same', { timeout: 120_000 }, async () => {
   const report = JSON.parse(await runScript('overhead.js', ['--rounds', '1', '--duration', '1', '--warmup', '0', '--variants', 'bare,bare-clock,nodebench-breakdown', '--sink', 'none', '--json']))
+  assert.equal(report.schema, 2)
+  assert.deepEqual(Object.keys(report.summary.targets[0]).filter((key) => ['value', 'rounds', 'pass'].includes(key)), ['value', 'pass', 'rounds'])
   const byVariant = Object.fromEntries(report.runs.map((run) => [run.variant, run]))
   assert.equal(byVariant['bare-clock'].segmentsPerRequest, 11)
   assert.equal(byVariant['nodebench-breakdown'].segmentsPerRequest, 11, 'the breakdown times as many')
