@@ -134,7 +134,16 @@ test('--measure instructions: CPU work in loadItem counted under callgrind, foun
   assert.match(comparison.method.text, /^Wilcoxon signed-rank test/)
   const cell = comparison.cells[0]
   assert.equal(cell.figures[0].verdict, 'slower')
-  assert.deepEqual(comparison.summary.movedSegments.filter((m) => m.verdict === 'slower').map((m) => m.segment), ['loadItem (:id)'])
+  const slower = comparison.summary.movedSegments.filter((m) => m.verdict === 'slower').map((m) => m.segment)
+  assert.ok(slower.includes('loadItem (:id)'), slower.join(', '))
+  // Another segment may come out significantly slower too (jsonParser did, on Node.js 22): V8 can tier its code up
+  // at another request in B than in A, which a window of 25 requests shows. The CPU work itself is in loadItem alone.
+  const segments = cell.operations[0].segments
+  const added = (s) => s.meanMs.b.median - s.meanMs.a.median
+  const loadItem = segments.find((s) => s.name === 'loadItem (:id)')
+  for (const s of segments.filter((s) => s !== loadItem && s.meanMs !== null)) {
+    assert.ok(added(s) < added(loadItem) / 4, `${s.name} ${s.meanMs.a.median} -> ${s.meanMs.b.median} ms, loadItem ${loadItem.meanMs.a.median} -> ${loadItem.meanMs.b.median}`)
+  }
   // The window: after 300 requests of warm-up, 6 windows of 25; the later windows give the same change (V8 is still
   // tiering the app up, a few % a window, but no longer by half: the collector's and compilers' work is left out).
   assert.deepEqual(cell.windows.a.list.map((w) => [w.from, w.to]), [[300, 325], [325, 350], [350, 375], [375, 400], [400, 425], [425, 450]])
