@@ -128,7 +128,7 @@ test('--measure instructions: CPU work in loadItem counted under callgrind, foun
   assert.match(run.stderr, /^nodebench compare: window 6\/6: instructions per request A [\d,]+, B [\d,]+$/m)
   const regressions = regressionsOf(run.stderr)
   assert.match(regressions[0], /^nodebench: regression: item read \(json\), 1 process: instructions per request \+\d+%/)
-  for (const line of regressions.slice(1)) assert.match(line, /loadItem \(:id\) \(param\) mean time in GET \/items\/:id \[json\]/)
+  assert.ok(regressions.some((line) => /loadItem \(:id\) \(param\) mean time in GET \/items\/:id \[json\] \+\d+%/.test(line)), run.stderr)
   const comparison = read(path.join(out, 'compare.json'))
   assert.equal(comparison.measure, 'instructions')
   assert.match(comparison.method.text, /^Wilcoxon signed-rank test/)
@@ -136,8 +136,9 @@ test('--measure instructions: CPU work in loadItem counted under callgrind, foun
   assert.equal(cell.figures[0].verdict, 'slower')
   const slower = comparison.summary.movedSegments.filter((m) => m.verdict === 'slower').map((m) => m.segment)
   assert.ok(slower.includes('loadItem (:id)'), slower.join(', '))
-  // Another segment may come out significantly slower too (jsonParser did, on Node.js 22): V8 can tier its code up
-  // at another request in B than in A, which a window of 25 requests shows. The CPU work itself is in loadItem alone.
+  // Another segment may come out significantly slower too, even past --fail-on (jsonParser did by 20% of its ~0.25
+  // ms, on Node.js 22 and 24): V8 can tier its code up at another request in B than in A, which a window of 25
+  // requests shows. The CPU work itself is in loadItem alone (+3.4 ms there, +0.002 in jsonParser, in one run).
   const segments = cell.operations[0].segments
   const added = (s) => s.meanMs.b.median - s.meanMs.a.median
   const loadItem = segments.find((s) => s.name === 'loadItem (:id)')
