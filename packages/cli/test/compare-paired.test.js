@@ -136,14 +136,16 @@ test('--measure instructions: CPU work in loadItem counted under callgrind, foun
   assert.equal(cell.figures[0].verdict, 'slower')
   const slower = comparison.summary.movedSegments.filter((m) => m.verdict === 'slower').map((m) => m.segment)
   assert.ok(slower.includes('loadItem (:id)'), slower.join(', '))
-  // Another segment may come out significantly slower too, even past --fail-on (jsonParser did by 20% of its ~0.25
-  // ms, on Node.js 22 and 24): V8 can tier its code up at another request in B than in A, which a window of 25
-  // requests shows. The CPU work itself is in loadItem alone (+3.4 ms there, +0.002 in jsonParser, in one run).
+  // Another segment may come out significantly slower too, even past --fail-on: its time under callgrind moves
+  // with when V8 compiles its code and valgrind translates it, at another request in B than in A (jsonParser +20%
+  // on Node.js 22 and 24, renderItem 3.9 -> 5.2 ms on 20, in single runs). The CPU work itself multiplies
+  // loadItem's time (0.08 -> 3.9 ms); no other segment's doubles.
   const segments = cell.operations[0].segments
-  const added = (s) => s.meanMs.b.median - s.meanMs.a.median
+  const factor = (s) => s.meanMs.b.median / s.meanMs.a.median
   const loadItem = segments.find((s) => s.name === 'loadItem (:id)')
+  assert.ok(factor(loadItem) > 10, `loadItem ${loadItem.meanMs.a.median} -> ${loadItem.meanMs.b.median} ms`)
   for (const s of segments.filter((s) => s !== loadItem && s.meanMs !== null)) {
-    assert.ok(added(s) < added(loadItem) / 4, `${s.name} ${s.meanMs.a.median} -> ${s.meanMs.b.median} ms, loadItem ${loadItem.meanMs.a.median} -> ${loadItem.meanMs.b.median}`)
+    assert.ok(factor(s) < 2, `${s.name} ${s.meanMs.a.median} -> ${s.meanMs.b.median} ms`)
   }
   // The window: after 300 requests of warm-up, 6 windows of 25; the later windows give the same change (V8 is still
   // tiering the app up, a few % a window, but no longer by half: the collector's and compilers' work is left out).
