@@ -58,6 +58,46 @@ const STRIDE = 2
 const START = 0
 const END = 1
 
+// A record's arrays start as copies of these, as long as the longest request lately seen (in entries): a copy
+// of an array of doubles is one allocation, where pushing into an empty array changed its kind to doubles and
+// grew it twice for an app of 11 layers (GrowFastDoubleElements, benchmarks/README.md). Entries past the copy's
+// length are appended as before. Every RESIZE_EVERY requests the length is the last request's again, so one
+// long request does not make every later record long.
+const RESIZE_EVERY = 1024
+let entriesSized = 0
+let longestEntries = 0
+let requestsSinceResize = 0
+let infosTemplate = []
+let timesTemplate = newTimes(0)
+
+/** `2 * entries` doubles (an array V8 keeps as unboxed doubles: it starts with one). */
+function newTimes (entries) {
+  const times = [0.5]
+  times.length = 0
+  for (let i = 0; i < entries * STRIDE; i++) times.push(-1)
+  return times
+}
+
+/** After a request of `entries` entries: the arrays the next records start with. */
+function noteEntries (entries) {
+  if (entries > longestEntries) longestEntries = entries
+  if (++requestsSinceResize >= RESIZE_EVERY) {
+    requestsSinceResize = 0
+    const longest = longestEntries
+    longestEntries = entries
+    if (longest !== entriesSized) sizeTemplates(longest)
+  } else if (entries > entriesSized) {
+    sizeTemplates(entries)
+  }
+}
+
+function sizeTemplates (entries) {
+  entriesSized = entries
+  infosTemplate = []
+  for (let i = 0; i < entries; i++) infosTemplate.push(null)
+  timesTemplate = newTimes(entries)
+}
+
 const kTemplates = Symbol('nodebench.templates')
 const TEMPLATE_CACHE_SIZE = 64
 
@@ -83,8 +123,8 @@ class RequestRecord {
     this.prefix = ''
     this.baseUrl = ''
     this.segmentCount = 0
-    this.infos = []
-    this.times = []
+    this.infos = infosTemplate.slice()
+    this.times = timesTemplate.slice()
     this.parents = null // entry index -> parent entry, when any entry has one
     // Rare: created on first use.
     this.errors = null // entry index -> error
@@ -114,8 +154,11 @@ class RequestRecord {
 
   openEntry (info) {
     const index = this.segmentCount++
-    this.infos.push(info)
-    this.times.push(performance.now(), -1)
+    const times = this.times
+    const at = index * STRIDE
+    this.infos[index] = info
+    times[at + START] = performance.now()
+    times[at + END] = -1
     const containers = this.containers
     if (containers !== null && containers.length > 0) this.setParent(index, containers[containers.length - 1])
     else if (this.parents !== null) this.parents.push(-1)
@@ -152,8 +195,9 @@ class RequestRecord {
     const parent = route !== -1 && times[route * STRIDE + END] === -1
       ? route
       : containers === null || containers.length === 0 ? -1 : containers[containers.length - 1]
-    this.infos.push(info)
-    times.push(at, -1)
+    this.infos[index] = info
+    times[index * STRIDE + START] = at
+    times[index * STRIDE + END] = -1
     if (parent !== -1) this.setParent(index, parent)
     else if (this.parents !== null) this.parents.push(-1)
     if (err !== null && err !== undefined) this.noteError(index, err)
@@ -274,9 +318,11 @@ class RequestRecord {
     this.done = true
     this.aborted = aborted
     const times = this.times
-    for (let at = END; at < times.length; at += STRIDE) {
+    const entries = this.segmentCount
+    for (let at = END; at < entries * STRIDE; at += STRIDE) {
       if (times[at] === -1) times[at] = endMs
     }
+    noteEntries(entries)
     this.statusCode = res[STATUS_CODE]
     if (this.statusCode >= 500) this.errored = true
     this.format = formatOf(res[GET_HEADER]('content-type'))

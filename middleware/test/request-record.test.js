@@ -1,0 +1,55 @@
+'use strict'
+
+// A request's record keeps one entry per layer it passed, whatever the length of the requests before it: its
+// arrays start as long as recent requests' (request-record.js), and a longer request appends past them.
+
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const { RequestRecord } = require('../lib/request-record')
+
+const fakeResponse = { statusCode: 200, getHeader: () => 'application/json' }
+
+/** A request of `entries` layers, each closed in order, the last left for the response's end. */
+function request (entries, label) {
+  const record = new RequestRecord('GET', 0)
+  const infos = []
+  for (let i = 0; i < entries; i++) {
+    const info = { kind: 'middleware', name: `${label}${i}` }
+    infos.push(info)
+    const index = record.openEntry(info)
+    assert.equal(index, i)
+    if (i < entries - 1) record.closeEntry(index, null)
+  }
+  assert.equal(record.entryEnd(entries - 1), -1, 'the last entry is open until the response ends')
+  record.finish(fakeResponse, false)
+  return { record, infos }
+}
+
+test('a record holds every entry, after shorter and longer requests, and nothing of theirs', () => {
+  for (const [entries, label] of [[3, 'a'], [25, 'b'], [2, 'c'], [40, 'd'], [1, 'e']]) {
+    const { record, infos } = request(entries, label)
+    assert.equal(record.segmentCount, entries)
+    for (let i = 0; i < entries; i++) {
+      assert.equal(record.segmentInfo(i), infos[i], `${label}: entry ${i} is its own layer`)
+      assert.ok(record.entryStart(i) > 0, `${label}: entry ${i} started`)
+      assert.ok(record.entryEnd(i) >= record.entryStart(i), `${label}: entry ${i} ended after it started`)
+      if (i > 0) assert.ok(record.entryStart(i) >= record.entryEnd(i - 1), `${label}: entry ${i} after entry ${i - 1}`)
+    }
+    assert.equal(record.entryEnd(entries - 1), record.endMs, `${label}: the open entry ends with the response`)
+  }
+})
+
+test('entries a record holds keep their times when a unit of a pipeline opens after them', () => {
+  request(30, 'long')
+  const record = new RequestRecord('GET', 0)
+  const route = record.openEntry({ kind: 'route', name: 'route' })
+  record.routeEntry = route
+  const guard = record.openUnit({ kind: 'guard', name: 'guard' })
+  const handler = record.openUnit({ kind: 'handler', name: 'handler' })
+  assert.ok(record.entryEnd(guard) !== -1, 'the guard ends when the handler begins')
+  assert.equal(record.entryStart(handler), record.entryEnd(guard))
+  assert.equal(record.entryParent(handler), route)
+  record.finish(fakeResponse, false)
+  assert.equal(record.segmentCount, 3)
+  assert.equal(record.entryEnd(handler), record.endMs)
+})
