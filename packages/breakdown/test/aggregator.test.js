@@ -174,6 +174,20 @@ test('the histogram finds each value\'s bucket as hdr-histogram-js does, from 0 
   for (const p of [50, 95, 99, 100]) assert.equal(ours.getValueAtPercentile(p), library.getValueAtPercentile(p))
 })
 
+test('a duration is counted in the bucket hdr-histogram-js records its microseconds in', () => {
+  const hdr = require('hdr-histogram-js')
+  const { DurationStats, toMicros } = require('../lib/aggregator')
+  const stats = new DurationStats()
+  const library = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 2, bitBucketSize: 32, useWebAssembly: false })
+  const durations = [0, 0.0004, 0.0011, 0.127, 0.128, 0.1285, 0.255, 0.256, 1, 3.5, 1023.999, 65_536.5, 3_600_000, 5_000_000]
+  for (let i = 0; i < 3000; i++) durations.push(Math.random() * 10 ** Math.floor(Math.random() * 7))
+  for (const ms of durations) {
+    stats.record(ms)
+    library.recordValue(toMicros(ms))
+  }
+  assert.equal(hdr.encodeIntoCompressedBase64(stats.synced()), hdr.encodeIntoCompressedBase64(library))
+})
+
 test('segments recorded before their layer is named are merged with the same layer\'s (and key\'s) once it is', () => {
   // The middleware names layers off the request path: a layer's info has key null until then.
   const unnamed = (kind) => ({ key: null, name: null, kind, file: null, line: null })
