@@ -38,9 +38,14 @@ const interceptorInfos = new WeakMap()
 const pipeInfos = new WeakMap()
 const handlerInfos = new WeakMap()
 const filterInfos = new WeakMap()
-const timedGuardLists = new WeakMap()
-const timedInterceptorLists = new WeakMap()
+// The look-ups below run on every request of a Nest route, whose requests mostly come in runs: each keeps the
+// last thing it was asked about and its answer (compared by identity) in front of its maps.
+const timedGuardLists = newListCache()
+const timedInterceptorLists = newListCache()
 const hookedMethods = new WeakSet()
+let lastHooked = null
+const lastHandler = { method: null, instance: null, info: null }
+const lastPipe = { pipe: null, metadata: null, info: null }
 const RESPONSE_INFOS = {
   apply: fixedInfo('response', 'reply'),
   redirect: fixedInfo('response', 'redirect'),
@@ -351,12 +356,19 @@ function openFilter (exceptionsHandler, exception, host) {
 
 /** `list` with each element timed by `timed(element)`, made once per list (Nest keeps one per route). */
 function timedList (cache, list, timed) {
-  let timedElements = cache.get(list)
+  let timedElements = cache.list === list ? cache.timed : cache.byList.get(list)
   if (timedElements === undefined || timedElements.length !== list.length) {
     timedElements = list.map(timed)
-    cache.set(list, timedElements)
+    cache.byList.set(list, timedElements)
   }
+  cache.list = list
+  cache.timed = timedElements
   return timedElements
+}
+
+/** Nest's lists (one per route) -> their timed copies, the last one asked for in front. */
+function newListCache () {
+  return { byList: new WeakMap(), list: null, timed: null }
 }
 
 function timedGuard (guard) {
@@ -486,7 +498,9 @@ class TimedPipe {
  * known), and otherwise calls the method exactly as Function.prototype.apply would.
  */
 function hookControllerMethod (method) {
-  if (typeof method !== 'function' || hookedMethods.has(method)) return
+  if (method === lastHooked || typeof method !== 'function') return
+  lastHooked = method
+  if (hookedMethods.has(method)) return
   hookedMethods.add(method)
   if (Object.hasOwn(method, 'apply')) return
   const callThrough = Function.prototype.apply
@@ -646,8 +660,13 @@ function recordOfUnit (context) {
 }
 
 function pipeInfoOf (pipe, metadata) {
+  if (pipe === lastPipe.pipe && metadata === lastPipe.metadata) return lastPipe.info
   try {
-    return pipeInfo(pipe, metadata)
+    const info = pipeInfo(pipe, metadata)
+    lastPipe.pipe = pipe
+    lastPipe.metadata = metadata
+    lastPipe.info = info
+    return info
   } catch (err) {
     reportInternalError('time a Nest pipe', err)
     return null
@@ -655,8 +674,13 @@ function pipeInfoOf (pipe, metadata) {
 }
 
 function handlerInfoOf (method, instance) {
+  if (method === lastHandler.method && instance === lastHandler.instance) return lastHandler.info
   try {
-    return handlerInfo(method, instance)
+    const info = handlerInfo(method, instance)
+    lastHandler.method = method
+    lastHandler.instance = instance
+    lastHandler.info = info
+    return info
   } catch (err) {
     reportInternalError('time a Nest controller method', err)
     return null
