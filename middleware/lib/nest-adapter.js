@@ -45,7 +45,14 @@ const timedInterceptorLists = newListCache()
 const hookedMethods = new WeakSet()
 let lastHooked = null
 const lastHandler = { method: null, instance: null, info: null }
-const lastPipe = { pipe: null, metadata: null, info: null }
+// A pipe's info by the pipe and the parameter it transforms: Nest gives every call a metadata object of its own,
+// and a parameter's pipes run one after another (`@Query('limit', DefaultValuePipe, ParseIntPipe)`): the last
+// few answers are kept, compared by the pipe and the metadata's type and data.
+const PIPE_MEMO_SIZE = 4
+const pipeMemo = Array.from({ length: PIPE_MEMO_SIZE }, () => ({
+  pipe: null, type: undefined, data: undefined, info: null
+}))
+let pipeMemoNext = 0
 const RESPONSE_INFOS = {
   apply: fixedInfo('response', 'reply'),
   redirect: fixedInfo('response', 'redirect'),
@@ -602,16 +609,43 @@ class TapOperator {
   }
 
   call (subscriber, source) {
-    return source.subscribe(new TapObserver(subscriber, this.target, this.what))
+    const observer = new TapObserver(subscriber, this.target, this.what)
+    const subscription = source.subscribe(observer)
+    // rxjs 7 took the observer as a subscriber of its own (below): what it holds is `subscriber`'s already.
+    return subscription === observer ? undefined : subscription
   }
 }
 
+/**
+ * Passes every signal on to `subscriber`, the one that subscribed to the tapped Observable, and shares its
+ * subscription: `closed`, `add`, `remove` and `unsubscribe` are that subscriber's. rxjs 7 then takes it as a
+ * subscriber (its isSubscriber() test) and subscribes `source` with it as it is, as if `subscriber` had
+ * subscribed to `source` directly, rather than wrapping it in a SafeSubscriber of its own (an object more a
+ * signal, and errors thrown downstream reported later instead of passed up as without nodebench). Other rxjs
+ * versions wrap it, as any observer.
+ */
 class TapObserver {
   constructor (subscriber, target, what) {
     this.subscriber = subscriber
     this.target = target
     this.what = what
     this.signalled = false
+  }
+
+  get closed () {
+    return this.subscriber.closed
+  }
+
+  add (teardown) {
+    this.subscriber.add(teardown)
+  }
+
+  remove (teardown) {
+    this.subscriber.remove(teardown)
+  }
+
+  unsubscribe () {
+    this.subscriber.unsubscribe()
   }
 
   next (value) {
@@ -660,12 +694,21 @@ function recordOfUnit (context) {
 }
 
 function pipeInfoOf (pipe, metadata) {
-  if (pipe === lastPipe.pipe && metadata === lastPipe.metadata) return lastPipe.info
   try {
+    const isObject = metadata !== null && typeof metadata === 'object'
+    const type = isObject ? metadata.type : undefined
+    const data = isObject ? metadata.data : undefined
+    for (let i = 0; i < PIPE_MEMO_SIZE; i++) {
+      const memo = pipeMemo[i]
+      if (memo.pipe === pipe && memo.type === type && memo.data === data) return memo.info
+    }
     const info = pipeInfo(pipe, metadata)
-    lastPipe.pipe = pipe
-    lastPipe.metadata = metadata
-    lastPipe.info = info
+    const memo = pipeMemo[pipeMemoNext]
+    pipeMemoNext = (pipeMemoNext + 1) % PIPE_MEMO_SIZE
+    memo.pipe = pipe
+    memo.type = type
+    memo.data = data
+    memo.info = info
     return info
   } catch (err) {
     reportInternalError('time a Nest pipe', err)
@@ -786,4 +829,5 @@ function filterInfo (handler, exception) {
   return info
 }
 
-module.exports = { isNestRouteHandler, prepareNest }
+// settled: also for its tests (a unit's Observable, tapped, against the same Observable bare).
+module.exports = { isNestRouteHandler, prepareNest, settled }

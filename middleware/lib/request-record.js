@@ -183,16 +183,18 @@ class RequestRecord {
   openUnit (info, err = null) {
     const at = performance.now()
     const times = this.times
-    for (let index = this.segmentCount - 1; index >= 0; index--) {
+    // While the route is open, every segment before its entry has ended (each layer's segment ends when it
+    // hands on: the route would not run otherwise), so the search for the open one stops at the route.
+    const route = this.routeEntry !== -1 && times[this.routeEntry * STRIDE + END] === -1 ? this.routeEntry : -1
+    for (let index = this.segmentCount - 1; index > route; index--) {
       if (times[index * STRIDE + END] === -1 && !isContainer(this.infos[index])) {
         times[index * STRIDE + END] = at
         break
       }
     }
     const index = this.segmentCount++
-    const route = this.routeEntry
     const containers = this.containers
-    const parent = route !== -1 && times[route * STRIDE + END] === -1
+    const parent = route !== -1
       ? route
       : containers === null || containers.length === 0 ? -1 : containers[containers.length - 1]
     this.infos[index] = info

@@ -53,3 +53,30 @@ test('entries a record holds keep their times when a unit of a pipeline opens af
   assert.equal(record.segmentCount, 3)
   assert.equal(record.entryEnd(handler), record.endMs)
 })
+
+test('a framework unit ends the unit before it, under its open route, and looks past the route only once it has ended', () => {
+  const record = new RequestRecord('GET', 0)
+  const middleware = record.openEntry({ kind: 'middleware', name: 'logger' })
+  record.closeEntry(middleware, null)
+  const loggerEnd = record.entryEnd(middleware)
+  const route = record.openEntry({ kind: 'route', name: 'CatsController.findOne' })
+  record.routeEntry = route
+  const guard = record.openUnit({ kind: 'guard', name: 'AuthGuard' })
+  assert.equal(record.entryParent(guard), route)
+  assert.equal(record.entryEnd(route), -1, 'the route is not a unit: it stays open')
+  assert.equal(record.entryEnd(middleware), loggerEnd, 'a segment before the route is left as it was')
+  const pipe = record.openUnit({ kind: 'pipe', name: 'ParseIntPipe (id)' })
+  assert.ok(record.entryEnd(guard) >= record.entryStart(guard), 'the guard ended when the pipe began')
+  assert.equal(record.entryEnd(pipe), -1)
+  assert.equal(record.entryParent(pipe), route)
+
+  // A segment left open before a route that has ended (a filter answering that segment's error): found.
+  const other = new RequestRecord('GET', 0)
+  const failing = other.openEntry({ kind: 'middleware', name: 'failing' })
+  const ended = other.openEntry({ kind: 'route', name: 'CatsController.findAll' })
+  other.routeEntry = ended
+  other.closeEntry(ended, null)
+  const filter = other.openUnit({ kind: 'filter', name: 'HttpExceptionFilter' })
+  assert.ok(other.entryEnd(failing) >= other.entryStart(failing), 'the open segment before the ended route ended')
+  assert.equal(other.entryParent(filter), -1)
+})
