@@ -150,6 +150,9 @@ class RequestRecord {
     this.request = null
     this.response = null
     this.skip = false
+    // What ends it (trace.js's finishRecord), and the connection whose close would (response-end.js).
+    this.onEnd = null
+    this.socket = null
   }
 
   openEntry (info) {

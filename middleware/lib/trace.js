@@ -15,12 +15,12 @@ const { reportInternalError, internalErrorCount } = require('./internal-errors')
 const { joinCluster, clusterBreakdownAvailable, requestClusterBreakdown } = require('./cluster-breakdown')
 const { createMetrics } = require('./metrics-export')
 const { randomTraceId, randomSpanId, ensureRequestIds } = require('./trace-context')
+const { subscribe: subscribeToResponseEnds, watchEnd, releaseConnection } = require('./response-end')
 
 // Per-request reads of `req` and `res` go through computed keys: Express gives each request and response a
 // map of their own, so a named read misses V8's inline caches (see request-record.js).
 const APP = 'app'
 const METHOD = 'method'
-const ON = 'on'
 
 /**
  * Times every layer of the Express app it is mounted in.
@@ -48,6 +48,7 @@ const ON = 'on'
  */
 function nodebenchTrace (options) {
   const config = normalizeOptions(options)
+  subscribeToResponseEnds()
   const aggregator = newAggregator()
   const spans = createSpanPipeline(config)
   const exposePath = config.expose
@@ -83,11 +84,13 @@ function nodebenchTrace (options) {
     finishRecord(this, true)
   }
 
+  /** The end of the response's request (response-end.js): finished, or `aborted` (closed first). */
   function finishRecord (res, aborted) {
     const record = recordOf(res)
     if (record === undefined || record.done) return
     detachRecord(res)
     try {
+      releaseConnection(record)
       record.finish(res, aborted)
       // Express's req.next again, where nodebench's is still there (wrap-layer.js).
       const req = record.request
@@ -112,8 +115,8 @@ function nodebenchTrace (options) {
     record.response = res
     // Keyed by the response (every layer call receives `res` too); neither `req` nor `res` is changed.
     attachRecord(res, record)
-    res[ON]('finish', onResponseFinish)
-    res[ON]('close', onResponseClose)
+    record.onEnd = finishRecord
+    watchEnd(record, res, onResponseFinish, onResponseClose)
     if (decorateResponse !== null) decorateResponse(res)
     return spans.enabled ? spans.start(record, req) : null
   }

@@ -58,6 +58,51 @@ for (const [label, express] of EXPRESS_VERSIONS) {
     }
   })
 
+  test(`${label}: a response the server made gets no listener of nodebench's; it ends from the server's channel, or aborted when its connection closes`, async () => {
+    function answerListeners (app) {
+      app.get('/listeners', function listeners (req, res) {
+        res.json({ finish: res.listenerCount('finish'), close: res.listenerCount('close') })
+      })
+    }
+    const untracedApp = express()
+    answerListeners(untracedApp)
+    const trace = nodebenchTrace({ exporter: 'none' })
+    const app = express()
+    app.use(trace)
+    answerListeners(app)
+    let hangReached
+    const hangStarted = new Promise((resolve) => { hangReached = resolve })
+    app.get('/hang', function neverAnswers (req, res) { hangReached() })
+    const untraced = await listen(untracedApp)
+    const traced = await listen(app)
+    try {
+      const expected = await (await fetch(`${untraced.base}/listeners`)).json()
+      // Three requests on one kept-alive connection: each finished, none left open for the next.
+      for (let i = 0; i < 3; i++) {
+        assert.deepEqual(await (await fetch(`${traced.base}/listeners`)).json(), expected, 'the same listeners as untraced')
+      }
+      await eventually(() => operationOf(trace, '/listeners')?.count === 3, 'three requests finished')
+      assert.equal(operationOf(trace, '/listeners').aborted, 0)
+
+      const { port } = new URL(traced.base)
+      const socket = net.connect(Number(port), '127.0.0.1')
+      socket.on('error', () => {})
+      await new Promise((resolve) => socket.once('connect', resolve))
+      socket.write('GET /hang HTTP/1.1\r\nHost: x\r\n\r\n')
+      await hangStarted
+      socket.destroy()
+      await eventually(() => operationOf(trace, '/hang')?.aborted === 1, 'the abandoned request counted as aborted')
+      assert.equal(operationOf(trace, '/hang').count, 1)
+
+      assert.deepEqual(await (await fetch(`${traced.base}/listeners`)).json(), expected)
+      await eventually(() => operationOf(trace, '/listeners')?.count === 4, 'a request after the abort finished')
+      assert.equal(operationOf(trace, '/listeners').aborted, 0)
+    } finally {
+      await untraced.close()
+      await traced.close()
+    }
+  })
+
   test(`${label}: a response no HTTP server made (a harness's) is timed, and counted as aborted when destroyed`, async () => {
     const trace = nodebenchTrace({ exporter: 'none' })
     const app = express()

@@ -1,0 +1,112 @@
+'use strict'
+
+const diagnosticsChannel = require('node:diagnostics_channel')
+const { recordOf } = require('./request-record')
+const { reportInternalError } = require('./internal-errors')
+
+// How a request's end is seen. A response ends when it finishes, or when it closes first (the client went
+// away). For a response Node.js's HTTP server made, the server says both without a listener on the response:
+// it publishes the response's finish on a diagnostics channel, and its socket's 'close' ends whatever it was
+// still answering, so one 'close' listener a connection does instead of a 'finish' and a 'close' listener a
+// response. Two listeners a request cost ~2,000 instructions on Node.js 24 (`addListener` through V8's
+// megamorphic handlers, the emitter's copy of two 'finish' listeners; benchmarks/README.md). Any other
+// response (a test harness's, a serverless adapter's, a second one waiting on a pipelined connection) gets the
+// two listeners as before.
+//
+// Which responses the server made is known exactly: it publishes the start of each request on another channel
+// just before handing it to the app, so the response nodebench begins a record for is the one published last.
+
+const REQUEST_START = 'http.server.request.start'
+const RESPONSE_FINISH = 'http.server.response.finish'
+// The record a connection is answering, under nodebench's own symbol: null when none, absent until the
+// connection's first traced request.
+const kOpenRecord = Symbol('nodebench.openRecord')
+const ON = 'on'
+
+let subscribed = false
+let startedResponse = null
+let startedSocket = null
+
+/** From the first nodebenchTrace() on: the server's channels are listened to. */
+function subscribe () {
+  if (subscribed) return
+  subscribed = true
+  diagnosticsChannel.subscribe(REQUEST_START, onRequestStart)
+  diagnosticsChannel.subscribe(RESPONSE_FINISH, onResponseFinish)
+}
+
+function onRequestStart (message) {
+  startedResponse = message.response
+  startedSocket = message.socket
+}
+
+// The channels' subscribers and the connection's listener report their own failures: one thrown from them
+// would reach the app (a channel rethrows it as an uncaught exception).
+
+function onResponseFinish (message) {
+  try {
+    const response = message.response
+    const record = recordOf(response)
+    if (record !== undefined && record.onEnd !== null) record.onEnd(response, false)
+  } catch (err) {
+    reportInternalError('finish request', err)
+  }
+}
+
+function onSocketClose () {
+  try {
+    const record = this[kOpenRecord]
+    if (record === null || record === undefined) return
+    this[kOpenRecord] = null
+    if (record.onEnd !== null && record.response !== null) record.onEnd(record.response, true)
+  } catch (err) {
+    reportInternalError('finish request', err)
+  }
+}
+
+/**
+ * Sees to it that `record.onEnd(res, aborted)` is called when the response ends: from the server's channel and
+ * the connection's close, else from listeners on the response (`onFinish`, `onClose`: called with the response
+ * as `this`).
+ */
+function watchEnd (record, res, onFinish, onClose) {
+  if (res === startedResponse) {
+    const socket = startedSocket
+    startedResponse = null
+    startedSocket = null
+    if (watchConnection(socket, record)) return
+    // Its finish comes from the channel; a pipelined response waiting behind another has a 'close' of its own.
+    res[ON]('close', onClose)
+    return
+  }
+  res[ON]('finish', onFinish)
+  res[ON]('close', onClose)
+}
+
+/** Makes `record` the one the connection is answering, if it answers none: true when it does. */
+function watchConnection (socket, record) {
+  try {
+    const open = socket[kOpenRecord]
+    if (open === undefined) {
+      socket.on('close', onSocketClose)
+    } else if (open !== null) {
+      return false
+    }
+    socket[kOpenRecord] = record
+    record.socket = socket
+    return true
+  } catch (err) {
+    reportInternalError('watch a connection', err)
+    return false
+  }
+}
+
+/** After the record's end: its connection answers nothing any more. */
+function releaseConnection (record) {
+  const socket = record.socket
+  if (socket === null) return
+  record.socket = null
+  if (socket[kOpenRecord] === record) socket[kOpenRecord] = null
+}
+
+module.exports = { subscribe, watchEnd, releaseConnection }
