@@ -8,10 +8,10 @@ const { reportInternalError } = require('./internal-errors')
 // away). For a response Node.js's HTTP server made, the server says both without a listener on the response:
 // it publishes the response's finish on a diagnostics channel, and its socket's 'close' ends whatever it was
 // still answering, so one 'close' listener a connection does instead of a 'finish' and a 'close' listener a
-// response. Two listeners a request cost ~2,000 instructions on Node.js 24 (`addListener` through V8's
-// megamorphic handlers, the emitter's copy of two 'finish' listeners; benchmarks/README.md). Any other
-// response (a test harness's, a serverless adapter's, a second one waiting on a pipelined connection) gets the
-// two listeners as before.
+// response. The two listeners cost ~4,600-6,100 instructions a request on Node.js 24, most of them in V8's
+// handlers for `addListener`'s loads and stores (benchmarks/README.md, "A request's end from the server's
+// channel"). A response waiting behind another on a pipelined connection gets a 'close' listener of its own;
+// any other response (a test harness's, a serverless adapter's) gets the two listeners as before.
 //
 // Which responses the server made is known exactly: it publishes the start of each request on another channel
 // just before handing it to the app, so the response nodebench begins a record for is the one published last.
