@@ -1,11 +1,13 @@
 'use strict'
 
-const fs = require('node:fs')
 const path = require('node:path')
-const { fileURLToPath } = require('node:url')
+const { FunctionLookup } = require('./function-lookup')
+const { AppExports } = require('./app-exports')
+const { originOf, wrappedFunction, factoryCall, callSiteName, calledMiddleware, bounded } = require('./closure-names')
 const { reportInternalError } = require('./internal-errors')
 
-// Where a timed function was defined, and the name a reader recognises, resolved off the request path.
+// The name a reader recognises for each timed function, resolved off the request path: the naming rules.
+// What V8 knows of a function (its location, closures, source) comes from function-lookup.js.
 //
 // Instrumenting an app (on its first request) only records which function each layer runs: a LayerInfo with
 // the layer's kind and, for a param callback, the parameter's name. Names, files and lines are filled in by
@@ -13,25 +15,9 @@ const { reportInternalError } = require('./internal-errors')
 // Server-Timing header. One call resolves every pending LayerInfo, so an app pays once, not per request.
 //
 // `exp.viewDocument = function (req, res) {}` has an empty `.name` (the spec only names functions assigned
-// to plain identifiers and object-literal keys), yet a stack trace shows `viewDocument`. The inspector gives
-// the function's [[FunctionLocation]] (script id, line, column); the name is the assignment target in front
-// of the function in the script's source. A same-thread inspector session answers synchronously.
-//
-// What it costs, measured on a 2-core VM (Node.js 20, 22 and 24): a session and a function's location,
-// 0.1-0.4 ms per function (Runtime domain only). Script URLs come from one Profiler.getBestEffortCoverage
-// (5-15 ms with a small heap, ~50-80 ms at 280 MB), and sources from the files themselves, checked against the
-// function's own text. Debugger.enable, which reports every script and took 60-120 ms (and more on a larger
-// heap), is only the fallback for code whose file is not its source (transpiled, eval'd).
-
-let inspector = null
-try {
-  inspector = require('node:inspector')
-} catch {
-  // Node built without the inspector: names fall back to `.name` and locations are unknown.
-}
-
-const TEMP_GLOBAL = '__nodebench_inspect_target__'
-const OBJECT_GROUP = 'nodebench'
+// to plain identifiers and object-literal keys), yet a stack trace shows `viewDocument`: the name is the
+// assignment target in front of the function in the script's source. Functions made by wrappers and factories
+// (catchAsync, auth('getUsers')) are named by closure-names.js's rules.
 
 /**
  * What nodebench knows of one timed layer: its kind at once; its name, file, line and breakdown key once
@@ -49,6 +35,8 @@ class LayerInfo {
     // A param callback's parameter; or how a layer of a framework's pipeline is named (NAMED_BY_CLASS).
     this.param = null
     this.namedBy = null
+    // The other names it is known by (describe()'s `aliases`), frozen.
+    this.aliases = NO_ALIASES
     // The bytes of this layer's spans, made by the OTLP encoder at its first sampled span (otlp-encoder.js).
     this.spanTemplate = null
   }
@@ -59,10 +47,8 @@ const NAMED_BY_CLASS = 'class'
 
 // LayerInfos waiting for resolveNames().
 const pending = new Set()
-// fn -> { name, file, line }: a function used by several layers (or apps) is looked up once.
+// fn -> describe()'s answer: a function used by several layers (or apps) is looked up once.
 const described = new WeakMap()
-// scriptId -> url, for every script seen in a coverage report (script ids are stable for the process's life).
-const scriptUrls = new Map()
 
 /** A layer running `fn`, resolved by the next resolveNames(). `fixedName`: its name, when it is known already. */
 function layerInfo (kind, fn, fixedName = null) {
@@ -116,9 +102,11 @@ function finishInfo (info, found) {
   if (info.param !== null) {
     // `database` for `exp.database = function (req, res, next, name)`, `findBook (:isbn)` for a named callback.
     info.name = found.name && found.name !== info.param ? `${found.name} (:${info.param})` : info.param
+    info.aliases = aliasList(info.name, [found.name, ...(found.aliases || NO_ALIASES)])
   } else if (info.name === null) {
     const byClass = info.namedBy === NAMED_BY_CLASS ? found.className : null
     info.name = byClass || found.name || anonymousName(found)
+    info.aliases = aliasList(info.name, [found.name, ...(found.aliases || NO_ALIASES)])
   }
   info.key = `${info.kind} ${info.name} ${info.file || '?'}:${info.line || 0}`
   info.fn = null
@@ -130,11 +118,12 @@ function resolveNames () {
   const infos = Array.from(pending)
   pending.clear()
   const lookup = new FunctionLookup()
+  const namer = new FunctionNamer(lookup)
   try {
     for (const info of infos) {
       let found = described.get(info.fn)
       if (found === undefined) {
-        found = lookup.describe(info.fn)
+        found = namer.describe(info.fn)
         described.set(info.fn, found)
       }
       finishInfo(info, found)
@@ -151,138 +140,108 @@ function resolveNames () {
   }
 }
 
-/** One inspector session for a batch of look-ups; opened on first use, closed by close(). */
-class FunctionLookup {
-  constructor () {
-    this.session = null
-    this.failed = false
-    this.debuggerEnabled = false
-    this.debuggerUrls = null
-    this.coverageRead = false
-    this.files = new Map()
-  }
-
-  open () {
-    if (this.session !== null) return true
-    if (this.failed || inspector === null) return false
-    try {
-      const session = new inspector.Session()
-      session.connect()
-      this.session = session
-      return true
-    } catch (err) {
-      this.failed = true
-      reportInternalError('inspector session', err)
-      return false
-    }
-  }
-
-  close () {
-    if (this.session === null) return
-    try {
-      this.post('Runtime.releaseObjectGroup', { objectGroup: OBJECT_GROUP })
-      if (this.debuggerEnabled) this.post('Debugger.disable')
-      this.session.disconnect()
-    } catch (err) {
-      reportInternalError('inspector session', err)
-    }
-    this.session = null
-    delete globalThis[TEMP_GLOBAL]
-  }
-
-  /** Same-thread sessions call back before post() returns; this turns that into a return value. */
-  post (method, params) {
-    let error = null
-    let result
-    let answered = false
-    this.session.post(method, params, (err, value) => {
-      answered = true
-      error = err
-      result = value
-    })
-    if (!answered) throw new Error(`inspector did not answer ${method} synchronously`)
-    if (error) throw error
-    return result
-  }
-
-  objectId (value) {
-    globalThis[TEMP_GLOBAL] = value
-    try {
-      const { result } = this.post('Runtime.evaluate', { expression: `globalThis.${TEMP_GLOBAL}`, objectGroup: OBJECT_GROUP })
-      return result.objectId
-    } finally {
-      delete globalThis[TEMP_GLOBAL]
-    }
-  }
-
-  internalProperties (fn) {
-    const { internalProperties = [] } = this.post('Runtime.getProperties', { objectId: this.objectId(fn), ownProperties: true })
-    return internalProperties
+/**
+ * The naming rules over one inspector session (function-lookup.js) and the app's exports (app-exports.js).
+ * describe(fn) is `{ name, file, line, aliases, className?, kind? }`: `aliases` are the other names the
+ * function is known by (the plain function's name, its factory's, the export's key), which a workload's
+ * `dominant` may use.
+ */
+class FunctionNamer {
+  constructor (lookup) {
+    this.lookup = lookup
+    this.exports = new AppExports()
   }
 
   /**
-   * `{ name, file, line, className }` of `fn`; file and line null when unknown. The name is the function's own,
-   * else what its library says it is (an express-validator chain: `body('email')`), else the one a stack trace
-   * would show. A bound function is described by its target, named `Class.method` after the object it is
-   * bound to (`className`: that class). A function of a framework that wraps the user's (a NestJS route or
-   * middleware) is described by the user's function it calls.
+   * The name is the function's own, else what its library says it is (an express-validator chain:
+   * `body('email')`), else the one a stack trace would show. A bound function is described by its target,
+   * named `Class.method` after the object it is bound to (`className`: that class). A function of a framework
+   * that wraps the user's (a NestJS route or middleware) is described by the user's function it calls; a
+   * wrapper's or a factory's product by what it wraps or what made it (closure-names.js).
    */
-  describe (fn) {
-    const info = { name: libraryLabel(fn) || ownName(fn), file: null, line: null }
-    if (!this.open()) return info
+  describe (fn, depth = 0) {
+    const label = libraryLabel(fn)
+    const info = { name: label || ownName(fn), file: null, line: null, aliases: NO_ALIASES, location: null }
+    const lookup = this.lookup
+    if (!lookup.open()) return info
     try {
-      const internals = this.internalProperties(fn)
+      const internals = lookup.internalProperties(fn)
       const target = internals.find((p) => p.name === '[[TargetFunction]]')
       if (target !== undefined) return this.describeBound(fn, internals, target)
-      const location = this.locationOf(internals)
+      const location = lookup.locationOf(internals)
       if (location === null) return info
       info.file = location.file
       info.line = location.line
+      info.location = location
       if (isFrameworkFile(info.file)) {
         const wrapped = this.wrappedUserFunction(fn)
         if (wrapped !== null) return wrapped
       }
-      if (!info.name) {
-        const lines = this.sourceLines(location.scriptId, info.file, location.lineNumber, location.columnNumber, fn)
-        if (lines !== null) info.name = nameFromSource(lines, location.lineNumber, location.columnNumber, info.file)
+      if (label === null && depth < MAX_WRAPPER_DEPTH) {
+        const made = this.madeBy(fn, location, info.name, depth)
+        if (made !== null) return made
       }
+      if (!info.name) {
+        const lines = lookup.sourceLines(location, fn)
+        info.name = nameFromSource(lines, location.lineNumber, location.columnNumber, info.file)
+      }
+      if (!info.name && packageOf(info.file || '') === null) info.name = calledMiddleware(fn)
     } catch (err) {
       reportInternalError('function location', err)
     }
     return info
   }
 
-  /** The file `fn` was defined in, or null. */
-  fileOf (fn) {
-    if (!this.open()) return null
-    try {
-      const location = this.locationOf(this.internalProperties(fn))
-      return location === null ? null : location.file
-    } catch (err) {
-      reportInternalError('function location', err)
-      return null
+  /**
+   * What made `fn` (closure-names.js): the function it wraps, named by the export or variable the app keeps
+   * the wrapper's product in, else by its own description; or the factory that returned it, with its short
+   * arguments. Null when `fn` is no closure made by another function, or keeps a name of its own.
+   */
+  madeBy (fn, location, ownName, depth) {
+    const origin = originOf(this.lookup, fn, location)
+    if (origin === null) return null
+    const wrapped = wrappedFunction(this.lookup, fn, origin)
+    if (wrapped !== null) {
+      const inner = this.describe(wrapped, depth + 1)
+      const exported = this.exports.exportOf(fn, inner.file)
+      const variable = inner.location === null ? null : callSiteName(this.lookup, wrapped, inner.location)
+      const name = (exported && exported.name) || variable || inner.name || anonymousName(inner)
+      const plainVariable = variable && variable.slice(variable.lastIndexOf('.') + 1)
+      return {
+        ...inner,
+        name,
+        aliases: aliasList(name, [inner.name, exported && exported.key, plainVariable, ...inner.aliases])
+      }
     }
-  }
-
-  /** `{ scriptId, lineNumber, columnNumber, file, line }` from a function's internal properties, or null. */
-  locationOf (internals) {
-    const location = internals.find((p) => p.name === '[[FunctionLocation]]')
-    if (!location) return null
-    const { scriptId, lineNumber, columnNumber } = location.value.value
-    return { scriptId, lineNumber, columnNumber, file: toFilePath(this.scriptUrl(scriptId)), line: lineNumber + 1 }
+    const call = factoryCall(this.lookup, origin, this.exports)
+    const fromPackage = location.file === null ? null : packageOf(location.file)
+    const exported = this.exports.exportOf(fn)
+    // A name of its own other than its factory's (helmet's `helmetMiddleware`) says more than the factory.
+    const own = ownName !== null && ownName !== origin.owner ? ownName : null
+    const name = exported !== null ? exported.name : own || call
+    return {
+      name,
+      file: location.file,
+      line: location.line,
+      location,
+      aliases: aliasList(name, [own, call, origin.owner, ownName, exported && exported.key, fromPackage])
+    }
   }
 
   /** A bound function: its target's location and name, after the class of what it is bound to when it has one. */
   describeBound (fn, internals, target) {
-    const targetFn = this.remoteValue(target.value.objectId)
+    const targetFn = this.lookup.remoteValue(target.value.objectId)
     const described = typeof targetFn === 'function' ? this.describe(targetFn) : { name: null, file: null, line: null }
     const boundThis = internals.find((p) => p.name === '[[BoundThis]]')
     const className = boundThis && boundThis.value.type === 'object' ? instanceClass(boundThis.value) : null
     const method = described.name || null
+    const name = className !== null && method !== null ? `${className}.${method}` : method || className || ownName(fn)
     return {
-      name: className !== null && method !== null ? `${className}.${method}` : method || className || ownName(fn),
+      name,
       file: described.file,
       line: described.line,
+      location: null,
+      aliases: className !== null && method !== null ? aliasList(name, [method]) : NO_ALIASES,
       className
     }
   }
@@ -294,33 +253,34 @@ class FunctionLookup {
    * the class (`RequestIdMiddleware`), or over the user's function (a functional middleware). Null if none.
    */
   wrappedUserFunction (fn) {
+    const lookup = this.lookup
     const queue = [fn]
     const seen = new Set(queue)
     for (let visited = 0; queue.length > 0 && visited < MAX_WRAPPER_FUNCTIONS; visited++) {
-      const variables = this.closureVariables(queue.shift())
+      const variables = lookup.closureVariables(queue.shift())
       const instance = variables.get('instance')
       const callback = variables.get('callback')
       if (instance !== undefined && instance.type === 'object' && callback !== undefined && callback.type === 'function') {
-        const method = this.remoteValue(callback.objectId)
+        const method = lookup.remoteValue(callback.objectId)
         const described = this.describe(method)
         return { ...described, name: `${instanceClass(instance)}.${method.name || described.name}` }
       }
       for (const [name, variable] of variables) {
         if (variable.type !== 'function' || !WRAPPED_VARIABLES.has(name)) continue
-        const value = this.remoteValue(variable.objectId)
+        const value = lookup.remoteValue(variable.objectId)
         if (typeof value !== 'function' || seen.has(value)) continue
         seen.add(value)
-        const internals = this.internalProperties(value)
+        const internals = lookup.internalProperties(value)
         const target = internals.find((p) => p.name === '[[TargetFunction]]')
         if (target !== undefined) {
           const bound = this.describeBound(value, internals, target)
           // A Nest middleware: its class's `use`, bound to the instance Nest made.
           if (bound.file !== null && !isFrameworkFile(bound.file)) return { ...bound, name: bound.className || bound.name, kind: 'middleware' }
-          const targetFn = this.remoteValue(target.value.objectId)
+          const targetFn = lookup.remoteValue(target.value.objectId)
           if (typeof targetFn === 'function' && !seen.has(targetFn)) queue.push(targetFn)
           continue
         }
-        const location = this.locationOf(internals)
+        const location = lookup.locationOf(internals)
         if (location === null || !path.isAbsolute(location.file || '')) continue
         if (isFrameworkFile(location.file)) queue.push(value)
         else if (name === 'middleware') return { ...this.describe(value), kind: 'middleware' }
@@ -329,124 +289,23 @@ class FunctionLookup {
     }
     return null
   }
-
-  /** name -> remote object of the variables `fn` closes over (its closure and block scopes, innermost first). */
-  closureVariables (fn) {
-    const variables = new Map()
-    const scopes = this.internalProperties(fn).find((p) => p.name === '[[Scopes]]')
-    if (!scopes) return variables
-    const { result: scopeList } = this.post('Runtime.getProperties', { objectId: scopes.value.objectId, ownProperties: true })
-    for (const scope of scopeList) {
-      if (!scope.value || !/^(Closure|Block)/.test(scope.value.description)) continue
-      const { result } = this.post('Runtime.getProperties', { objectId: scope.value.objectId, ownProperties: true })
-      for (const variable of result) {
-        if (!variable.value || !variable.value.objectId || variables.has(variable.name)) continue
-        variables.set(variable.name, variable.value)
-      }
-    }
-    return variables
-  }
-
-  /** The JavaScript value of a remote object of this session. */
-  remoteValue (objectId) {
-    this.post('Runtime.callFunctionOn', { objectId, functionDeclaration: `function () { globalThis.${TEMP_GLOBAL} = this }` })
-    const value = globalThis[TEMP_GLOBAL]
-    delete globalThis[TEMP_GLOBAL]
-    return value
-  }
-
-  /** The script's URL: from a coverage report (every script with compiled functions), else the debugger's list. */
-  scriptUrl (scriptId) {
-    if (!scriptUrls.has(scriptId) && !this.coverageRead) {
-      this.coverageRead = true
-      try {
-        for (const script of this.post('Profiler.getBestEffortCoverage').result) scriptUrls.set(script.scriptId, script.url)
-      } catch (err) {
-        reportInternalError('script urls', err)
-      }
-    }
-    if (scriptUrls.has(scriptId)) return scriptUrls.get(scriptId)
-    return this.enableDebugger().get(scriptId)
-  }
-
-  /**
-   * The script's source, as lines. The file's text when it is what V8 compiled, as it is for the app's own
-   * CommonJS and ESM files (checked: the function's own text is in the file at its location); otherwise the
-   * debugger's copy of the script (transpiled or eval'd code), which needs Debugger.enable.
-   */
-  sourceLines (scriptId, file, lineNumber, columnNumber, fn) {
-    if (file !== null && path.isAbsolute(file)) {
-      const source = this.readFile(file)
-      if (source !== null &&
-        holdsFunction(source, lineNumber, columnNumber, Function.prototype.toString.call(fn))) return source.lines
-    }
-    this.enableDebugger()
-    const { scriptSource } = this.post('Debugger.getScriptSource', { scriptId })
-    return scriptSource.split('\n')
-  }
-
-  /** `{ text, lines }` of a file, or null when it cannot be read. */
-  readFile (file) {
-    if (!this.files.has(file)) {
-      let source = null
-      try {
-        // Node strips a byte-order mark before compiling; positions count from after it.
-        const text = fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '')
-        source = { text, lines: text.split('\n') }
-      } catch {}
-      this.files.set(file, source)
-    }
-    return this.files.get(file)
-  }
-
-  /** Debugger.enable once per lookup: scriptId -> url of every script it reports. */
-  enableDebugger () {
-    if (this.debuggerUrls === null) {
-      const urls = new Map()
-      this.session.on('Debugger.scriptParsed', (message) => urls.set(message.params.scriptId, message.params.url))
-      this.post('Debugger.enable')
-      this.debuggerEnabled = true
-      this.debuggerUrls = urls
-    }
-    return this.debuggerUrls
-  }
-
-  /** The value of a variable closed over by `fn` (e.g. the sub-app inside Express's `mounted_app`). */
-  closureValue (fn, variableName) {
-    if (!this.open()) return undefined
-    try {
-      const variable = this.closureVariables(fn).get(variableName)
-      if (variable !== undefined) return this.remoteValue(variable.objectId)
-    } catch (err) {
-      reportInternalError('closure look-up', err)
-    }
-    return undefined
-  }
 }
 
-/**
- * Whether a file's `{ text, lines }` hold the function whose text is `functionText` around (line, column):
- * V8's location of a function is where its parameters start; its text begins at or before that (`function`,
- * `async`, a method's name) and runs past it.
- */
-function holdsFunction ({ text, lines }, lineNumber, columnNumber, functionText) {
-  if (lineNumber >= lines.length) return false
-  let offset = columnNumber
-  for (let i = 0; i < lineNumber; i++) offset += lines[i].length + 1
-  const start = text.lastIndexOf(functionText, offset)
-  return start !== -1 && offset < start + functionText.length
-}
+// How many wrappers deep describe() looks (`catchAsync(asyncHandler(fn))`).
+const MAX_WRAPPER_DEPTH = 4
+// The most other names a function is known by, kept beside its name.
+const MAX_ALIASES = 6
+const NO_ALIASES = Object.freeze([])
 
-function toFilePath (url) {
-  if (!url) return null
-  if (url.startsWith('file://')) {
-    try {
-      return fileURLToPath(url)
-    } catch {
-      return url
-    }
+/** The other names, without the name itself, duplicates or empties; bounded in count and length. */
+function aliasList (name, candidates) {
+  const aliases = []
+  for (const candidate of candidates) {
+    if (typeof candidate !== 'string' || candidate === '' || candidate === name) continue
+    const alias = bounded(candidate)
+    if (!aliases.includes(alias) && aliases.length < MAX_ALIASES) aliases.push(alias)
   }
-  return url
+  return aliases.length === 0 ? NO_ALIASES : Object.freeze(aliases)
 }
 
 const ASSIGNED_NAME = /(?:^|[^\w$.])((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*)\s*(?:=|:)\s*$/
@@ -550,8 +409,7 @@ module.exports = {
   containerInfo,
   hasPendingNames,
   resolveNames,
-  FunctionLookup,
-  holdsFunction,
+  FunctionNamer,
   nameFromSource,
   anonymousName,
   packageOf,

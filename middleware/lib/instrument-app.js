@@ -1,6 +1,7 @@
 'use strict'
 
-const { FunctionLookup, layerInfo, paramInfo, containerInfo } = require('./function-names')
+const { layerInfo, paramInfo, containerInfo } = require('./function-names')
+const { FunctionLookup } = require('./function-lookup')
 const { isNestRouteHandler, prepareNest } = require('./nest-adapter')
 const { reportInternalError } = require('./internal-errors')
 const {

@@ -7,13 +7,15 @@ const os = require('node:os')
 const path = require('node:path')
 const vm = require('node:vm')
 const {
-  FunctionLookup, layerInfo, paramInfo, containerInfo, hasPendingNames, resolveNames, nameFromSource, anonymousName, packageOf, libraryLabel
+  FunctionNamer, layerInfo, paramInfo, containerInfo, hasPendingNames, resolveNames, nameFromSource, anonymousName, packageOf, libraryLabel
 } = require('../lib/function-names')
+const { FunctionLookup } = require('../lib/function-lookup')
 
 function describeAll (...fns) {
   const lookup = new FunctionLookup()
   try {
-    return fns.map((fn) => lookup.describe(fn))
+    const namer = new FunctionNamer(lookup)
+    return fns.map((fn) => namer.describe(fn))
   } finally {
     lookup.close()
   }
@@ -58,8 +60,9 @@ test('code whose file is not its source (compiled under a file name, eval\'d) is
   const transpiled = vm.runInThisContext('const routes = {}\nroutes.listUsers = function (req) {}\nroutes.listUsers', { filename: file })
   const evaluated = vm.runInThisContext('const api = {}\napi.showItem = function (req, res) {}\napi.showItem')
   const [fromTranspiled, fromEval] = describeAll(transpiled, evaluated)
-  assert.deepEqual(fromTranspiled, { name: 'listUsers', file, line: 2 })
-  assert.deepEqual(fromEval, { name: 'showItem', file: 'evalmachine.<anonymous>', line: 2 })
+  const where = ({ name, file, line }) => ({ name, file, line })
+  assert.deepEqual(where(fromTranspiled), { name: 'listUsers', file, line: 2 })
+  assert.deepEqual(where(fromEval), { name: 'showItem', file: 'evalmachine.<anonymous>', line: 2 })
 })
 
 test('the closure variable of a function can be read (how mounted sub-apps are found)', () => {

@@ -81,12 +81,12 @@ test('the usual middleware stack: each layer named, the three validation chains 
     assert.deepEqual(users.map((s) => [s.kind, s.name]), [
       ['middleware', 'helmetMiddleware'], ['middleware', 'corsMiddleware'], ['middleware', 'logger'],
       ['middleware', 'compression'], ['middleware', 'cookieParser'], ['middleware', 'session'],
-      ['middleware', 'express-rate-limit'], ['middleware', 'jsonParser'], ['middleware', 'initialize'],
-      ['handler', 'authenticate'], ['handler', "param('id')"], ['handler', "body('email')"], ['handler', "body('name')"],
+      ['middleware', 'rateLimit'], ['middleware', 'jsonParser'], ['middleware', 'initialize'],
+      ['handler', "authenticate('local')"], ['handler', "param('id')"], ['handler', "body('email')"], ['handler', "body('name')"],
       ['handler', 'createUser']
     ])
     for (const segment of users) assert.equal(segment.count, 5, `${segment.name}: one call per request, its own segment`)
-    assert.match(users.find((s) => s.name === 'express-rate-limit').file, /node_modules[\\/]express-rate-limit[\\/]/)
+    assert.match(users.find((s) => s.name === 'rateLimit').file, /node_modules[\\/]express-rate-limit[\\/]/)
     assert.ok(segments('/avatars').some((s) => s.name === 'multerMiddleware'))
     assert.deepEqual(segments('/books/:isbn').slice(-2).map((s) => [s.kind, s.name]), [['param', 'findBook (:isbn)'], ['handler', 'showBook']])
     for (const operation of snapshot.operations) {
