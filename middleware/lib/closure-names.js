@@ -32,7 +32,7 @@ function originOf (lookup, fn, location) {
   const offset = offsetOf(lines, location.lineNumber, location.columnNumber)
   const text = lines.join('\n')
   if (!isPackageFile(location.file) && !isReturned(text, offset)) return null
-  return { owner: scope.owner, parameters: factoryParameters(text, offset, scope.owner), variables: scope.variables, text, offset }
+  return { owner: scope.owner, parameters: factoryParameters(text, offset, scope.owner), variables: scope.variables }
 }
 
 /**
@@ -211,4 +211,6 @@ function bounded (name) {
   return name.length <= MAX_NAME ? name : `${name.slice(0, MAX_NAME - 1)}…`
 }
 
-module.exports = { originOf, wrappedFunction, factoryCall, callSiteName, calledMiddleware, factoryParameters, splitParameters, bounded }
+module.exports = {
+  originOf, wrappedFunction, factoryCall, callSiteName, calledMiddleware, factoryParameters, splitParameters, bounded
+}

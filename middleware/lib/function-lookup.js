@@ -119,10 +119,11 @@ class FunctionLookup {
 
   /**
    * The scopes `fn` closes over, innermost first, each `{ kind, owner, variables }` (kind: Closure, Module or
-   * Script): `owner` is the name of the
-   * function whose call made the scope (`catchAsync` for `(fn) => (req, res, next) => ...`; null for a module's
-   * or an unnamed function's), `variables` name -> remote object of the variables of that scope `fn` uses
-   * (V8 keeps no others; a module's scope is listed without its variables). `limit`: the most scopes read. Block scopes belong to the closure scope around them. The global scope is left out.
+   * Script). `owner` is the name of the function whose call made the scope (`catchAsync` for
+   * `(fn) => (req, res, next) => ...`; null for a module's or an unnamed function's); `variables`, name -> remote
+   * object of the variables of that scope `fn` uses (V8 keeps no others; a module's scope is listed without
+   * its variables). Block scopes belong to the closure scope around them; the global scope is left out.
+   * `limit`: the most scopes read.
    */
   closureScopes (fn, limit = Infinity) {
     const scopes = []
