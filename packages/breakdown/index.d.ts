@@ -17,6 +17,11 @@ export interface SegmentSnapshot {
   order: number
   file: string | null
   line: number | null
+  /**
+   * The other names its function is known by, beside `name`: the plain function's name (`getUsers` beside
+   * `userController.getUsers`), its factory's (`rateLimit`, `auth('getUsers')`), the export's key. Often empty.
+   */
+  aliases: string[]
   count: number
   meanMs: number
   p50Ms: number
@@ -65,7 +70,9 @@ export interface BreakdownState {
   operations: unknown[]
 }
 
-export interface SegmentInfo { key: string, name: string, kind: SegmentKind, file: string | null, line: number | null }
+export interface SegmentInfo {
+  key: string, name: string, kind: SegmentKind, file: string | null, line: number | null, aliases?: readonly string[]
+}
 
 export interface RequestTiming {
   method: string

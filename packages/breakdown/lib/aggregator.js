@@ -327,10 +327,10 @@ class OperationStats {
   }
 
   /** The info standing for a segment merged from another process's state: one per key in this operation. */
-  stateInfo ({ key, name, kind, file, line }) {
+  stateInfo ({ key, name, kind, file, line, aliases }) {
     let info = this.stateInfos.get(key)
     if (info === undefined) {
-      info = Object.freeze({ key, name, kind, file, line })
+      info = Object.freeze({ key, name, kind, file, line, aliases: aliasesOf(aliases) })
       this.stateInfos.set(key, info)
     }
     return info
@@ -460,6 +460,7 @@ class BreakdownAggregator {
           kind: view.info.kind,
           file: view.info.file,
           line: view.info.line,
+          aliases: aliasesOf(view.info.aliases),
           positionSum: view.stats.positionSum,
           ...view.stats.exportState()
         }))
@@ -540,6 +541,17 @@ class BreakdownAggregator {
   }
 }
 
+const NO_ALIASES = Object.freeze([])
+
+/**
+ * The other names a segment's function is known by (`getUsers` beside `userController.getUsers`, `rateLimit`
+ * beside `rateLimiter.authLimiter`): what a workload's `dominant` may name. Empty when none (or from a state
+ * written before they existed).
+ */
+function aliasesOf (aliases) {
+  return Array.isArray(aliases) && aliases.length > 0 ? aliases.filter((alias) => typeof alias === 'string') : NO_ALIASES
+}
+
 function operationSnapshot (operation) {
   const responseTime = operation.responseTime
   const totalMs = responseTime.totalMs
@@ -553,6 +565,7 @@ function operationSnapshot (operation) {
       order,
       file: info.file,
       line: info.line,
+      aliases: aliasesOf(info.aliases),
       count: segment.count,
       meanMs: round(segment.totalMs / segment.count),
       p50Ms: round(segment.percentileMs(50)),

@@ -3,6 +3,7 @@
 const { isNumber, processesText } = require('../render/format')
 const { findingsOf, notesOf } = require('./report-findings')
 const { valuesText } = require('../kernel/sweep')
+const { findNamed, isNamed } = require('./dominant')
 
 // The figures both renderers of the bench report show, derived once from a results.json (schema 1 or 2).
 // Nothing here trusts an optional field: a failed cell, a missing cell, a cell without a breakdown or a
@@ -75,16 +76,22 @@ function operationOf (cell) {
   return operations.find(matches) || null
 }
 
+/** What a cell keeps of its top segment: name, kind, share and the other names it is known by. */
+function topSummary (top) {
+  if (!top) return null
+  return { name: top.name, kind: top.kind, share: top.share, aliases: Array.isArray(top.aliases) ? top.aliases : [] }
+}
+
 /** The segment with the largest share (a function that runs twice in a path is two segments). */
 function topSegment (operation) {
   if (!operation || !Array.isArray(operation.segments) || operation.segments.length === 0) return null
   return operation.segments.reduce((best, segment) => (segment.share > best.share ? segment : best))
 }
 
+/** The share of the segment `name` names (dominant.js: its name, an alias or a plain form of its name). */
 function shareOf (operation, name) {
-  if (!operation || !Array.isArray(operation.segments)) return null
-  const shares = operation.segments.filter((s) => s.name === name).map((s) => s.share)
-  return shares.length ? Math.max(...shares) : null
+  const segment = findNamed(operation, name)
+  return segment === null ? null : segment.share
 }
 
 /**
@@ -188,7 +195,7 @@ function normalizeCell (raw, workload) {
     bytesPerResponse: isNumber(raw.bytesPerResponse) ? raw.bytesPerResponse : null,
     breakdown: raw.breakdown || null,
     operation,
-    top: top ? { name: top.name, kind: top.kind, share: top.share } : null,
+    top: topSummary(top),
     studyFunction,
     studyFunctionShare: studyFunction ? shareOf(operation, studyFunction) : null,
     failures: failuresOf(raw),
@@ -315,7 +322,7 @@ function dominance (cells, workload) {
       studyFunction: c.studyFunction,
       studyFunctionShare: c.studyFunctionShare,
       studyPercent: studyTable && isNumber(studyTable[c.processes]) ? studyTable[c.processes] : null,
-      matches: c.studyFunction !== null && c.top.name === c.studyFunction
+      matches: c.studyFunction !== null && isNamed(c.top, c.studyFunction)
     }
   })
 }

@@ -5,6 +5,7 @@ const { textTable } = require('../render/tables')
 const { targetsSummary } = require('./report-targets')
 const { ladderSentence } = require('./report-findings')
 const { targetGroupTable, targetGroupTitle } = require('./report-tables')
+const { findNamed, isNamed } = require('./dominant')
 
 // What `nodebench bench` prints when it is done (the reports have the rest): each measured operation's time
 // shares, the function that owns its time here and in the workload's reference, and what each pass run after
@@ -34,8 +35,9 @@ function renderTimeShares (results) {
 }
 
 /**
- * Which function owns each operation's time at the lowest process count: the function the workload names
- * as dominant, here and in its reference (the study's Table 1), for the scenarios that name one.
+ * Which function owns each operation's time at the lowest process count, for every scenario: the function
+ * with the largest share; for a scenario that names its dominant function, that function's share here and in
+ * its reference (the study's Table 1), matched by name, alias or plain name (dominant.js).
  */
 function renderOwners (results) {
   const lowest = lowestProcesses(results)
@@ -46,20 +48,29 @@ function renderOwners (results) {
   for (const cell of results.cells) {
     if (cell.processes !== lowest || cell.status !== 'ok' || cell.breakdown === null) continue
     const operation = operationOf(cell)
-    const described = scenarios[cell.scenario]
-    if (operation === undefined || operation.segments.length === 0 || !described || !described.dominant) continue
-    const expected = described.dominant
+    if (operation === undefined || operation.segments.length === 0) continue
+    const described = scenarios[cell.scenario] || {}
     const top = operation.segments.reduce((best, segment) => (segment.share > best.share ? segment : best))
-    const dominant = operation.segments.find((s) => s.name === expected)
-    const here = dominant ? `${(dominant.share * 100).toFixed(2)}%` : 'not seen'
+    const name = `${described.label || cell.scenario} (${cell.format}${cell.topology === 'nginx' ? ', nginx' : ''})`
+    const expected = typeof described.dominant === 'string' ? described.dominant : null
+    if (expected === null) {
+      lines.push(`  ${name.padEnd(24)} ${top.name.padEnd(15)} ${percent(top.share).padStart(8)}   the largest share`)
+      continue
+    }
+    const dominant = findNamed(operation, expected)
+    const here = dominant ? percent(dominant.share) : 'not seen'
     const shares = described.reference && described.reference.shares && described.reference.shares[cell.format]
     const study = shares ? shares[lowest] : undefined
-    const verdict = top.name === expected ? 'same function' : `here ${top.name} leads (${(top.share * 100).toFixed(2)}%)`
+    const verdict = isNamed(top, expected) ? 'same function' : `here ${top.name} leads (${percent(top.share)})`
     const studyText = withReference ? `study ${study === undefined ? '   n/a' : `${study.toFixed(2)}%`}   ` : ''
-    const name = `${described.label} (${cell.format}${cell.topology === 'nginx' ? ', nginx' : ''})`
-    lines.push(`  ${name.padEnd(24)} ${expected.padEnd(15)} ${here.padStart(8)}   ${studyText}${verdict}`)
+    const shown = dominant && dominant.name !== expected ? `${expected} (${dominant.name})` : expected
+    lines.push(`  ${name.padEnd(24)} ${shown.padEnd(15)} ${here.padStart(8)}   ${studyText}${verdict}`)
   }
   return lines.length > 1 ? lines.join('\n') + '\n' : ''
+}
+
+function percent (share) {
+  return `${(share * 100).toFixed(2)}%`
 }
 
 /** The servers measured side by side: each group's figures and the ladder from bare node:http to the traced app. */
