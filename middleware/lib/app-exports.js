@@ -9,7 +9,9 @@ const path = require('node:path')
 // when a wrapper or a factory needs it; packages' modules (node_modules) and nodebench's own are left out.
 // ESM modules are not in require.cache: their names come from the source (`export const getUsers = ...`).
 
-const OWN_DIRECTORY = path.dirname(__dirname)
+// nodebench's own modules: its lib/ and its index.js.
+const OWN_DIRECTORY = __dirname
+const OWN_INDEX = path.join(path.dirname(__dirname), 'index.js')
 // Bounds on what is read: modules, keys of one module's exports.
 const MAX_MODULES = 5000
 const MAX_KEYS = 500
@@ -71,7 +73,7 @@ class AppExports {
 
 function isAppFile (file) {
   return path.isAbsolute(file) && !/[\\/]node_modules[\\/]/.test(file) &&
-    !file.startsWith(OWN_DIRECTORY + path.sep)
+    !file.startsWith(OWN_DIRECTORY + path.sep) && file !== OWN_INDEX
 }
 
 /** `user.controller.js` -> `userController`, `rate-limiter.js` -> `rateLimiter`, `users/index.js` -> `users`. */

@@ -210,7 +210,7 @@ class FunctionNamer {
       return {
         ...inner,
         name,
-        aliases: aliasList(name, [inner.name, exported && exported.key, plainVariable, ...inner.aliases])
+        aliases: aliasList(name, [exported && exported.key, plainVariable, inner.name, ...inner.aliases])
       }
     }
     const call = factoryCall(this.lookup, origin, this.exports)
