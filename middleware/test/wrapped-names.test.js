@@ -137,3 +137,23 @@ test('names are the same in another process', () => {
   assert.deepEqual(first.map(([name]) => name), ["auth('getUsers')", 'validate(userValidation.getUsers)', 'userController.getUsers'])
   assert.deepEqual(run(), first)
 })
+
+test('ES modules: an exported wrapped controller by its module and export, a factory exported as default', async () => {
+  const { createApp: createEsmApp } = await import('./fixtures/api-boilerplate/esm/app.mjs')
+  for (const express of [express4, express5]) {
+    const trace = nodebenchTrace({ exporter: 'none' })
+    const { base, close } = await listen(createEsmApp(express, trace))
+    try {
+      const headers = { 'x-rights': 'readItems,readItem' }
+      assert.equal((await fetch(`${base}/items/`, { headers })).status, 200)
+      assert.equal((await fetch(`${base}/items/7`, { headers })).status, 200)
+      const byRoute = (route) => trace.breakdown().operations.find((o) => o.route === route).segments
+        .filter((s) => s.name !== 'query' && s.name !== 'expressInit').map((s) => [s.name, s.aliases])
+      assert.deepEqual(byRoute('/items/'), [["permit('readItems')", ['permit']], ['itemController.listItems', ['listItems']]])
+      assert.deepEqual(byRoute('/items/:id'), [["permit('readItems', 'readItem')", ['permit']], ['itemController.showItem', ['showItem']]])
+    } finally {
+      await close()
+      await trace.shutdown()
+    }
+  }
+})
