@@ -9,7 +9,9 @@
 
 const { ferretdbBinary, ensureChromium, ensurePrometheus, ensureNginx, ensureApachePhp } = require('@nodebench/services')
 const { jaegerBinary } = require('@nodebench/collector')
-const { prepareNestApps } = require('../middleware/test/nest-apps')
+const { prepareNestApps, installFixture } = require('../middleware/test/nest-apps')
+const { EXPRESS4_ASYNC_ERRORS } = require('../middleware/test/express4-async-errors')
+const defaultProgress = (line) => process.stderr.write(`${line}\n`)
 
 const STEPS = Object.freeze([
   { what: 'the embedded database (FerretDB)', ready: (onProgress) => ferretdbBinary({ onProgress }) },
@@ -18,7 +20,8 @@ const STEPS = Object.freeze([
   { what: 'Prometheus (the fleet tests)', ready: (onProgress) => ensurePrometheus({ onProgress }) },
   { what: 'nginx (the scale-out tests)', ready: (onProgress) => ensureNginx({ onProgress }) },
   { what: 'Apache httpd with PHP (the baseline tests)', ready: (onProgress) => ensureApachePhp({ onProgress }) },
-  { what: 'the NestJS apps (Nest 12, 11 and 10, compiled from examples/nest-cats)', ready: async (onProgress) => prepareNestApps(onProgress ? { onProgress } : {}) }
+  { what: 'the NestJS apps (Nest 12, 11 and 10, compiled from examples/nest-cats)', ready: async (onProgress) => prepareNestApps(onProgress ? { onProgress } : {}) },
+  { what: 'Express 4 with express-async-errors (its own folder: its peer is Express 4)', ready: async (onProgress) => installFixture(EXPRESS4_ASYNC_ERRORS, onProgress || defaultProgress) }
 ])
 
 /**

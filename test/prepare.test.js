@@ -4,10 +4,11 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { prepareTestDependencies, STEPS } = require('./prepare')
 
-test('the database, Jaeger, Chromium, Prometheus, nginx, Apache with PHP and the NestJS apps are made ready, in that order', () => {
+test('the database, Jaeger, Chromium, Prometheus, nginx, Apache with PHP, the NestJS apps and Express 4 with express-async-errors are made ready, in that order', () => {
   assert.deepEqual(STEPS.map((step) => step.what), [
     'the embedded database (FerretDB)', 'Jaeger', 'Chromium (the report\'s browser check, nodebench browser)', 'Prometheus (the fleet tests)',
-    'nginx (the scale-out tests)', 'Apache httpd with PHP (the baseline tests)', 'the NestJS apps (Nest 12, 11 and 10, compiled from examples/nest-cats)'
+    'nginx (the scale-out tests)', 'Apache httpd with PHP (the baseline tests)', 'the NestJS apps (Nest 12, 11 and 10, compiled from examples/nest-cats)',
+    'Express 4 with express-async-errors (its own folder: its peer is Express 4)'
   ])
 })
 

@@ -50,6 +50,18 @@ function routerOf (app) {
   }
 }
 
+/**
+ * The function a layer runs. express-async-errors (Express 4) replaces every Layer's handle with its `newFn`,
+ * which calls the original (`fn` in its closure) and copies the original's own properties: what the layer
+ * really runs (a router, a mounted app, nodebench itself) is read from that closure, once per layer at
+ * instrumentation, and only for such layers.
+ */
+function runHandle (handle, lookup) {
+  if (typeof handle !== 'function' || handle.name !== 'newFn' || isRouter(handle)) return handle
+  const wrapped = lookup.closureValue(handle, 'fn')
+  return typeof wrapped === 'function' ? wrapped : handle
+}
+
 function rootOf (app) {
   let root = app
   const seen = new Set()
@@ -173,7 +185,7 @@ class AppInstrumenter {
   }
 
   instrumentLayer (layer, lookup) {
-    const handle = layer.handle
+    const handle = runHandle(layer.handle, lookup)
     if (handle === this.selfMiddleware || typeof handle !== 'function') {
       markUntimedLayer(layer)
       return

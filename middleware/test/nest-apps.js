@@ -73,4 +73,4 @@ function prepareNestApps ({ onProgress = (line) => process.stderr.write(`${line}
   }
 }
 
-module.exports = { NEST_APPS, prepareNestApps }
+module.exports = { NEST_APPS, prepareNestApps, installFixture: install }

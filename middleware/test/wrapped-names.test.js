@@ -18,6 +18,7 @@ const express5 = require('express5')
 const { nodebenchTrace } = require('..')
 const { createApp } = require('./fixtures/api-boilerplate/src/app')
 const { listen } = require('./helpers')
+const { EXPRESS4_ASYNC_ERRORS, loadExpress4AsyncErrorsApp } = require('./express4-async-errors')
 
 const SOURCE = path.join(__dirname, 'fixtures', 'api-boilerplate', 'src')
 
@@ -155,5 +156,33 @@ test('ES modules: an exported wrapped controller by its module and export, a fac
       await close()
       await trace.shutdown()
     }
+  }
+})
+
+test('express-async-errors (Express 4): its wrappers seen through, routers and mounted apps timed inside, async controllers named', async () => {
+  const { createApp: createAsyncErrorsApp } = loadExpress4AsyncErrorsApp()
+  const trace = nodebenchTrace({ exporter: 'none' })
+  const { base, close } = await listen(createAsyncErrorsApp(trace))
+  try {
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await fetch(`${base}/items/`)).status, 200)
+      assert.equal((await fetch(`${base}/items/7`)).status, 200)
+      assert.equal((await fetch(`${base}/admin/stats`)).status, 200)
+    }
+    // A rejected async controller reaches the error handler through express-async-errors, as without nodebench.
+    const missing = await fetch(`${base}/items/missing`)
+    assert.deepEqual([missing.status, await missing.json()], [404, { message: 'no such item' }])
+    const byRoute = (route) => trace.breakdown().operations.find((o) => o.route === route).segments
+      .filter((s) => s.count >= 3 && !/^(query|expressInit)( #\d+)?$/.test(s.name)).map((s) => [s.kind, s.name])
+    const controllers = path.join(EXPRESS4_ASYNC_ERRORS, 'app.js')
+    assert.deepEqual(byRoute('/items/'), [['handler', 'listItems']])
+    assert.deepEqual(byRoute('/items/:itemId'), [['param', 'loadItem (:itemId)'], ['handler', 'showItem']])
+    const statsLine = require('node:fs').readFileSync(controllers, 'utf8').split('\n').findIndex((l) => l.includes("admin.get('/stats'")) + 1
+    assert.deepEqual(byRoute('/admin/stats'), [['handler', `<anonymous> ${path.relative(process.cwd(), controllers)}:${statsLine}`]])
+    const names = trace.breakdown().operations.flatMap((o) => o.segments.map((s) => s.name))
+    assert.ok(!names.includes('newFn') && !names.includes('nodebenchTraceMiddleware') && !names.includes('router'), names.join(', '))
+  } finally {
+    await close()
+    await trace.shutdown()
   }
 })
