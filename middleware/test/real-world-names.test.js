@@ -2,8 +2,9 @@
 
 // An Express 5 app built with the middleware most apps use, from the registry (helmet, cors, morgan,
 // compression, cookie-parser, express-session, express-rate-limit, body-parser, passport, express-validator,
-// multer): every layer gets a name its user recognises, distinct layers stay distinct segments, and a named
-// param callback keeps its name beside its parameter.
+// multer): every layer gets a name its user recognises (passport's `authenticate` after what made it:
+// `authenticate('session')` for passport.session(), `authenticate('local')`), distinct layers stay distinct
+// segments, and a named param callback keeps its name beside its parameter.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -37,6 +38,7 @@ function buildApp (trace) {
   app.use(rateLimit({ windowMs: 60_000, limit: 10_000 }))
   app.use(bodyParser.json())
   app.use(passport.initialize())
+  app.use(passport.session())
 
   function createUser (req, res) {
     const problems = validationResult(req)
@@ -82,6 +84,7 @@ test('the usual middleware stack: each layer named, the three validation chains 
       ['middleware', 'helmetMiddleware'], ['middleware', 'corsMiddleware'], ['middleware', 'logger'],
       ['middleware', 'compression'], ['middleware', 'cookieParser'], ['middleware', 'session'],
       ['middleware', 'rateLimit'], ['middleware', 'jsonParser'], ['middleware', 'initialize'],
+      ['middleware', "authenticate('session')"],
       ['handler', "authenticate('local')"], ['handler', "param('id')"], ['handler', "body('email')"], ['handler', "body('name')"],
       ['handler', 'createUser']
     ])
