@@ -251,3 +251,14 @@ test('a framework route (kind route) contains its units, as a router does: its o
   assert.deepEqual(operation.segments.map((s) => [s.kind, s.name]), [['middleware', 'logger'], ['guard', 'ApiKeyGuard'], ['handler', 'CatsController.findOne']])
   assert.equal(operation.unattributedShare, 3 / 10)
 })
+
+test('the other names a segment is known by (aliases) are in its snapshot, and survive a merge across processes', () => {
+  const getUsers = { ...info('userController.getUsers', 'handler'), aliases: Object.freeze(['getUsers']) }
+  const worker = new BreakdownAggregator({ service: 'svc' })
+  worker.recordRequest(request('/v1/users', 10, [[LOGGER, 1], [getUsers, 8]]))
+  const merged = new BreakdownAggregator({ service: 'svc' })
+  merged.mergeState(JSON.parse(JSON.stringify(worker.exportState())))
+  for (const snapshot of [worker.snapshot(), merged.snapshot()]) {
+    assert.deepEqual(snapshot.operations[0].segments.map((s) => [s.name, s.aliases]), [['logger', []], ['userController.getUsers', ['getUsers']]])
+  }
+})
