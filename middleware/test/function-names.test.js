@@ -10,6 +10,7 @@ const {
   FunctionNamer, layerInfo, paramInfo, containerInfo, hasPendingNames, resolveNames, nameFromSource, anonymousName, packageOf, libraryLabel
 } = require('../lib/function-names')
 const { FunctionLookup } = require('../lib/function-lookup')
+const { factoryParameters, splitParameters } = require('../lib/closure-names')
 
 function describeAll (...fns) {
   const lookup = new FunctionLookup()
@@ -186,4 +187,44 @@ test("what a library says a middleware is: express-validator's chains by locatio
   assert.equal(libraryLabel(query(['page', 'size']).isInt()), "query(['page', 'size'])")
   assert.equal(libraryLabel(check('token')), "check('token')")
   assert.equal(libraryLabel(function plain (req, res, next) {}), null)
+})
+
+test('wrappers and factories: what a closure keeps and who made it decide its name', () => {
+  const wrap = (fn) => function wrapped (req, res, next) { return fn(req, res, next) }
+  const limit = (max, options) => (req, res, next) => next(max > options.floor ? undefined : new Error('limit'))
+  function setupRoutes (handlers) {
+    const prefix = '/x'
+    handlers.push((req, res, next) => { req.url = prefix + req.url; next() })
+  }
+  function makeThing (setup) {
+    return function thing (req, res, next) { setup(); next() }
+  }
+  const handlers = []
+  setupRoutes(handlers)
+  const exp = {}
+  exp.listThings = wrap(async function listAll (req, res) {})
+  const [wrappedFn, limited, setUp, made, calling] = describeAll(
+    exp.listThings, limit(5, { floor: 1 }), handlers[0], makeThing(function prepare () {}),
+    (req, res, next) => { if (req.skip) return next(); helmet.frameguard({ action: 'deny' })(req, res, next) })
+  // Named by the property the wrapper's product is assigned to, the wrapped function's name beside it; file and
+  // line are the wrapped function's.
+  assert.deepEqual([wrappedFn.name, wrappedFn.aliases], ['listThings', ['listAll']])
+  assert.equal(wrappedFn.line, fs.readFileSync(__filename, 'utf8').split('\n').findIndex((l) => l.includes('exp.listThings = wrap(')) + 1)
+  // A factory's arguments: short literals shown, an options object left out.
+  assert.deepEqual([limited.name, limited.aliases], ['limit(5)', ['limit']])
+  // A closure a setup function hands on is not its product; a function that calls what it keeps otherwise is no wrapper.
+  assert.match(setUp.name || anonymousName(setUp), /^<anonymous> /)
+  assert.deepEqual([made.name, made.aliases], ['thing', ['makeThing(prepare)', 'makeThing']])
+  // An anonymous function that calls another middleware with its own (req, res, next): named after what it calls.
+  assert.equal(calling.name, "helmet.frameguard({ action: 'deny' })")
+})
+
+const helmet = { frameguard: () => (req, res, next) => next() }
+
+test('a factory\'s parameters are read from its declaration before the closure', () => {
+  const source = 'const auth = (...requiredRights) => async (req, res, next) => {}\nfunction validate (schema, { strict } = {}) {\n  return (req) => schema\n}'
+  assert.deepEqual(factoryParameters(source, source.indexOf('async'), 'auth'), [{ name: 'requiredRights', rest: true }])
+  assert.equal(factoryParameters(source, source.lastIndexOf('(req)'), 'validate'), null)
+  assert.deepEqual(splitParameters('a, b = 1, ...rest'), [{ name: 'a', rest: false }, { name: 'b', rest: false }, { name: 'rest', rest: true }])
+  assert.equal(factoryParameters('const x = 1', 5, 'auth'), null)
 })
