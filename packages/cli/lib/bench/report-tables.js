@@ -7,6 +7,7 @@ const {
 const { segmentTable } = require('../render/breakdown')
 const { AB_PERCENTILES } = require('../kernel/load-observer')
 const { STEP_NAMES, rangeText, microseconds } = require('./report-findings')
+const { isNamed } = require('./dominant')
 
 // The report's tables as plain rows of text, shared by the Markdown and the HTML renderers (render/tables.js
 // escapes and lays them out). Each table: { head: [...], rows: [{ cells: [...], failed?, warn?, message? }] }.
@@ -53,11 +54,12 @@ function ownerTable (summary) {
   const rows = cells.map((c) => {
     const ranked = [...c.operation.segments].sort((a, b) => b.share - a.share)
     const [top, next] = ranked
-    const expected = c.studyFunction === null ? '-' : c.studyFunction === top.name ? `${c.studyFunction} (the same)` : c.studyFunction
+    const same = c.studyFunction !== null && isNamed(top, c.studyFunction)
+    const expected = c.studyFunction === null ? '-' : same ? `${c.studyFunction} (the same)` : c.studyFunction
     const reference = summary.table1.find((row) => row.scenario === c.scenario && row.format === c.format)
     return {
       share: top.share,
-      warn: c.studyFunction !== null && c.studyFunction !== top.name,
+      warn: c.studyFunction !== null && !same,
       cells: [c.label, c.format, top.name, top.kind, formatShare(top.share),
         next ? `${next.name} ${formatShare(next.share)}` : '-', formatShare(c.operation.unattributedShare),
         formatCount(c.operation.count), formatMs(c.operation.responseTimeMs?.mean),
