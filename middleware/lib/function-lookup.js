@@ -160,9 +160,9 @@ class FunctionLookup {
   }
 
   /** name -> remote object of the variables `fn` closes over (its closure and block scopes, innermost first). */
-  closureVariables (fn) {
+  closureVariables (fn, limit = Infinity) {
     const variables = new Map()
-    for (const scope of this.closureScopes(fn)) {
+    for (const scope of this.closureScopes(fn, limit)) {
       if (scope.kind !== 'Closure') continue
       for (const [name, value] of scope.variables) {
         if (value.objectId && !variables.has(name)) variables.set(name, value)
@@ -235,11 +235,14 @@ class FunctionLookup {
     return this.debuggerUrls
   }
 
-  /** The value of a variable closed over by `fn` (e.g. the sub-app inside Express's `mounted_app`). */
-  closureValue (fn, variableName) {
+  /**
+   * The value of a variable closed over by `fn` (e.g. the sub-app inside Express's `mounted_app`); `limit`: how
+   * many scopes, innermost first, to look in.
+   */
+  closureValue (fn, variableName, limit = Infinity) {
     if (!this.open()) return undefined
     try {
-      const variable = this.closureVariables(fn).get(variableName)
+      const variable = this.closureVariables(fn, limit).get(variableName)
       if (variable !== undefined) return this.remoteValue(variable.objectId)
     } catch (err) {
       reportInternalError('closure look-up', err)
