@@ -15,7 +15,8 @@ const { moduleNameOf } = require('./app-exports')
 //   `authenticate('session')`), `rateLimit`; or by the export the app keeps it in (`rateLimiter.authLimiter`).
 //   The factory is the function whose call made the closure's innermost scope (V8 names the scope after it);
 //   its parameters are read from its source. In the app's own code, only a closure its factory returns counts
-//   (`=> (req, res, next) =>`, `return function`), not one a setup function passes to app.use.
+//   (`=> (req, res, next) =>`, `return function`), not one a setup function passes to app.use; a wrapper's
+//   product may be kept in a variable first (`const handler = (req, res, next) => ...; return handler`).
 // - An anonymous function of the app's that only calls another middleware (`(req, res, next) => { ...
 //   lusca.csrf()(req, res, next) }`) is named after what it calls.
 
@@ -24,15 +25,21 @@ const MAX_ARGUMENT = 40
 const MAX_ARGUMENTS = 3
 const MAX_NAME = 120
 
-/** `{ owner, parameters, variables }` of the factory that made `fn`, or null when `fn` was not made by one. */
+/**
+ * `{ owner, parameters, variables, returned }` of the function whose call made `fn`'s innermost closure, or
+ * null when there is none (a module's own function). `returned`: whether `fn` is what it returns (always taken
+ * as so for a package's closure).
+ */
 function originOf (lookup, fn, location) {
   const scope = lookup.closureScopes(fn, 1)[0]
   if (scope === undefined || scope.kind !== 'Closure' || scope.owner === null) return null
   const lines = lookup.sourceLines(location, fn)
   const offset = offsetOf(lines, location.lineNumber, location.columnNumber)
   const text = lines.join('\n')
-  if (!isPackageFile(location.file) && !isReturned(text, offset)) return null
-  return { owner: scope.owner, parameters: factoryParameters(text, offset, scope.owner), variables: scope.variables }
+  // In the app's own code, a factory returns its product; a wrapper is told by its call of what it keeps.
+  const returned = isPackageFile(location.file) || isReturned(text, offset)
+  const parameters = factoryParameters(text, offset, scope.owner)
+  return { owner: scope.owner, parameters, variables: scope.variables, returned }
 }
 
 /**

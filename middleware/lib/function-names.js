@@ -213,6 +213,7 @@ class FunctionNamer {
         aliases: aliasList(name, [exported && exported.key, plainVariable, inner.name, ...inner.aliases])
       }
     }
+    if (!origin.returned) return null
     const call = factoryCall(this.lookup, origin, this.exports)
     const fromPackage = location.file === null ? null : packageOf(location.file)
     const exported = this.exports.exportOf(fn)

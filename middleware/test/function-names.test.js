@@ -228,3 +228,14 @@ test('a factory\'s parameters are read from its declaration before the closure',
   assert.deepEqual(splitParameters('a, b = 1, ...rest'), [{ name: 'a', rest: false }, { name: 'b', rest: false }, { name: 'rest', rest: true }])
   assert.equal(factoryParameters('const x = 1', 5, 'auth'), null)
 })
+
+test('a wrapper that keeps its product in a variable before returning it is still seen through', () => {
+  function guard (fn) {
+    const handler = (req, res, next) => fn(req, res, next)
+    return handler
+  }
+  const routes = {}
+  routes.showItem = guard(async function loadItem (req, res) {})
+  const [shown] = describeAll(routes.showItem)
+  assert.deepEqual([shown.name, shown.aliases], ['showItem', ['loadItem']])
+})
