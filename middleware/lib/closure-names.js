@@ -1,5 +1,6 @@
 'use strict'
 
+const path = require('node:path')
 const { moduleNameOf } = require('./app-exports')
 
 // Names for functions made by other functions, read from the closures V8 keeps (function-lookup.js):
@@ -81,7 +82,7 @@ function factoryCall (lookup, origin, exportsIndex) {
 }
 
 function argumentText (lookup, remote, rest, exportsIndex) {
-  if (remote.type === 'string') return remote.value.length <= MAX_ARGUMENT ? quote(remote.value) : null
+  if (remote.type === 'string') return literalText(remote.value)
   if (remote.type === 'number' || remote.type === 'boolean') return String(remote.value)
   if (!remote.objectId) return null
   const value = lookup.remoteValue(remote.objectId)
@@ -99,8 +100,12 @@ function argumentText (lookup, remote, rest, exportsIndex) {
   return null
 }
 
+/**
+ * A literal as the app wrote it, or null: long strings and absolute paths (`express.static(PUBLIC)`: another
+ * checkout, another name) are not shown.
+ */
 function literalText (value) {
-  if (typeof value === 'string') return value.length <= MAX_ARGUMENT ? quote(value) : null
+  if (typeof value === 'string') return value.length <= MAX_ARGUMENT && !path.isAbsolute(value) ? quote(value) : null
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   return null
 }

@@ -239,3 +239,10 @@ test('a wrapper that keeps its product in a variable before returning it is stil
   const [shown] = describeAll(routes.showItem)
   assert.deepEqual([shown.name, shown.aliases], ['showItem', ['loadItem']])
 })
+
+test('a factory\'s argument that would change with the checkout (an absolute path) is not part of the name', () => {
+  const serve = (root) => (req, res, next) => next(root === '' ? new Error('no root') : undefined)
+  const [absolute, relative] = describeAll(serve(path.join(os.tmpdir(), 'public')), serve('public'))
+  assert.equal(absolute.name, 'serve')
+  assert.equal(relative.name, "serve('public')")
+})
