@@ -46,7 +46,8 @@ function originOf (lookup, fn, location) {
 /**
  * The wrapped function when `origin`'s factory is a wrapper, or null: its first parameter is a function the
  * product keeps and calls with the product's own arguments (`fn(req, res, next)`, `fn(...args)`,
- * `fn.apply(this, args)`). multer's `makeMiddleware(setup)` keeps a function it calls otherwise: no wrapper.
+ * `fn.apply(this, args)`, `fn.apply(this, arguments)`). multer's `makeMiddleware(setup)` keeps a function it
+ * calls otherwise: no wrapper.
  */
 function wrappedFunction (lookup, fn, origin) {
   if (origin.parameters === null || origin.parameters.length === 0) return null
@@ -57,7 +58,7 @@ function wrappedFunction (lookup, fn, origin) {
   const own = parameterList(text, FUNCTION_PARAMETERS, ARROW_PARAMETER)
   if (own === null || own.length === 0) return null
   const callee = escapeRegExp(wrapped)
-  const argument = escapeRegExp(own[0].name)
+  const argument = `(?:${escapeRegExp(own[0].name)}|arguments)`
   const calls = new RegExp(`(?:^|[^\\w$.])${callee}\\s*(?:\\.(?:call|apply)\\s*\\(\\s*[\\w$]+\\s*,|\\()\\s*(?:\\.\\.\\.)?${argument}\\b`)
   if (!calls.test(text)) return null
   const value = lookup.remoteValue(first.objectId)

@@ -246,3 +246,11 @@ test('a factory\'s argument that would change with the checkout (an absolute pat
   assert.equal(absolute.name, 'serve')
   assert.equal(relative.name, "serve('public')")
 })
+
+test('a wrapper that passes on its arguments object is seen through too', () => {
+  function traced (fn) {
+    return function tracedHandler (req, res) { return fn.apply(this, arguments) }
+  }
+  const [shown] = describeAll(traced(function showReport (req, res) {}))
+  assert.deepEqual([shown.name, shown.aliases], ['showReport', []])
+})
