@@ -37,6 +37,8 @@ export interface StartDatabaseOptions {
   logFile?: string
   /** Default 30000. */
   readyTimeoutMs?: number
+  /** Seconds between two passes that delete expired documents of TTL indexes; default 60 (MongoDB's). */
+  ttlMonitorSleepSecs?: number
   env?: NodeJS.ProcessEnv
 }
 
