@@ -39,6 +39,8 @@ export interface StartDatabaseOptions {
   readyTimeoutMs?: number
   /** Seconds between two passes that delete expired documents of TTL indexes; default 60 (MongoDB's). */
   ttlMonitorSleepSecs?: number
+  /** FerretDB's PostgreSQL backend on this database instead of SQLite (what benchmarks/ferretdb-backends.js compares). */
+  postgresqlUrl?: string
   env?: NodeJS.ProcessEnv
 }
 

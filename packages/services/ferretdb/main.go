@@ -7,7 +7,10 @@
 // which panics when built as the main program outside its repository (its version.txt is not in the
 // module).
 //
-// Usage: ferretdb-launcher -listen 127.0.0.1:0 -data <dir> [-ttl-monitor-sleep-secs 60]
+// Usage: ferretdb-launcher -listen 127.0.0.1:0 -data <dir> [-ttl-monitor-sleep-secs 60] [-postgresql-url <url>]
+//
+// -postgresql-url runs FerretDB's PostgreSQL backend on that database instead of SQLite files in -data (which
+// still holds the TTL specs): what the backends' measurement (benchmarks/ferretdb-backends.js) compares.
 //
 // When ready, it prints one line "ready <mongodb-uri>" on stdout, so the caller learns the port even
 // when it asked for port 0. It stops on SIGINT/SIGTERM, or when stdin is closed with -exit-on-stdin-close
@@ -37,6 +40,7 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "loopback host:port to listen on (port 0 picks a free one)")
 	dataDir := flag.String("data", "", "directory for the SQLite databases (required)")
 	exitOnStdinClose := flag.Bool("exit-on-stdin-close", false, "stop when stdin reaches end of file")
+	postgreSQLURL := flag.String("postgresql-url", "", "use FerretDB's PostgreSQL backend on this database instead of SQLite")
 	ttlSleepSecs := flag.Int("ttl-monitor-sleep-secs", 60, "seconds between two TTL passes (MongoDB's ttlMonitorSleepSecs)")
 	flag.Parse()
 
@@ -58,13 +62,17 @@ func main() {
 	if err != nil {
 		log.Fatalf("ferretdb-launcher: -listen %q: %v", *listen, err)
 	}
-	if err = run(listener, dir, *exitOnStdinClose, time.Duration(*ttlSleepSecs)*time.Second); err != nil {
+	backend := ferretdb.Config{Handler: "sqlite", SQLiteURL: "file:" + dir + "/"}
+	if *postgreSQLURL != "" {
+		backend = ferretdb.Config{Handler: "postgresql", PostgreSQLURL: *postgreSQLURL}
+	}
+	if err = run(listener, dir, backend, *exitOnStdinClose, time.Duration(*ttlSleepSecs)*time.Second); err != nil {
 		log.Fatalf("ferretdb-launcher: %v", err)
 	}
 }
 
 // run serves until a signal (or stdin's end): FerretDB on a private socket, the wire layer on listener.
-func run(listener net.Listener, dataDir string, exitOnStdinClose bool, ttlEvery time.Duration) error {
+func run(listener net.Listener, dataDir string, backend ferretdb.Config, exitOnStdinClose bool, ttlEvery time.Duration) error {
 	defer listener.Close()
 	// A short private path: a Unix socket path has at most 107 bytes, which a data directory may exceed.
 	socketDir, err := os.MkdirTemp("", "nodebench-ferretdb-")
@@ -74,11 +82,8 @@ func run(listener net.Listener, dataDir string, exitOnStdinClose bool, ttlEvery 
 	defer os.RemoveAll(socketDir)
 	socket := filepath.Join(socketDir, "ferretdb.sock")
 
-	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{Unix: socket},
-		Handler:   "sqlite",
-		SQLiteURL: "file:" + dataDir + "/",
-	})
+	backend.Listener = ferretdb.ListenerConfig{Unix: socket}
+	f, err := ferretdb.New(&backend)
 	if err != nil {
 		return err
 	}

@@ -91,7 +91,7 @@ function readLogFrom (logFile, offset) {
   }
 }
 
-function validateStartOptions ({ port, readyTimeoutMs, ttlMonitorSleepSecs }) {
+function validateStartOptions ({ port, readyTimeoutMs, ttlMonitorSleepSecs, postgresqlUrl }) {
   if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) {
     throw errors.invalidOption('port', port, 'an integer from 1 to 65535, or undefined for a free port')
   }
@@ -100,6 +100,9 @@ function validateStartOptions ({ port, readyTimeoutMs, ttlMonitorSleepSecs }) {
   }
   if (!(Number.isInteger(ttlMonitorSleepSecs) && ttlMonitorSleepSecs > 0)) {
     throw errors.invalidOption('ttlMonitorSleepSecs', ttlMonitorSleepSecs, 'a positive integer (seconds between two TTL passes)')
+  }
+  if (postgresqlUrl !== undefined && !(typeof postgresqlUrl === 'string' && /^postgres(ql)?:\/\//.test(postgresqlUrl))) {
+    throw errors.invalidOption('postgresqlUrl', postgresqlUrl, 'a postgres:// connection string, or undefined for SQLite')
   }
 }
 
@@ -165,14 +168,15 @@ async function startDatabase (options = {}) {
   const {
     env = process.env, dataDir = databaseDataDir(env), onProgress, detached = false,
     logFile = path.join(path.dirname(path.resolve(dataDir)), 'ferretdb.log'), readyTimeoutMs = 30000,
-    ttlMonitorSleepSecs = TTL_MONITOR_SLEEP_SECS
+    ttlMonitorSleepSecs = TTL_MONITOR_SLEEP_SECS, postgresqlUrl
   } = options
-  validateStartOptions({ port: options.port, readyTimeoutMs, ttlMonitorSleepSecs })
+  validateStartOptions({ port: options.port, readyTimeoutMs, ttlMonitorSleepSecs, postgresqlUrl })
   const binary = await ferretdbBinary({ onProgress, env })
   const port = options.port ?? await freeLoopbackPort()
   const uri = `mongodb://127.0.0.1:${port}/`
   const args = [
-    '-listen', `127.0.0.1:${port}`, '-data', path.resolve(dataDir), '-ttl-monitor-sleep-secs', String(ttlMonitorSleepSecs)
+    '-listen', `127.0.0.1:${port}`, '-data', path.resolve(dataDir), '-ttl-monitor-sleep-secs', String(ttlMonitorSleepSecs),
+    ...(postgresqlUrl === undefined ? [] : ['-postgresql-url', postgresqlUrl])
   ]
 
   fs.mkdirSync(dataDir, { recursive: true })
