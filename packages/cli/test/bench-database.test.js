@@ -13,6 +13,7 @@ const { MongoClient } = require('mongodb')
 const { checkWorkload } = require('../lib/kernel/workload')
 const { openDatabase } = require('../lib/kernel/database')
 const { readCollectionSizes, storeGrowth, databaseOfRun } = require('../lib/kernel/collection-sizes')
+const { compareRuns } = require('../lib/compare/compare-runs')
 const { temporaryDir, runCli, isolatedEnv } = require('../../../test/support')
 
 const VISITS = path.join(__dirname, 'fixtures', 'visits')
@@ -57,6 +58,24 @@ test('a store grew enough: 1,000 documents more, or more than doubled by 100 or 
   assert.match(database.warning, /^The database grew during the run \(a\.sessions from 400 to 1,500 documents\): cells measured later/)
   assert.deepEqual(database.cells.map((cell) => cell.title), ['login (html), 1 process', 'login (html), 2 processes'])
   assert.equal(databaseOfRun({ source: 'embedded', fresh: true }, records.slice(0, 1)).warning, null, 'no cell grew enough')
+})
+
+test('compare: a side whose store grew, and two runs that started from different stores, are noted', () => {
+  const side = (name) => {
+    const results = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'compare-aa', name, 'results.json'), 'utf8'))
+    for (const cell of results.cells) cell.reps = cell.reps.slice(0, 10)
+    return results
+  }
+  const sides = { a: { name: 'a', source: 'a' }, b: { name: 'b', source: 'b' } }
+  const database = (start, end) => databaseOfRun({ source: 'embedded', fresh: false, name: 'FerretDB' },
+    [{ scenario: 'login', format: 'html', processes: 1, collections: [{ name: 'shop.sessions', before: start, after: end }] }])
+  const quiet = compareRuns({ ...side('a'), database: database(0, 50) }, { ...side('b'), database: database(0, 60) }, { sides })
+  assert.deepEqual(quiet.notes.filter((note) => /database/.test(note)), [])
+  const grown = compareRuns({ ...side('a'), database: database(0, 50) }, { ...side('b'), database: database(5000, 9000) }, { sides })
+  const notes = grown.notes.filter((note) => /database/.test(note))
+  assert.equal(notes.length, 2, notes.join('\n'))
+  assert.match(notes[0], /^b: The database grew during the run \(shop\.sessions from 5,000 to 9,000 documents\)/)
+  assert.match(notes[1], /^a and b started from different databases \(shop\.sessions: 0 against 5,000 documents\)/)
 })
 
 test('openDatabase: an empty embedded database per run, removed after it; the kept one otherwise', { timeout: 300_000 }, async (t) => {
