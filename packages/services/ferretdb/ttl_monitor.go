@@ -110,6 +110,26 @@ func wholeSeconds(value any) (int64, bool) {
 	return int64(seconds), true
 }
 
+// has says whether the collection has a TTL index.
+func (m *ttlMonitor) has(database, collection string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, spec := range m.specs {
+		if spec.Database == database && spec.Collection == collection {
+			return true
+		}
+	}
+	return false
+}
+
+// expireAfterSeconds is the option of the collection's TTL index `index`, as MongoDB lists it (an int32).
+func (m *ttlMonitor) expireAfterSeconds(database, collection, index string) (int32, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	spec, found := m.specs[ttlSpec{Database: database, Collection: collection, Index: index}.id()]
+	return int32(spec.ExpireAfterSeconds), found
+}
+
 func (m *ttlMonitor) snapshot() []ttlSpec {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -73,7 +73,8 @@ test('connect-mongo: the app starts, its sessions are stored, an expired one is 
   const client = await connect(t, database.uri)
   const sessions = client.db('shop').collection('sessions')
   const indexes = await sessions.indexes()
-  assert.ok(indexes.some((index) => index.name === 'expires_1'), JSON.stringify(indexes))
+  const ttl = indexes.find((index) => index.name === 'expires_1')
+  assert.deepEqual([ttl?.key, ttl?.expireAfterSeconds], [{ expires: 1 }, 0], `listIndexes shows the TTL index as created: ${JSON.stringify(indexes)}`)
   assert.equal(await sessions.countDocuments(), 1)
   assert.ok(await eventually(async () => await sessions.countDocuments() === 0),
     `the session (ttl 2 s) is deleted within ${EXPIRY_WAIT_MS} ms`)
@@ -97,6 +98,7 @@ test('a TTL pass deletes dates older than expireAfterSeconds only, and goes on a
     ['no-field', 'not-a-date', 'recent'])
   const specs = JSON.parse(fs.readFileSync(path.join(dataDir, 'ttl-indexes.json'), 'utf8'))
   assert.deepEqual(specs, [{ database: 'app', collection: 'events', index: 'at_1', field: 'at', expireAfterSeconds: 3600 }])
+  assert.deepEqual((await events.indexes()).map((index) => [index.name, index.expireAfterSeconds]), [['_id_', undefined], ['at_1', 3600]])
 
   await client.close()
   await database.stop()
