@@ -37,6 +37,10 @@ export interface StartDatabaseOptions {
   logFile?: string
   /** Default 30000. */
   readyTimeoutMs?: number
+  /** Seconds between two passes that delete expired documents of TTL indexes; default 60 (MongoDB's). */
+  ttlMonitorSleepSecs?: number
+  /** FerretDB's PostgreSQL backend on this database instead of SQLite (what benchmarks/ferretdb-backends.js compares). */
+  postgresqlUrl?: string
   env?: NodeJS.ProcessEnv
 }
 

@@ -82,7 +82,9 @@ async function runBench (config, options = {}) {
 /** What `nodebench bench` prints on stdout for `results`: time shares, owners, what its passes found. */
 function renderBenchText (results) {
   // The sections a bench run may hold beyond the matrix, in page order.
-  const sections = [require('./flame/pass').flameSection, require('./browser/pass').browserSection]
+  const sections = [
+    require('./bench/report-database').databaseSection, require('./flame/pass').flameSection, require('./browser/pass').browserSection
+  ]
   return require('./bench/terminal').renderText(results, { sections })
 }
 

@@ -105,6 +105,9 @@ Commands:
                          the last lines of stdout are the variables that reach it (MONGODB_URI=...;
                          OTEL_EXPORTER_OTLP_ENDPOINT=... and JAEGER_QUERY_URL=...; PROMETHEUS_URL=...).
                          No name: every service.
+    db [--database <name>]
+                         the database MONGODB_URI names (default: the package.json name of the current
+                         directory, else app)
     prometheus [--target <host:port[/path]>]... [--targets-file <file>]... [--scrape-interval 5s]
                          the instances it scrapes (default path /metrics); given again while it runs,
                          they replace the earlier ones

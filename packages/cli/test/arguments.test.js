@@ -13,6 +13,7 @@ const VALID = [
   [['services', 'start', '-h'], { command: 'help' }],
   [['services', 'start', 'prometheus', '--help'], { command: 'help' }],
   [['services', 'start', 'db'], { command: 'services', action: 'start', services: ['db'], settings: {} }],
+  [['services', 'start', 'db', '--database', 'shop'], { command: 'services', action: 'start', services: ['db'], settings: { database: 'shop' } }],
   [['services', 'start'], { command: 'services', action: 'start', services: ['db', 'jaeger', 'prometheus'], settings: {} }],
   [['services', 'start', 'prometheus', '--target', '127.0.0.1:9464', '--target', 'h:3000/m', '--scrape-interval', '2s'], {
     command: 'services',
@@ -37,7 +38,7 @@ const INVALID = [
   [['services', 'start', 'foo'], /^unknown service 'foo'; expected one of db, jaeger, prometheus$/],
   [['services', 'start', 'db', 'extra'], /^services start: unexpected 'extra'; expected at most one service name$/],
   [['services', 'status', '--verbose'], /^services status: unknown option '--verbose'; expected --help$/],
-  [['services', 'start', 'db', '--target', 'a:1'], /^services start db: unknown option '--target'; expected --help$/],
+  [['services', 'start', 'db', '--target', 'a:1'], /^services start db: unknown option '--target'; expected --database, --help$/],
   [['services', 'start', 'prometheus', '--targets', 'a:1'], /^services start prometheus: unknown option '--targets'; did you mean '--target'\?$/],
   [['services', 'start', 'prometheus', '--scrape', 'a:1'], /^services start prometheus: unknown option '--scrape'; expected --target, --targets-file, --scrape-interval, --help$/],
   [['bnech'], /^unknown command 'bnech'; did you mean 'bench'\? expected bench, browser/],

@@ -8,6 +8,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const net = require('node:net')
+const os = require('node:os')
 const path = require('node:path')
 const { Writable } = require('node:stream')
 const { spawn } = require('node:child_process')
@@ -94,18 +95,25 @@ test('a failure with a coded error: `nodebench: <message>`, no stack trace, exit
 
 test('services start db: MONGODB_URI last on stdout, running after the CLI exits; status; stop', async (t) => {
   const env = isolatedServicesEnv(t)
-  const started = await runCli(['services', 'start', 'db'], { env, timeout: 60_000 })
+  // Run in an app's directory: the URI names its package.json name (without the scope) as the database.
+  const appDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-app-'))
+  t.after(() => fs.rmSync(appDir, { recursive: true, force: true }))
+  fs.writeFileSync(path.join(appDir, 'package.json'), JSON.stringify({ name: '@acme/shop-app' }))
+  const started = await runCli(['services', 'start', 'db'], { env, timeout: 60_000, cwd: appDir })
   assert.equal(started.code, 0, started.stderr)
   const lines = started.stdout.trimEnd().split('\n')
-  const [, uri] = /^MONGODB_URI=(mongodb:\/\/127\.0\.0\.1:\d+\/)$/.exec(lines.at(-1)) ?? []
+  // With a database name: an app pastes it as is.
+  const [, uri] = /^MONGODB_URI=(mongodb:\/\/127\.0\.0\.1:\d+\/)shop-app$/.exec(lines.at(-1)) ?? []
   assert.ok(uri, `last stdout line: ${lines.at(-1)}`)
+  assert.match(started.stderr, new RegExp(`^nodebench: an app that reads MONGODB_URL or DATABASE_URL takes the same URI: MONGODB_URL=${uri}shop-app `, 'm'))
+  assert.equal(started.stderr.split('\n').filter((line) => line.includes('DATABASE_URL')).length, 1, 'said once')
   const [, pid] = /^nodebench: db started \(pid (\d+), log .*ferretdb\.log\); stop it with `nodebench services stop db`$/m
     .exec(started.stderr) ?? []
   assert.ok(pid, started.stderr)
   assert.equal(await ping(uri), 1)
 
-  const again = await runCli(['services', 'start', 'db'], { env, timeout: 60_000 })
-  assert.equal(again.stdout, `MONGODB_URI=${uri}\n`)
+  const again = await runCli(['services', 'start', 'db', '--database', 'shop'], { env, timeout: 60_000 })
+  assert.equal(again.stdout, `MONGODB_URI=${uri}shop\n`)
   assert.match(again.stderr, new RegExp(`^nodebench: db already running \\(pid ${pid}, since \\S+\\)$`, 'm'))
 
   const status = await runCli(['services', 'status', 'db'], { env, timeout: 60_000 })

@@ -1,11 +1,16 @@
 // Command ferretdb-launcher runs FerretDB (MongoDB wire protocol, SQLite backend) on a loopback TCP
-// address, for nodebench's embedded database.
+// address, for nodebench's embedded database, with the TTL indexes FerretDB lacks: FerretDB listens on a
+// private Unix socket, and clients reach it through a thin wire-protocol layer (wire_proxy.go) that takes
+// expireAfterSeconds off createIndexes for the TTL monitor (ttl_monitor.go).
 //
 // It embeds github.com/FerretDB/FerretDB/ferretdb rather than building FerretDB's own cmd/ferretdb,
 // which panics when built as the main program outside its repository (its version.txt is not in the
 // module).
 //
-// Usage: ferretdb-launcher -listen 127.0.0.1:0 -data <dir>
+// Usage: ferretdb-launcher -listen 127.0.0.1:0 -data <dir> [-ttl-monitor-sleep-secs 60] [-postgresql-url <url>]
+//
+// -postgresql-url runs FerretDB's PostgreSQL backend on that database instead of SQLite files in -data (which
+// still holds the TTL specs): what the backends' measurement (benchmarks/ferretdb-backends.js) compares.
 //
 // When ready, it prints one line "ready <mongodb-uri>" on stdout, so the caller learns the port even
 // when it asked for port 0. It stops on SIGINT/SIGTERM, or when stdin is closed with -exit-on-stdin-close
@@ -19,22 +24,31 @@ import (
 	"io"
 	"log"
 	"net"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
+	"go.mongodb.org/mongo-driver/mongo"
+	"go.mongodb.org/mongo-driver/mongo/options"
 )
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:0", "loopback host:port to listen on (port 0 picks a free one)")
 	dataDir := flag.String("data", "", "directory for the SQLite databases (required)")
 	exitOnStdinClose := flag.Bool("exit-on-stdin-close", false, "stop when stdin reaches end of file")
+	postgreSQLURL := flag.String("postgresql-url", "", "use FerretDB's PostgreSQL backend on this database instead of SQLite")
+	ttlSleepSecs := flag.Int("ttl-monitor-sleep-secs", 60, "seconds between two TTL passes (MongoDB's ttlMonitorSleepSecs)")
 	flag.Parse()
 
 	if *dataDir == "" {
 		log.Fatal("ferretdb-launcher: -data <dir> is required")
+	}
+	if *ttlSleepSecs < 1 {
+		log.Fatalf("ferretdb-launcher: -ttl-monitor-sleep-secs %d: must be 1 or more", *ttlSleepSecs)
 	}
 	dir, err := filepath.Abs(*dataDir)
 	if err != nil {
@@ -44,24 +58,39 @@ func main() {
 		log.Fatalf("ferretdb-launcher: cannot create data directory %q: %v", dir, err)
 	}
 
-	address, err := resolveAddress(*listen)
+	listener, err := net.Listen("tcp", *listen)
 	if err != nil {
 		log.Fatalf("ferretdb-launcher: -listen %q: %v", *listen, err)
 	}
-
-	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: address},
-		Handler:   "sqlite",
-		SQLiteURL: "file:" + dir + "/",
-	})
-	if err != nil {
+	backend := ferretdb.Config{Handler: "sqlite", SQLiteURL: "file:" + dir + "/"}
+	if *postgreSQLURL != "" {
+		backend = ferretdb.Config{Handler: "postgresql", PostgreSQLURL: *postgreSQLURL}
+	}
+	if err = run(listener, dir, backend, *exitOnStdinClose, time.Duration(*ttlSleepSecs)*time.Second); err != nil {
 		log.Fatalf("ferretdb-launcher: %v", err)
+	}
+}
+
+// run serves until a signal (or stdin's end): FerretDB on a private socket, the wire layer on listener.
+func run(listener net.Listener, dataDir string, backend ferretdb.Config, exitOnStdinClose bool, ttlEvery time.Duration) error {
+	defer listener.Close()
+	// A short private path: a Unix socket path has at most 107 bytes, which a data directory may exceed.
+	socketDir, err := os.MkdirTemp("", "nodebench-ferretdb-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(socketDir)
+	socket := filepath.Join(socketDir, "ferretdb.sock")
+
+	backend.Listener = ferretdb.ListenerConfig{Unix: socket}
+	f, err := ferretdb.New(&backend)
+	if err != nil {
+		return err
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-
-	if *exitOnStdinClose {
+	if exitOnStdinClose {
 		go func() {
 			_, _ = io.Copy(io.Discard, os.Stdin)
 			stop()
@@ -71,27 +100,24 @@ func main() {
 	done := make(chan error, 1)
 	go func() { done <- f.Run(ctx) }()
 
-	fmt.Printf("ready %s\n", f.MongoDBURI())
-
-	if err = <-done; err != nil && ctx.Err() == nil {
-		log.Fatalf("ferretdb-launcher: %v", err)
-	}
-}
-
-// resolveAddress turns port 0 into a concrete free port: FerretDB's MongoDBURI reports the configured
-// address, so it must be the real one.
-func resolveAddress(listen string) (string, error) {
-	host, port, err := net.SplitHostPort(listen)
+	monitor := newTTLMonitor(dataDir)
+	client, err := mongo.Connect(ctx, options.Client().ApplyURI("mongodb://"+url.PathEscape(socket)))
 	if err != nil {
-		return "", err
+		stop()
+		<-done
+		return err
 	}
-	if port != "0" {
-		return listen, nil
+	defer client.Disconnect(context.Background()) //nolint:errcheck // stopping anyway
+	go monitor.run(ctx, client, ttlEvery)
+
+	layer := &proxy{listener: listener, backend: socket, monitor: monitor}
+	go layer.serve()
+
+	fmt.Printf("ready mongodb://%s/\n", listener.Addr())
+
+	err = <-done
+	if ctx.Err() != nil {
+		return nil
 	}
-	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	return err
 }

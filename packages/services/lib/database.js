@@ -23,6 +23,8 @@ const SERVICE_NAME = 'db'
 const PING_TIMEOUT_MS = 2000
 const READY_POLL_MS = 25
 const LOG_TAIL_BYTES = 16 * 1024
+// Between two passes of the launcher's TTL monitor: MongoDB's ttlMonitorSleepSecs default.
+const TTL_MONITOR_SLEEP_SECS = 60
 // A starter holding the lock needs at most its ready timeout; waiters give it this much more.
 const LOCK_MARGIN_MS = 10000
 
@@ -89,12 +91,18 @@ function readLogFrom (logFile, offset) {
   }
 }
 
-function validateStartOptions ({ port, readyTimeoutMs }) {
+function validateStartOptions ({ port, readyTimeoutMs, ttlMonitorSleepSecs, postgresqlUrl }) {
   if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) {
     throw errors.invalidOption('port', port, 'an integer from 1 to 65535, or undefined for a free port')
   }
   if (!(Number.isInteger(readyTimeoutMs) && readyTimeoutMs > 0)) {
     throw errors.invalidOption('readyTimeoutMs', readyTimeoutMs, 'a positive integer (milliseconds)')
+  }
+  if (!(Number.isInteger(ttlMonitorSleepSecs) && ttlMonitorSleepSecs > 0)) {
+    throw errors.invalidOption('ttlMonitorSleepSecs', ttlMonitorSleepSecs, 'a positive integer (seconds between two TTL passes)')
+  }
+  if (postgresqlUrl !== undefined && !(typeof postgresqlUrl === 'string' && /^postgres(ql)?:\/\//.test(postgresqlUrl))) {
+    throw errors.invalidOption('postgresqlUrl', postgresqlUrl, 'a postgres:// connection string, or undefined for SQLite')
   }
 }
 
@@ -159,13 +167,17 @@ async function waitUntilAnswering ({ watch, port, uri, readyTimeoutMs }) {
 async function startDatabase (options = {}) {
   const {
     env = process.env, dataDir = databaseDataDir(env), onProgress, detached = false,
-    logFile = path.join(path.dirname(path.resolve(dataDir)), 'ferretdb.log'), readyTimeoutMs = 30000
+    logFile = path.join(path.dirname(path.resolve(dataDir)), 'ferretdb.log'), readyTimeoutMs = 30000,
+    ttlMonitorSleepSecs = TTL_MONITOR_SLEEP_SECS, postgresqlUrl
   } = options
-  validateStartOptions({ port: options.port, readyTimeoutMs })
+  validateStartOptions({ port: options.port, readyTimeoutMs, ttlMonitorSleepSecs, postgresqlUrl })
   const binary = await ferretdbBinary({ onProgress, env })
   const port = options.port ?? await freeLoopbackPort()
   const uri = `mongodb://127.0.0.1:${port}/`
-  const args = ['-listen', `127.0.0.1:${port}`, '-data', path.resolve(dataDir)]
+  const args = [
+    '-listen', `127.0.0.1:${port}`, '-data', path.resolve(dataDir), '-ttl-monitor-sleep-secs', String(ttlMonitorSleepSecs),
+    ...(postgresqlUrl === undefined ? [] : ['-postgresql-url', postgresqlUrl])
+  ]
 
   fs.mkdirSync(dataDir, { recursive: true })
   fs.mkdirSync(path.dirname(logFile), { recursive: true })

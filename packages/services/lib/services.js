@@ -7,6 +7,7 @@
 const { stateDir: defaultStateDir, databaseDataDir } = require('./cache-dirs')
 const { ensureRegisteredDatabase, pingDatabase } = require('./database')
 const { readState, removeState } = require('./service-state')
+const { checkDatabaseName, databaseNameFor, uriWithDatabase } = require('./database-uri')
 const { terminate } = require('./processes')
 const errors = require('./errors')
 
@@ -17,14 +18,19 @@ const errors = require('./errors')
 const services = new Map([
   ['db', Object.freeze({
     description: 'the embedded database (FerretDB, MongoDB wire protocol)',
-    async start ({ stateDir, onProgress, env, readyTimeoutMs }) {
+    // --database: the name in the URI it prints (database-uri.js); default the app's package.json name.
+    options: { database: { type: 'string' } },
+    parseOptions: ({ database }) => (database === undefined ? {} : { database: checkDatabaseName(database) }),
+    async start ({ stateDir, onProgress, env, readyTimeoutMs, settings = {} }) {
       const { state, database } = await ensureRegisteredDatabase({
         stateDir, dataDir: databaseDataDir(env), detached: true, onProgress, env, readyTimeoutMs
       })
-      return { state, alreadyRunning: database === null }
+      // The registration keeps the bare address (any app, any database); the name is this start's.
+      const name = settings.database ?? databaseNameFor(process.cwd())
+      return { state: { ...state, database: name }, alreadyRunning: database === null }
     },
     answers: (state) => pingDatabase(state.uri),
-    env: (state) => ({ MONGODB_URI: state.uri })
+    env: (state) => ({ MONGODB_URI: state.database ? uriWithDatabase(state.uri, state.database) : state.uri })
   })]
 ])
 

@@ -6,6 +6,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { serviceNames, startService, stopService, serviceStatus } = require('..')
 const { pingDatabase } = require('../lib/database')
+const { databaseNameFor } = require('../lib/database-uri')
 const { readState } = require('../lib/service-state')
 const { isAlive, terminate } = require('../lib/processes')
 const { temporaryDir, deadPid, coded, registerDatabase } = require('./helpers')
@@ -29,15 +30,17 @@ test('startService db: detached, registered, logging to its file; again: already
   const started = await startService('db', options)
   assert.equal(started.alreadyRunning, false)
   assert.equal(started.owner, null)
-  assert.deepEqual(started.env, { MONGODB_URI: started.uri })
+  // The URI to paste names a database: the package.json name of where it ran (database-uri.test.js), or --database's.
+  assert.deepEqual(started.env, { MONGODB_URI: `${started.uri}${databaseNameFor(process.cwd())}` })
   assert.equal(started.dataDir, path.join(options.dir, 'data'))
   assert.ok(await pingDatabase(started.uri))
   assert.deepEqual(readState('db', { stateDir: options.stateDir }).pid, started.pid)
   assert.match(fs.readFileSync(started.logFile, 'utf8'), new RegExp(`ready mongodb://127\\.0\\.0\\.1:${started.port}/`))
 
-  const again = await startService('db', options)
+  const again = await startService('db', { ...options, settings: { database: 'shop' } })
   assert.equal(again.alreadyRunning, true)
   assert.equal(again.pid, started.pid)
+  assert.deepEqual(again.env, { MONGODB_URI: `${started.uri}shop` })
 })
 
 test('serviceStatus and stopService', async (t) => {

@@ -13,6 +13,7 @@ const { startProcessSampler } = require('../kernel/process-sampler')
 const { listenQueueCounters, listenQueueSince } = require('../kernel/listen-queue')
 const { round } = require('../kernel/statistics')
 const { repetitionFigures, cellFigures, probeCell, repetitionOperations } = require('../kernel/repetition')
+const { readCollectionSizes, collectionChanges } = require('../kernel/collection-sizes')
 const { analyzeEvents } = require('./elasticity')
 
 // The load matrix of a bench run: for every cell (processes x topology x scenario x format), start the app with
@@ -26,7 +27,9 @@ const { analyzeEvents } = require('./elasticity')
 // A run may send the same scenarios to other servers than the app (kernel/targets.js: the app without
 // nodebench, bare node:http and Express, Apache with PHP): each is a cell of its own beside the app's, measured
 // the same way, without a breakdown. Every cell samples its processes' CPU and memory while the load runs
-// (kernel/process-sampler.js), and keeps Apache Bench's latency percentiles (kernel/load-observer.js).
+// (kernel/process-sampler.js), and keeps Apache Bench's latency percentiles (kernel/load-observer.js). A cell
+// of the app with a database nodebench gave it counts the documents of each collection right before its measured
+// load and right after it (kernel/collection-sizes.js): how much the store grew under that load.
 
 const APP_ONLY = Object.freeze([targetOf({ kind: 'app' })])
 
@@ -78,12 +81,15 @@ const NO_BREAKDOWN = Object.freeze({
  * app's MONGODB_URI (kernel/database.js). `onCell(event)` hears `{ type: 'start' | 'end', index, total, cell,
  * record? }`; `onRecord(record, target)` gets each cell's record as it is done, and the target it measured;
  * `onNotice(text)` what an app's nodebench said on its stderr (app-process.js). `processes`: the run's processes
- * beyond each cell's servers, as the sampler's roots (the database). Resolves to `{ aborted, targets }`: why the
+ * beyond each cell's servers, as the sampler's roots (the database); `databaseUri`: the database whose collections
+ * each app cell counts (null: none). Resolves to `{ aborted, targets }`: why the
  * run stopped early (the app, the run's only server, did not start: the next cells would fail the same way), else
  * null; what each target's servers were (versions, the reply they served).
  */
 async function runMatrix (config, options) {
-  const { env, onRecord, onCell = () => {}, log = () => {}, onNotice = () => {}, processes = [] } = options
+  const {
+    env, onRecord, onCell = () => {}, log = () => {}, onNotice = () => {}, processes = [], databaseUri = null
+  } = options
   const cells = cellsOf(config)
   const workload = config.workload
   if (workload.setup !== null) log(`preparing the workload (${path.basename(workload.file)} setup)`)
@@ -104,7 +110,8 @@ async function runMatrix (config, options) {
     alone: (config.targets ?? APP_ONLY).length === 1,
     // Whether a bare server of nodebench's serves the app's answers, taken once per scenario and format.
     mirrors: (config.targets ?? APP_ONLY).some((target) => target.builtIn),
-    roots: [...processes, { pid: process.pid, role: 'nodebench (load generator)', descendants: false }]
+    roots: [...processes, { pid: process.pid, role: 'nodebench (load generator)', descendants: false }],
+    databaseUri
   }
   try {
     for (const [index, cell] of cells.entries()) {
@@ -227,6 +234,7 @@ async function runCell (config, cell, { env, values, log, onNotice, source: appS
       context.values.set(key, cellValues)
       if (context.mirrors) context.replies.set(key, await captureReply(base, sent))
     }
+    const sizesBefore = bare ? null : await readCollectionSizes(context.databaseUri)
     await source.begin(base)
     sampler = startProcessSampler({ roots: () => [...running.processes(), ...context.roots] })
     const queueBefore = listenQueueCounters()
@@ -277,6 +285,9 @@ async function runCell (config, cell, { env, values, log, onNotice, source: appS
     }
     record.resources = await sampler.stop()
     sampler = null
+    if (sizesBefore !== null) {
+      record.collections = collectionChanges(sizesBefore, await readCollectionSizes(context.databaseUri))
+    }
     record.listenQueue = listenQueueSince(queueBefore)
     record.breakdown ??= await source.read(base)
     if (record.breakdown !== null) {

@@ -2,6 +2,7 @@
 
 const { isNumber, processesText } = require('../render/format')
 const { findingsOf, notesOf } = require('./report-findings')
+const { databaseNotes } = require('./report-database')
 const { valuesText } = require('../kernel/sweep')
 const { findNamed, isNamed } = require('./dominant')
 
@@ -435,7 +436,7 @@ function summarize (results) {
   // run measured both. Without them, their sections and charts are left out, not drawn empty.
   summary.hasReference = reference !== null || Object.values(workload.scenarios).some((s) => s && s.reference)
   summary.comparesFormats = ['html', 'json'].every((format) => cells.some((c) => c.format === format && c.measured))
-  summary.notes = notesOf(summary)
+  summary.notes = [...notesOf(summary), ...databaseNotes(results)]
   summary.findings = findingsOf(summary)
   return summary
 }

@@ -5,6 +5,7 @@ const path = require('node:path')
 const { summarize } = require('./report-data')
 const { renderMarkdown } = require('./report-md')
 const { renderHtml } = require('./report-html')
+const { databaseSection } = require('./report-database')
 
 // The report of `nodebench bench`: report.md and a self-contained report.html (charts as inline SVG) from a
 // results.json, by layer:
@@ -16,13 +17,15 @@ const { renderHtml } = require('./report-html')
 //   report-charts.js      the Vega-Lite specs
 //   report-md.js, report-html.js  the two renderers (render/: the page, tables, lists and charts they lay out)
 // A pass run after the matrix (flame's, the browser's) brings its own section, `{ key, id, nav, html(value),
-// markdown(value), text(value) }`, shown when results.json holds `key`.
+// markdown(value), text(value) }`, shown when results.json holds `key`; the database's (report-database.js) is one
+// too, in every report.
 
 /**
  * Writes report.html and report.md for `results` into `outDir` (created if needed).
  * @returns {Promise<{ html: string, markdown: string }>} the files' paths
  */
-async function writeReport (results, outDir, { sections = [] } = {}) {
+async function writeReport (results, outDir, { sections: passSections = [] } = {}) {
+  const sections = [databaseSection, ...passSections]
   await fs.mkdir(outDir, { recursive: true })
   const html = path.join(outDir, 'report.html')
   const markdown = path.join(outDir, 'report.md')

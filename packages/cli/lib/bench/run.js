@@ -12,6 +12,7 @@ const { checkOpenFiles } = require('../kernel/open-files')
 const { round } = require('../kernel/statistics')
 const { runMatrix } = require('./matrix')
 const { writeReport } = require('./report')
+const { databaseOfRun } = require('../kernel/collection-sizes')
 
 // `runBench`, the bench feature's API: the database the workload asks for (kernel/database.js), the load matrix
 // (matrix.js), then the passes the caller adds over the same app (bench --flame and --browser: each feature
@@ -129,13 +130,19 @@ async function runBench (config, options = {}) {
     results.openFiles = checkOpenFiles(config)
     if (!results.openFiles.enough) log(results.openFiles.note)
     save()
+    // The app's database and its collections' sizes cell by cell (report-database.js); none without one.
+    const databaseUri = database.source === null ? null : database.uri
     const onRecord = (record, target) => {
       ;(target === undefined || target.kind === 'app' ? results.cells : results.targetCells).push(record)
+      if (databaseUri !== null) results.database = databaseOfRun(database, results.cells)
       save()
     }
     const processes = database.pid === null ? [] : [{ pid: database.pid, role: `database (${database.name})` }]
-    const matrix = await runMatrix(config, { env: database.env, onRecord, onCell, log, onNotice, processes })
+    const matrix = await runMatrix(config, {
+      env: database.env, onRecord, onCell, log, onNotice, processes, databaseUri
+    })
     aborted = matrix.aborted
+    if (results.database?.warning) log(`warning: ${results.database.warning}`)
     results.targets = targetsOf(config, matrix.targets)
     results.machine.loadAverage.end = loadAverage()
     save()

@@ -84,6 +84,12 @@ async function jaegerUiNote (uri) {
     '(examples/mongo-admin/docker-compose.yml)\n'
 }
 
+/** Said once at `services start db`: the same URI for an app that reads another variable than MONGODB_URI. */
+function otherVariablesNote (uri) {
+  return `nodebench: an app that reads MONGODB_URL or DATABASE_URL takes the same URI: MONGODB_URL=${uri} ` +
+    `(or DATABASE_URL=${uri}); --database <name> names another database\n`
+}
+
 const ACTIONS = Object.freeze({
   async start (names, { stdout, stderr, env }, settings) {
     const variables = []
@@ -91,6 +97,7 @@ const ACTIONS = Object.freeze({
       const started = await commandServices().startService(name, { env, settings, onProgress: (message) => stderr.write(`${message}\n`) })
       stderr.write(`${describeStart(started)}\n`)
       if (name === 'jaeger') stderr.write(await jaegerUiNote(started.uri))
+      if (name === 'db') stderr.write(otherVariablesNote(started.env.MONGODB_URI))
       variables.push(...Object.entries(started.env).map(([key, value]) => `${key}=${value}`))
     }
     stdout.write(variables.map((line) => `${line}\n`).join(''))
@@ -110,5 +117,11 @@ async function runServicesCommand ({ action, services, settings = {} }, streams)
 }
 
 module.exports = {
-  parseServicesArguments, runServicesCommand, describeStatus, describeStart, describeStop, jaegerUiNote
+  parseServicesArguments,
+  runServicesCommand,
+  describeStatus,
+  describeStart,
+  describeStop,
+  jaegerUiNote,
+  otherVariablesNote
 }

@@ -4,6 +4,7 @@ const { PERCENTILES } = require('../kernel/repetition')
 const { valuesText } = require('../kernel/sweep')
 const { ALPHA, compareValues, comparePaired } = require('./statistics')
 const { inputError } = require('./read-run')
+const { databaseNotes } = require('./database-notes')
 
 // Two runs of one workload compared (the comparison compare.json holds, and its renderers show): for every cell
 // both measured (scenario, format, processes, topology, and a sweep's values), the cell's figures, and for every
@@ -225,6 +226,7 @@ function compareRuns (a, b, { sides, measure = 'time', mode = 'runs', failOn = n
         'no interval and no verdict (bench again with this version for them); requests/s and latency are compared in full')
     }
   }
+  notes.push(...databaseNotes(a, b))
   const cells = common.map((key) => {
     const aCell = aCells.measured.get(key)
     const bCell = bCells.measured.get(key)

@@ -5,6 +5,7 @@ const path = require('node:path')
 const { describeWorkload, requestsOf, runHook } = require('../kernel/workload')
 const { describeMachine } = require('../kernel/machine')
 const { openDatabase } = require('../kernel/database')
+const { readCollectionSizes, collectionChanges, databaseOfRun } = require('../kernel/collection-sizes')
 const { startTopology } = require('../kernel/topology')
 const { openBreakdownSource, measuredOperation } = require('../kernel/breakdown-source')
 const { LoadObserver } = require('../kernel/load-observer')
@@ -95,7 +96,7 @@ function recordOf (config, { scenario, format, processes, topology, values = {} 
 }
 
 /** One cell on both sides, repetitions interleaved: resolves to the two records. */
-async function runTimeCell (config, cell, { targets, env, values, log, onNotice }) {
+async function runTimeCell (config, cell, { targets, env, values, log, onNotice, databaseUri = null }) {
   const workload = config.workload
   const definition = workload.scenarios[cell.scenario]
   const breakdowns = await openBreakdownSource({ breakdownSource: 'app' }, { env, log })
@@ -120,6 +121,8 @@ async function runTimeCell (config, cell, { targets, env, values, log, onNotice 
       await source.begin(base)
       sides.push({ base, sent, sample, source, read: null, reps: [] })
     }
+    // Both sides' repetitions take turns on the one database: the sizes around them are both sides'.
+    const sizesBefore = await readCollectionSizes(databaseUri)
     for (let rep = 0; rep < config.reps; rep++) {
       const line = []
       for (const [i, side] of sides.entries()) {
@@ -142,6 +145,10 @@ async function runTimeCell (config, cell, { targets, env, values, log, onNotice 
       Object.assign(records[i], cellFigures(reps), { expectedStatus: side.sent.status, reps, breakdown: read })
       records[i].operation = measuredOperation(side.read, side.sent.method)
       if (records[i].requests === 0) Object.assign(records[i], { status: 'failed', failure: 'no response completed' })
+    }
+    if (sizesBefore !== null) {
+      const collections = collectionChanges(sizesBefore, await readCollectionSizes(databaseUri))
+      for (const record of records) record.collections = collections
     }
   } catch (err) {
     for (const record of records) Object.assign(record, { status: 'failed', failure: err.message })
@@ -334,6 +341,7 @@ async function runPaired (config, options = {}) {
     try {
       const machine = await describeMachine({ mongodbUri: database.uri, embedded: database.embedded })
       for (const result of results) result.machine = machine
+      const databaseUri = database.source === null ? null : database.uri
       const workload = config.workload
       if (workload.setup !== null) log(`preparing the workload (${path.basename(workload.file)} setup)`)
       // `vary`: each varied name's values over the run (a setup seeds for the largest), as bench's.
@@ -342,8 +350,12 @@ async function runPaired (config, options = {}) {
       const runCell = config.measure === 'instructions' ? runInstructionsCell : runTimeCell
       for (const [index, cell] of cells.entries()) {
         onCell({ index, total: cells.length, cell })
-        const records = await runCell(config, cell, { targets, env: database.env, values, log, onNotice })
+        const records = await runCell(config, cell, { targets, env: database.env, values, log, onNotice, databaseUri })
         for (const [i, record] of records.entries()) results[i].cells.push(record)
+      }
+      if (databaseUri !== null) {
+        for (const result of results) result.database = databaseOfRun(database, result.cells)
+        if (results[0].database.warning) log(`warning: ${results[0].database.warning}`)
       }
       await runHook(workload.teardown, 'teardown', workload, { env: database.env, log, values }).catch((err) => log(err.message))
     } finally {

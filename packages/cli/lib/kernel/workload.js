@@ -18,6 +18,8 @@ const { checkVary, scenarioVary } = require('./sweep')
 //     name: 'my shop',
 //     formats: ['json'],                                // optional, default ['default']
 //     services: ['mongodb'],                            // optional: a database nodebench provides (MONGODB_URI)
+//     database: 'keep',                                 // optional: reuse the db service's data instead of an
+//                                                       //   empty embedded database per run (kernel/database.js)
 //     async setup ({ env, log }) { return { id: ... } },  // optional, once before the first cell: values
 //     defaultScenarios: ['item-read'],                  // optional: what a run without --scenarios measures
 //     targets: ['app', 'app-untraced', 'node'],         // optional: servers side by side (targets.js)
@@ -42,7 +44,7 @@ const { checkVary, scenarioVary } = require('./sweep')
 const WORKLOAD_FILES = Object.freeze(['nodebench.workload.js', 'nodebench.workload.json'])
 const WORKLOAD_KEYS = Object.freeze([
   'name', 'description', 'formats', 'services', 'setup', 'teardown', 'scenarios', 'defaultScenarios', 'browser', 'reference',
-  'targets', 'vary', 'start'
+  'targets', 'vary', 'start', 'database'
 ])
 const SCENARIO_KEYS = Object.freeze([
   'label', 'request', 'requests', 'formats', 'connections', 'amount', 'quickAmount', 'dominant', 'setup', 'teardown', 'reference',
@@ -51,6 +53,8 @@ const SCENARIO_KEYS = Object.freeze([
 const START_KEYS = Object.freeze(['args', 'env'])
 const REQUEST_KEYS = Object.freeze(['method', 'path', 'headers', 'body', 'status'])
 const SERVICES = Object.freeze(['mongodb'])
+// 'fresh': an empty embedded database per run; 'keep': the db service's (or nodebench's data directory's).
+const DATABASE_MODES = Object.freeze(['fresh', 'keep'])
 const METHODS = Object.freeze(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 const NAME_PATTERN = /^[a-z0-9][a-z0-9-]*$/
 const PLACEHOLDER = /\{([A-Za-z_$][\w$]*)\}/g
@@ -181,6 +185,10 @@ function checkWorkload (source, { file, shown }) {
   if (!Array.isArray(services) || services.some((s) => !SERVICES.includes(s))) {
     fail(`services must be a list of ${SERVICES.join(', ')}; received ${describe(source.services)}`)
   }
+  const database = source.database === undefined ? 'fresh' : source.database
+  if (!DATABASE_MODES.includes(database)) {
+    fail(`database must be one of ${DATABASE_MODES.map((mode) => `'${mode}'`).join(', ')}; received ${describe(source.database)}`)
+  }
   const hook = (where, value) => {
     if (value !== undefined && typeof value !== 'function') fail(`${where} must be a function (hooks need a .js workload); received ${describe(value)}`)
     return value === undefined ? null : value
@@ -213,6 +221,7 @@ function checkWorkload (source, { file, shown }) {
     description: optionalText('description', source.description),
     formats: Object.freeze([...formats]),
     services: Object.freeze([...services]),
+    database,
     setup: hook('setup', source.setup),
     teardown: hook('teardown', source.teardown),
     scenarios: Object.freeze(scenarios),
