@@ -12,7 +12,7 @@ const { startTarget, captureReply, replyFor } = require('../kernel/target-proces
 const { startProcessSampler } = require('../kernel/process-sampler')
 const { listenQueueCounters, listenQueueSince } = require('../kernel/listen-queue')
 const { round } = require('../kernel/statistics')
-const { repetitionFigures, cellFigures, probeCell, checkWarmup, repetitionOperations } = require('../kernel/repetition')
+const { repetitionFigures, cellFigures, probeCell, checkWarmup, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
 const { analyzeEvents } = require('./elasticity')
 
 // The load matrix of a bench run: for every cell (processes x topology x scenario x format), start the app with
@@ -284,6 +284,7 @@ async function runCell (config, cell, { env, values, log, onNotice, source: appS
     record.breakdown ??= await source.read(base)
     if (record.breakdown !== null) {
       record.operation = measuredOperation(record.breakdown, sent.method) ?? record.operation
+      takeExpectedErrors(record.breakdown, record.operation, sent.status, record.statusCodes)
     }
     if (target.kind === 'app-untraced') record.tracedAnyway = await answersBreakdown(base)
     if (record.requests === 0) {

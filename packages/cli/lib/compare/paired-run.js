@@ -12,7 +12,7 @@ const { runAutocannon } = require('../kernel/load')
 const { nodeCommand } = require('../kernel/app-target')
 const { callgrindCounts } = require('@nodebench/services')
 const { startUnderCallgrind } = require('../kernel/callgrind')
-const { repetitionFigures, cellFigures, probeCell, checkWarmup, repetitionOperations } = require('../kernel/repetition')
+const { repetitionFigures, cellFigures, probeCell, checkWarmup, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
 const { fillValues } = require('../kernel/sweep')
 const { round } = require('../kernel/statistics')
 const { checkoutRevision } = require('./checkout')
@@ -26,7 +26,7 @@ const { checkoutRevision } = require('./checkout')
 // Each side's measurements are a bench run's results (schema 2), written as a/results.json and b/results.json,
 // which `nodebench compare a b` compares again.
 
-const RESULTS_SCHEMA = 2
+const RESULTS_SCHEMA = 3
 const SIDES = Object.freeze(['a', 'b'])
 // Under callgrind a request takes 3-20 ms, far more on a busy machine: a generous limit.
 const REQUEST_TIMEOUT_SEC = 120
@@ -141,6 +141,7 @@ async function runTimeCell (config, cell, { targets, env, values, log, onNotice 
       const { reps, read } = side
       Object.assign(records[i], cellFigures(reps), { expectedStatus: side.sent.status, reps, breakdown: read })
       records[i].operation = measuredOperation(side.read, side.sent.method)
+      takeExpectedErrors(read, records[i].operation, side.sent.status, records[i].statusCodes)
       if (records[i].requests === 0) Object.assign(records[i], { status: 'failed', failure: 'no response completed' })
     }
   } catch (err) {
@@ -241,6 +242,7 @@ async function runInstructionsCell (config, cell, { targets, env, values, log })
         list: side.reps.map((rep) => Object.fromEntries(WINDOW_FIGURES.map((key) => [key, rep[key]])))
       }
       records[i].operation = measuredOperation(side.read, side.sent.method)
+      takeExpectedErrors(read, records[i].operation, side.sent.status, records[i].statusCodes)
       const short = side.reps.some((rep) => rep.requests !== config.window || rep.unexpectedStatus > 0)
       if (records[i].requests === 0 || short) {
         Object.assign(records[i], { status: 'failed', failure: `a window did not get ${config.window} answers of status ${side.sent.status}` })

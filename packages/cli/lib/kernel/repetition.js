@@ -85,12 +85,27 @@ async function probeCell (base, sent) {
 function checkWarmup (result, sent) {
   const answers = result.answers
   if (!answers || answers.unexpected === 0) return
-  const again = answers.first.number > 1 && !sent.flow.dynamic
-    ? '; the first answered as expected: an app may refuse a request sent again the same (a unique email), give each its own values ' +
+  const again = !sent.flow.dynamic
+    ? '; the probe before it answered as expected: an app may refuse a request sent again the same (a unique email), give each its own values ' +
       '({$seq}, {$uuid} or setupRequest: docs/workloads.md)'
     : ''
   throw new NodebenchError(codes.NB_ERR_WORKLOAD_PROBE, `${sent.flow.label()}: ${unexpectedText(answers.first, answers.answered)}` +
     `${answers.unexpected > 1 ? ` (${answers.unexpected} of ${answers.answered} answers not as expected)` : ''}${again}`)
+}
+
+/**
+ * Takes the answers a scenario expects out of its operation's errors in `breakdown` (changed in place): the app
+ * counts a request as an error when a layer passed one on (a validation's next(err)) or it answered 5xx, and a
+ * scenario that benches that path on purpose (`status: 400`) expects exactly those. The operation keeps how many
+ * it took out, `expectedErrors`; its `errors` are the rest. Nothing changes for a 1xx-3xx expected status.
+ */
+function takeExpectedErrors (breakdown, operation, expectedStatus, statusCodes) {
+  if (breakdown === null || operation === null || expectedStatus < 400) return
+  const measured = (breakdown.operations ?? []).find((o) => operationKey(o) === operationKey(operation))
+  if (measured === undefined || typeof measured.errors !== 'number') return
+  const expectedErrors = Math.min(measured.errors, statusCodes?.[expectedStatus] ?? 0)
+  measured.errors -= expectedErrors
+  measured.expectedErrors = expectedErrors
 }
 
 const operationKey = ({ method, route, format }) => `${method} ${route} ${format}`
@@ -141,4 +156,6 @@ function repetitionOperations (after, before = null) {
   return operations
 }
 
-module.exports = { PERCENTILES, repetitionFigures, cellFigures, probeCell, checkWarmup, repetitionOperations }
+module.exports = {
+  PERCENTILES, repetitionFigures, cellFigures, probeCell, checkWarmup, takeExpectedErrors, repetitionOperations
+}

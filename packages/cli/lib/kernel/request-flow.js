@@ -19,6 +19,11 @@ const { codes, NodebenchError } = require('@nodebench/errors')
 // Request numbers over the whole nodebench process: `{$seq}` never repeats within a run, whatever the cells.
 let lastSeq = 0
 
+/** A form value's encoding (URLSearchParams'). */
+function formEncode (text) {
+  return new URLSearchParams({ v: text }).toString().slice(2)
+}
+
 // How much of a body a failure shows.
 const BODY_SHOWN = 200
 // Connections whose session requests run at once.
@@ -163,7 +168,10 @@ class AnswerCheck {
   }
 }
 
-/** `first` of an AnswerCheck as words: `warm-up request 2 (POST /register, {$seq} 14) answered 400, expected 201 (request.status): "..."`. */
+/**
+ * `first` of an AnswerCheck as words: `warm-up request 2 of 20 (POST /register, {$seq} 14) answered 400, expected 201
+ * (request.status): "..."`.
+ */
 function unexpectedText (first, total = null) {
   const of = total === null ? '' : ` of ${total}`
   const seq = first.seq === null ? '' : `, {$seq} ${first.seq}`
@@ -247,7 +255,8 @@ class RequestFlow {
 
   /** One entry sent with fetch on `connection`, its answer read as autocannon's would be. */
   async fetchOne (base, entry, connection, check) {
-    const request = this.build(entry, connection, { method: entry.method, path: entry.path, headers: { ...entry.headers }, body: entry.body }, check)
+    const unbuilt = { method: entry.method, path: entry.path, headers: { ...entry.headers }, body: entry.body }
+    const request = this.build(entry, connection, unbuilt, check)
     if (check.failure !== null) return null
     const response = await fetch(base + request.path, {
       method: request.method, headers: request.headers, body: request.body, redirect: 'manual'
@@ -269,24 +278,30 @@ class RequestFlow {
     const seq = ++lastSeq
     const uuid = entry.usesUuid ? randomUUID() : null
     try {
-      const fill = (text, where) => text.replace(PER_REQUEST, (whole, name) => {
+      const fill = (text, where, encode = String) => text.replace(PER_REQUEST, (whole, name) => {
         if (name === '$seq') return String(seq)
         if (name === '$uuid') return uuid
-        if (Object.hasOwn(connection.captured, name)) return connection.captured[name]
+        if (Object.hasOwn(connection.captured, name)) return encode(connection.captured[name])
         throw flowError(codes.NB_ERR_WORKLOAD, `workload ${this.label()}: ${where} uses {${name}}, which no answer on connection ` +
           `${connection.index + 1} captured yet (capture it in an earlier request or the session's)`)
       })
       let path = entry.templated.path ? fill(entry.path, `${entry.where}.path`) : entry.path
       const headers = { ...request.headers }
       for (const name of entry.templated.headers) headers[name] = fill(entry.headers[name], `${entry.where}.headers.${name}`)
-      let body = entry.templated.body ? fill(entry.body, `${entry.where}.body`) : entry.body
+      let body = entry.templated.body ? fill(entry.body, `${entry.where}.body`, entry.bodyEncoding === 'form' ? formEncode : String) : entry.body
       let method = entry.method
       if (connection.jar !== null) {
         const cookies = connection.jar.header()
         if (cookies !== null) headers.cookie = headers.cookie ? `${headers.cookie}; ${cookies}` : cookies
       }
       if (entry.setupRequest !== null) {
-        const context = { seq, uuid: uuid ?? randomUUID(), values: this.values, captured: { ...connection.captured }, connection: connection.index }
+        const context = {
+          seq,
+          uuid: uuid ?? randomUUID(),
+          values: this.values,
+          captured: { ...connection.captured },
+          connection: connection.index
+        }
         let built
         try {
           built = entry.setupRequest({ method, path, headers, body }, context)
@@ -365,4 +380,4 @@ class RequestFlow {
   }
 }
 
-module.exports = { RequestFlow, CookieJar, unexpectedText }
+module.exports = { RequestFlow, CookieJar, unexpectedText, formEncode }

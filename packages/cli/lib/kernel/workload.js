@@ -8,7 +8,7 @@ const { checkBrowser } = require('./workload-browser')
 const { checkTargets } = require('./targets')
 const { displayPath } = require('./paths')
 const { checkVary, scenarioVary } = require('./sweep')
-const { RequestFlow } = require('./request-flow')
+const { RequestFlow, formEncode } = require('./request-flow')
 
 // A workload says what `bench` and `flame` send to an app: its scenarios (the requests of one operation),
 // in one or more formats (variants of the same operation: the study's HTML pages and JSON API), with the
@@ -319,7 +319,9 @@ function checkScenario (name, scenario, { formats, fail, hook, vary }) {
  * the scenario's operation, the others its `before`.
  */
 function checkRequestList (request, where, fail) {
-  if (!Array.isArray(request)) return Object.freeze({ ...checkRequest(request, where, fail), before: Object.freeze([]) })
+  if (!Array.isArray(request)) {
+    return Object.freeze({ ...checkRequest(request, where, fail), before: Object.freeze([]) })
+  }
   if (request.length === 0) fail(`${where} must be a request or a non-empty list of them; received []`)
   const checked = request.map((one, index) => checkRequest(one, `${where}[${index}]`, fail))
   return Object.freeze({ ...checked[checked.length - 1], before: Object.freeze(checked.slice(0, -1)) })
@@ -405,10 +407,19 @@ function checkRequest (request, where, fail) {
   }
   let body = request.body === undefined ? null : request.body
   const lowerHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
+  // A form's object body is sent as the form (its values' {names} filled in encoded); any other object as JSON.
+  const form = /^application\/x-www-form-urlencoded\b/i.test(lowerHeaders['content-type'] ?? '')
   if (body !== null && typeof body !== 'string') {
     if (typeof body !== 'object') fail(`${where}.body must be a string or a JSON object; received ${describe(request.body)}`)
-    body = JSON.stringify(body)
-    if (lowerHeaders['content-type'] === undefined) lowerHeaders['content-type'] = 'application/json'
+    if (form) {
+      if (!isPlainObject(body) || Object.values(body).some((value) => typeof value !== 'string' && typeof value !== 'number')) {
+        fail(`${where}.body of a form (application/x-www-form-urlencoded) must be an object of names to strings; received ${describe(request.body)}`)
+      }
+      body = Object.entries(body).map(([name, value]) => `${formEncode(name)}=${formTemplate(String(value))}`).join('&')
+    } else {
+      body = JSON.stringify(body)
+      if (lowerHeaders['content-type'] === undefined) lowerHeaders['content-type'] = 'application/json'
+    }
   }
   const status = request.status === undefined ? 200 : request.status
   if (!Number.isInteger(status) || status < 100 || status > 599) fail(`${where}.status must be an HTTP status (100 to 599); received ${describe(request.status)}`)
@@ -428,11 +439,18 @@ function checkRequest (request, where, fail) {
     status,
     capture: checkCapture(request.capture, where, fail),
     setupRequest: request.setupRequest ?? null,
-    placeholders: Object.freeze([...placeholders])
+    placeholders: Object.freeze([...placeholders]),
+    // How a value filled into the body is written: 'form' (URL-encoded), else as it is.
+    bodyEncoding: form ? 'form' : null
   })
 }
 
-function fill (text, values, where, scenario, later = NO_NAMES) {
+/** A form value encoded, its {names} kept for filling in (encoded then). */
+function formTemplate (text) {
+  return text.split(/(\{[A-Za-z_$][\w$]*\})/).map((part, index) => (index % 2 === 1 ? part : formEncode(part))).join('')
+}
+
+function fill (text, values, where, scenario, later = NO_NAMES, encode = String) {
   return text.replace(PLACEHOLDER, (whole, name) => {
     // Values of each request (request-flow.js): {$seq}, {$uuid} and what an answer captures.
     if (later.has(name)) return whole
@@ -440,7 +458,7 @@ function fill (text, values, where, scenario, later = NO_NAMES) {
       throw new NodebenchError(codes.NB_ERR_WORKLOAD, `workload scenario '${scenario}': ${where} uses {${name}}, which no setup returned, no vary gives` +
         ` and no request captures${Object.keys(values).length ? ` (values: ${Object.keys(values).join(', ')})` : ''}`)
     }
-    return String(values[name])
+    return encode(String(values[name]))
   })
 }
 
@@ -467,11 +485,16 @@ function entriesOf (scenario, requests, values, later) {
       headers[name] = fill(value, values, `${request.where}.headers.${name}`, scenario.name, later)
       if (PLACEHOLDER_TEST.test(headers[name])) templatedHeaders.push(name)
     }
-    const body = request.body === null ? undefined : fill(request.body, values, `${request.where}.body`, scenario.name, later)
+    const encode = request.bodyEncoding === 'form' ? formEncode : String
+    const body = request.body === null ? undefined : fill(request.body, values, `${request.where}.body`, scenario.name, later, encode)
     const captures = Object.entries(request.capture ?? {})
     return request.paths.map((p) => {
       const path = fill(p, values, `${request.where}.path`, scenario.name, later)
-      const templated = { path: PLACEHOLDER_TEST.test(path), headers: templatedHeaders, body: body !== undefined && PLACEHOLDER_TEST.test(body) }
+      const templated = {
+        path: PLACEHOLDER_TEST.test(path),
+        headers: templatedHeaders,
+        body: body !== undefined && PLACEHOLDER_TEST.test(body)
+      }
       return Object.freeze({
         where: request.where,
         method: request.method,
@@ -481,9 +504,11 @@ function entriesOf (scenario, requests, values, later) {
         status: request.status,
         captures,
         setupRequest: request.setupRequest,
+        bodyEncoding: request.bodyEncoding,
         templated,
         usesUuid: request.placeholders.includes('$uuid'),
-        dynamic: templated.path || templated.headers.length > 0 || templated.body || captures.length > 0 || request.setupRequest !== null
+        dynamic: templated.path || templated.headers.length > 0 || templated.body || captures.length > 0 ||
+          request.setupRequest !== null
       })
     })
   })
@@ -495,7 +520,8 @@ const PLACEHOLDER_TEST = /\{[A-Za-z_$][\w$]*\}/
  * What a cell sends: the scenario's request in a format with `values` filled in, as autocannon's `requests`
  * (one per path, sent in turn by each connection), the status a correct answer has, and its `flow`
  * (request-flow.js: what is sent request by request, and each answer's check).
- * @returns {{ method: string, status: number, requests: Array<{ method, path, headers, body }>, where: string, flow: RequestFlow }}
+ * @returns {{ method: string, status: number, requests: Array<{ method, path, headers, body }>, where: string,
+ *   flow: RequestFlow }}
  */
 function requestsOf (scenario, format, values = {}) {
   const request = scenario.requests[format]
