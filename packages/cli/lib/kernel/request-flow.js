@@ -144,7 +144,8 @@ class AnswerCheck {
       this.first = {
         phase: this.phase,
         number: this.answered,
-        seq: sentRequest?.seq ?? null,
+        // Its {$seq} where the request has one (its own, or its setupRequest's to use).
+        seq: entry.usesSeq || entry.setupRequest !== null ? sentRequest?.seq ?? null : null,
         method: sentRequest?.method ?? entry.method,
         path: sentRequest?.path ?? entry.path,
         where: entry.where,
@@ -218,8 +219,8 @@ class RequestFlow {
     }
     for (let at = 0; at < pending.length; at += SESSION_CONCURRENCY) {
       await Promise.all(pending.slice(at, at + SESSION_CONCURRENCY).map(async (connection) => {
+        const check = new AnswerCheck(`connection ${connection.index + 1}'s session`)
         for (const entry of this.session.requests) {
-          const check = new AnswerCheck(`session (connection ${connection.index + 1})`)
           await this.fetchOne(base, entry, connection, check)
           if (check.failure !== null) throw check.failure
           if (check.first !== null) {

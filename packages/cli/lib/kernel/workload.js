@@ -507,6 +507,7 @@ function entriesOf (scenario, requests, values, later) {
         bodyEncoding: request.bodyEncoding,
         templated,
         usesUuid: request.placeholders.includes('$uuid'),
+        usesSeq: request.placeholders.includes('$seq'),
         dynamic: templated.path || templated.headers.length > 0 || templated.body || captures.length > 0 ||
           request.setupRequest !== null
       })
