@@ -39,6 +39,15 @@ const { RequestFlow, formEncode } = require('./request-flow')
 // `{name}` in a path, a header value or a string body is the value `setup` returned under that name, or the
 // cell's value of a varied name.
 // A path may be a list: each connection sends them in turn (autocannon's `requests`).
+//
+// Requests that change (request-flow.js sends them; docs/workloads.md has the examples):
+//   request: {
+//     path: '/users/{$seq}', body: { email: 'u-{$uuid}@x.org' },  // {$seq}, {$uuid}: new for each request
+//     setupRequest (request, { seq, uuid, values, captured, connection }) { return request },  // builds each one
+//     capture: { csrf: { body: /name="_csrf" value="([^"]+)"/ }, id: { json: 'user.id' }, etag: { header: 'etag' } }
+//   },
+//   request: [{ ...page }, { ...form }],                 // sent in turn; the last is the scenario's operation
+//   session: true | { cookies: true, requests: [...] }  // a cookie jar per connection; requests sent once by each
 
 const WORKLOAD_FILES = Object.freeze(['nodebench.workload.js', 'nodebench.workload.json'])
 const WORKLOAD_KEYS = Object.freeze([
