@@ -227,7 +227,12 @@ async function runCell (config, cell, { env, values, log, onNotice, source: appS
     }
     if (target.kind === 'app' && !context.values.has(key)) {
       context.values.set(key, cellValues)
-      if (context.mirrors) context.replies.set(key, await captureReply(base, sent))
+      // A request that changes is answered as the probe's was (its templates are filled in request by request).
+      if (context.mirrors) {
+        context.replies.set(key, sent.flow.dynamic
+          ? { status: sample.status, contentType: sample.contentType, body: sample.body, from: 'app' }
+          : await captureReply(base, sent))
+      }
     }
     await source.begin(base)
     sampler = startProcessSampler({ roots: () => [...running.processes(), ...context.roots] })

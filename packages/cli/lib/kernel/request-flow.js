@@ -234,7 +234,7 @@ class RequestFlow {
 
   /**
    * Sends each entry once on connection 0 (its session prepared), as autocannon would, checking each answer:
-   * the first request of a cell. Returns the first answer `{ status, bytes, body }`.
+   * the first request of a cell. Returns the first answer `{ status, bytes, body, contentType }`.
    */
   async probe (base, maxPaths) {
     await this.prepare(base, 1)
@@ -264,7 +264,7 @@ class RequestFlow {
     })
     const body = Buffer.from(await response.arrayBuffer())
     this.read(entry, connection, response.status, body.toString('utf8'), response.headers, check)
-    return { status: response.status, bytes: body.length, body }
+    return { status: response.status, bytes: body.length, body, contentType: response.headers.get('content-type') }
   }
 
   /**
