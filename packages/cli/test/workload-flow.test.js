@@ -9,7 +9,9 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { checkWorkload } = require('../lib/kernel/workload')
+const http = require('node:http')
+const { checkWorkload, requestsOf } = require('../lib/kernel/workload')
+const { runAutocannon } = require('../lib/kernel/load')
 const { CookieJar } = require('../lib/kernel/request-flow')
 const { benchConfig } = require('../lib/bench/config')
 const { temporaryDir, runCli } = require('../../../test/support')
@@ -65,6 +67,34 @@ test('a connection\'s cookie jar keeps what Set-Cookie gives and drops what expi
   assert.equal(jar.header(), 'connect.sid=s%3Aabc.def; theme=dark')
   jar.store(['theme=; Max-Age=0', 'connect.sid=s%3Anew; Path=/', 'old=1; Expires=Thu, 01 Jan 1970 00:00:00 GMT'])
   assert.equal(jar.header(), 'connect.sid=s%3Anew')
+})
+
+test('each request built by setupRequest on a real server: its number, its values, and a failure that stops the load', async (t) => {
+  const seen = []
+  const server = http.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url} ${req.headers['x-tenant']}`)
+    res.end('ok')
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => server.close())
+  const base = `http://127.0.0.1:${server.address().port}`
+  const workload = check({
+    scenarios: {
+      paged: { request: { path: '/items', headers: { 'x-tenant': '{tenant}' }, setupRequest: (request, { seq, values }) => ({ ...request, path: `/items?page=${seq % 2}&of=${values.tenant}` }) } },
+      broken: { request: { path: '/', setupRequest: () => { throw new Error('no page left') } } },
+      later: { request: { path: '/', setupRequest: async (request) => request } }
+    }
+  })
+  const result = await runAutocannon(base, requestsOf(workload.scenarios.paged, 'default', { tenant: 'acme' }), { connections: 1, amount: 4, phase: 'warm-up' })
+  assert.deepEqual(result.answers, { phase: 'warm-up', answered: 4, unexpected: 0, first: null })
+  assert.equal(seen.length, 4)
+  assert.ok(seen.every((line) => /^GET \/items\?page=[01]&of=acme acme$/.test(line)), seen.join('; '))
+  assert.equal(new Set(seen.map((line) => line.split(' ')[1])).size, 2, 'pages alternate with {$seq}')
+  await assert.rejects(runAutocannon(base, requestsOf(workload.scenarios.broken, 'default'), { connections: 1, amount: 100 }),
+    (err) => err.code === 'NB_ERR_WORKLOAD_HOOK' && err.message === "workload scenario 'broken' (default): request.setupRequest failed: no page left")
+  await assert.rejects(runAutocannon(base, requestsOf(workload.scenarios.later, 'default'), { connections: 1, amount: 100 }),
+    (err) => err.code === 'NB_ERR_WORKLOAD_HOOK' && /request\.setupRequest must return the request \(\{ method, path, headers, body \}, synchronously, a path starting with '\/'\); returned a promise$/.test(err.message))
+  assert.equal(seen.length, 4 + 2, 'a failing setupRequest stops the load at its first request (the stand-in autocannon sends instead)')
 })
 
 test('bench says once when --quick\'s process counts cannot be measured: a --cmd without {processes}', () => {

@@ -38,7 +38,11 @@ async function runAutocannon (base, sent, load) {
       if (check.failure !== null) return reject(check.failure)
       resolve({ ...result, startedAtMs, elapsedSec: (lastResponseAt - startedAt) / 1000, answers: check.summary() })
     })
-    check.onFailure = () => instance.stop()
+    const closeConnections = check.onFailure
+    check.onFailure = (err) => {
+      closeConnections(err)
+      instance.stop()
+    }
     instance.on('response', () => { lastResponseAt = performance.now() })
     if (observer !== null) observer.attach(instance, startedAt)
     onStart(startedAt)

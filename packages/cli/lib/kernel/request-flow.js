@@ -368,14 +368,20 @@ class RequestFlow {
       }
     }))
     if (!this.dynamic) return { check, options: { requests: requestsFor(null) } }
-    let opened = 0
+    const clients = []
     // autocannon builds a connection's first request before setupClient: the stand-ins are never sent.
     const standIns = this.entries.map((entry) => ({ method: entry.method, path: '/', headers: {} }))
+    // A failure of the workload's own code closes every connection at once (autocannon's stop() waits for its
+    // next one-second tick, and would send requests the workload cannot build until then).
+    check.onFailure = () => setImmediate(() => { for (const client of clients) client.destroy() })
     return {
       check,
       options: {
         requests: standIns,
-        setupClient: (client) => client.setRequests(requestsFor(this.connection(opened++)))
+        setupClient: (client) => {
+          clients.push(client)
+          client.setRequests(requestsFor(this.connection(clients.length - 1)))
+        }
       }
     }
   }
