@@ -23,7 +23,7 @@ test('a workload gets its defaults, and a bad one a coded error naming the scena
   const home = workload.scenarios.home
   assert.deepEqual([home.label, home.connections, home.amount, home.quickAmount, home.dominant], ['home', 10, 1000, 100, null])
   assert.deepEqual(home.requests.default, {
-    where: 'request', method: 'GET', paths: ['/'], headers: {}, body: null, status: 200, capture: null, setupRequest: null, placeholders: [], before: []
+    where: 'request', method: 'GET', paths: ['/'], headers: {}, body: null, status: 200, capture: null, setupRequest: null, placeholders: [], bodyEncoding: null, before: []
   })
   assert.equal(home.session, null)
   assert.deepEqual([home.formats, workload.defaultScenarios], [['default'], ['home']])
