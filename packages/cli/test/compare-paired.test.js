@@ -48,7 +48,7 @@ test('paired, two commands: 1 ms more in loadItem is found there and nowhere els
   }
   // Each side's measurements are a bench run's results, which compare reads again to the same figures.
   const a = read(path.join(out, 'a', 'results.json'))
-  assert.deepEqual([a.schema, a.cells.length, a.cells[0].reps.length, a.config.paired], [2, 1, 6, true])
+  assert.deepEqual([a.schema, a.cells.length, a.cells[0].reps.length, a.config.paired], [3, 1, 6, true])
   const again = await runCli(['compare', path.join(out, 'a'), path.join(out, 'b'), '--out', path.join(dir, 'again')])
   assert.equal(again.code, 0, again.stderr)
   assert.deepEqual(read(path.join(dir, 'again', 'compare.json')).summary.movedSegments, comparison.summary.movedSegments)

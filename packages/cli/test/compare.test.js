@@ -187,14 +187,14 @@ test('bad input: one line each, exit 2, nothing written', { timeout: 60_000 }, a
   const otherWorkload = writeRun(dir, 'other', { ...aaSide('b'), workload: { ...aaSide('b').workload, name: 'mongo-admin' } })
   const noCommon = writeRun(dir, 'nocommon', { ...aaSide('b'), cells: aaSide('b').cells.map((cell) => ({ ...cell, processes: 2 })) })
   const otherLoad = writeRun(dir, 'load', { ...aaSide('b'), cells: aaSide('b').cells.map((cell) => ({ ...cell, connections: 50 })) })
-  const unknownSchema = writeRun(dir, 'schema3', { ...aaSide('b'), schema: 3 })
+  const unknownSchema = writeRun(dir, 'schema4', { ...aaSide('b'), schema: 4 })
   fs.mkdirSync(path.join(dir, 'empty'))
   fs.writeFileSync(path.join(dir, 'broken.json'), '{"schema": 2, "cells": [')
   const cases = [
     [[a, path.join(dir, 'missing')], /^nodebench: compare: .*missing: no such file or folder; expected a bench run's results\.json or its folder$/],
     [[a, path.join(dir, 'empty')], /^nodebench: compare: .*empty holds no results\.json; expected a bench run's folder \(nodebench bench --out\)$/],
     [[a, path.join(dir, 'broken.json')], /^nodebench: compare: .*broken\.json is not JSON \(.*\); expected a bench run's results\.json$/],
-    [[a, unknownSchema], /^nodebench: compare: .*schema3[/\\]results\.json has results schema 3; nodebench compare reads schemas 1 and 2 \(what nodebench bench writes\)$/],
+    [[a, unknownSchema], /^nodebench: compare: .*schema4[/\\]results\.json has results schema 4; nodebench compare reads schemas 1, 2 and 3 \(what nodebench bench writes\)$/],
     [[a, otherWorkload], /^nodebench: compare: a ran workload 'shop' and b 'mongo-admin': compare needs the same workload on both sides$/],
     [[a, noCommon], /^nodebench: compare: no cell measured in both runs \(a: item read \(json\), 1 process; item create \(json\), 1 process; b: item read \(json\), 2 processes; item create \(json\), 2 processes\); compare needs the same scenario, format, processes, topology and varied values on both sides$/],
     [[a, otherLoad], /^nodebench: compare: item read \(json\), 1 process: a sent 4 connections, 300 requests per repetition, b 50 connections, 300 requests per repetition; compare runs of the same workload and load$/]

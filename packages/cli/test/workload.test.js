@@ -22,7 +22,10 @@ test('a workload gets its defaults, and a bad one a coded error naming the scena
   assert.equal(workload.name, 'x')
   const home = workload.scenarios.home
   assert.deepEqual([home.label, home.connections, home.amount, home.quickAmount, home.dominant], ['home', 10, 1000, 100, null])
-  assert.deepEqual(home.requests.default, { where: 'request', method: 'GET', paths: ['/'], headers: {}, body: null, status: 200 })
+  assert.deepEqual(home.requests.default, {
+    where: 'request', method: 'GET', paths: ['/'], headers: {}, body: null, status: 200, capture: null, setupRequest: null, placeholders: [], bodyEncoding: null, before: []
+  })
+  assert.equal(home.session, null)
   assert.deepEqual([home.formats, workload.defaultScenarios], [['default'], ['home']])
   const partial = check({
     formats: ['html', 'json'],
@@ -69,14 +72,16 @@ test('requests: values filled in, a list of paths sent in turn, an object body s
     { method: 'GET', path: '/items/7', headers: { 'x-tenant': 'acme' }, body: undefined },
     { method: 'GET', path: '/items/2', headers: { 'x-tenant': 'acme' }, body: undefined }
   ])
-  assert.deepEqual(requestsOf(workload.scenarios.create, 'default'), {
+  const { flow, ...create } = requestsOf(workload.scenarios.create, 'default')
+  assert.deepEqual(create, {
     method: 'POST',
     status: 201,
     requests: [{ method: 'POST', path: '/items', headers: { 'content-type': 'application/json' }, body: '{"name":"cup"}' }],
     where: 'request'
   })
+  assert.equal(flow.dynamic, false, 'the same request every time: autocannon builds it once')
   assert.throws(() => requestsOf(workload.scenarios.read, 'default', { id: 7 }),
-    coded(/^workload scenario 'read': request\.headers\.x-tenant uses \{tenant\}, which no setup returned and no vary gives \(values: id\)$/))
+    coded(/^workload scenario 'read': request\.headers\.x-tenant uses \{tenant\}, which no setup returned, no vary gives and no request captures \(values: id\)$/))
 })
 
 test('finding the workload: --workload, else the app directory\'s, else a coded error saying what to do', (t) => {
@@ -177,7 +182,7 @@ test('a path that does not answer as the workload expects fails its cell, naming
   const run = await runCli(['bench', '--cmd', `"${process.execPath}" ${path.join(SHOP, 'server.js')} --port {port}`, '--url', 'http://127.0.0.1',
     '--workload', workload, '--reps', '1', '--warmup', '0', '--out', path.join(dir, 'run')])
   assert.equal(run.code, 1)
-  assert.match(run.stderr, /^nodebench: 1 cell failed \(marked in the report\): scenario 'item-read' \(json\): request\.path GET \/items\/99 answered 404, expected 200 \(request\.status\)/m)
+  assert.match(run.stderr, /^nodebench: 1 cell failed \(marked in the report\): scenario 'item-read' \(json\): probe request 2 \(GET \/items\/99\) answered 404, expected 200 \(request\.status\): "\{\\"error\\":\\"no item 99\\"\}"$/m)
 
   const bad = await runCli(['bench', '--url', 'http://127.0.0.1:9', '--workload', path.join(dir, 'missing.workload.js')])
   assert.equal(bad.code, 2)

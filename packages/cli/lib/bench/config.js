@@ -95,12 +95,18 @@ function benchConfig (values, { now = new Date() } = {}) {
     const scenario = workload.scenarios[withoutCells[0]]
     throw usageError(`scenario '${scenario.name}' has format ${scenario.formats.join(', ')} only; --formats ${formats.join(',')} leaves it nothing to measure`)
   }
+  // What the run says before it starts (stderr), once: what it will not measure and why.
+  const notes = []
   let processes = values.processes ? numberList(values.processes, 'processes', 1, 64) : quick ? [...QUICK.processes] : [...PROCESSES]
   if (target.app === null && topologies.includes('cluster') && !(target.cmd !== null && target.cmd.includes('{processes}'))) {
     // nodebench cannot change how many processes an app it does not start runs (behind nginx, each
     // instance is one process of the command).
     if (values.processes !== undefined && processes.length > 1) {
       throw usageError('several --processes need an app nodebench starts: --app, or --cmd with a {processes} placeholder')
+    }
+    if (!values.processes && processes.length > 1) {
+      notes.push(`${quick ? '--quick' : 'the run'} measures ${processes.slice(0, -1).join(', ')} and ${processes[processes.length - 1]} processes, but ${target.cmd === null ? 'an app at --url' : '--cmd has no {processes}'}: ` +
+        `only 1 process is measured${target.cmd === null ? '' : ' (put {processes} where your command takes its process count)'}`)
     }
     processes = values.processes ? processes : [1]
   }
@@ -148,6 +154,7 @@ function benchConfig (values, { now = new Date() } = {}) {
     target,
     targets: Object.freeze(targets),
     targetNotes: Object.freeze(targetNotes),
+    notes: Object.freeze(notes),
     workload,
     scenarios,
     formats,

@@ -12,7 +12,7 @@ const { startTarget, captureReply, replyFor } = require('../kernel/target-proces
 const { startProcessSampler } = require('../kernel/process-sampler')
 const { listenQueueCounters, listenQueueSince } = require('../kernel/listen-queue')
 const { round } = require('../kernel/statistics')
-const { repetitionFigures, cellFigures, probeCell, repetitionOperations } = require('../kernel/repetition')
+const { repetitionFigures, cellFigures, probeCell, checkWarmup, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
 const { readCollectionSizes, collectionChanges } = require('../kernel/collection-sizes')
 const { analyzeEvents } = require('./elasticity')
 
@@ -221,18 +221,25 @@ async function runCell (config, cell, { env, values, log, onNotice, source: appS
     }
     const sent = requestsOf(definition, format, { ...cellValues, ...varied })
     record.operation = { method: sent.method, route: null, format: null }
-    const warmupRequests = config.warmups?.[scenario] ?? config.warmup
-    if (warmupRequests > 0) {
-      const warmup = { connections: Math.min(record.connections, warmupRequests), amount: warmupRequests }
-      await runAutocannon(base, sent, warmup)
-    }
-    const sample = await probeCell(base, sent, { scenario, format }).catch((err) => {
+    // The cell's first requests: each distinct one once, checked, then the warm-up, every answer checked too (a
+    // request the warm-up made fail, as a unique email registered twice, is named as the warm-up's).
+    const sample = await probeCell(base, sent).catch((err) => {
       if (err.code || !bare) throw err
       throw new NodebenchError(codes.NB_ERR_TARGET_START, `target '${target.name}' (${target.label}) does not answer at ${base}: ${err.cause?.code ?? err.message}`)
     })
+    const warmupRequests = config.warmups?.[scenario] ?? config.warmup
+    if (warmupRequests > 0) {
+      const warmup = { connections: Math.min(record.connections, warmupRequests), amount: warmupRequests, phase: 'warm-up' }
+      checkWarmup(await runAutocannon(base, sent, warmup), sent)
+    }
     if (target.kind === 'app' && !context.values.has(key)) {
       context.values.set(key, cellValues)
-      if (context.mirrors) context.replies.set(key, await captureReply(base, sent))
+      // A request that changes is answered as the probe's was (its templates are filled in request by request).
+      if (context.mirrors) {
+        context.replies.set(key, sent.flow.dynamic
+          ? { status: sample.status, contentType: sample.contentType, body: sample.body, from: 'app' }
+          : await captureReply(base, sent))
+      }
     }
     const sizesBefore = bare ? null : await readCollectionSizes(context.databaseUri)
     await source.begin(base)
@@ -262,6 +269,7 @@ async function runCell (config, cell, { env, values, log, onNotice, source: appS
           duration: record.duration,
           timeoutSec: config.requestTimeoutSec,
           observer,
+          phase: `repetition ${rep + 1}`,
           onStart: (startedAt) => { happenings = scheduleEvents(events, running, { startedAt, source, log }) }
         })
         const happened = await happenings.settled()
@@ -292,6 +300,7 @@ async function runCell (config, cell, { env, values, log, onNotice, source: appS
     record.breakdown ??= await source.read(base)
     if (record.breakdown !== null) {
       record.operation = measuredOperation(record.breakdown, sent.method) ?? record.operation
+      takeExpectedErrors(record.breakdown, record.operation, sent.status, record.statusCodes)
     }
     if (target.kind === 'app-untraced') record.tracedAnyway = await answersBreakdown(base)
     if (record.requests === 0) {
@@ -374,7 +383,7 @@ async function findMaxThroughput (base, sent, { record, config, proxied, bytes, 
   let connections = record.connections
   for (;;) {
     const observer = new LoadObserver({ expectedStatus: sent.status, proxied })
-    const load = { connections, duration: config.duration, timeoutSec: config.requestTimeoutSec, observer }
+    const load = { connections, duration: config.duration, timeoutSec: config.requestTimeoutSec, observer, phase: `--find-max step at ${connections} connections` }
     const figures = repetitionFigures(await runAutocannon(base, sent, load), sent, bytes)
     const { failures, failed } = observer.summary()
     const latencyPercentilesMs = latencyPercentiles([observer])

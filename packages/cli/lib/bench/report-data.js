@@ -5,8 +5,9 @@ const { findingsOf, notesOf } = require('./report-findings')
 const { databaseNotes } = require('./report-database')
 const { valuesText } = require('../kernel/sweep')
 const { findNamed, isNamed } = require('./dominant')
+const { scenarioLabel: labelOfScenario } = require('./scenario-label')
 
-// The figures both renderers of the bench report show, derived once from a results.json (schema 1 or 2).
+// The figures both renderers of the bench report show, derived once from a results.json (schema 1 to 3).
 // Nothing here trusts an optional field: a failed cell, a missing cell, a cell without a breakdown or a
 // run of only some scenarios and process counts all give a smaller summary, never an exception.
 //
@@ -48,8 +49,7 @@ function referenceOf (workload, scenario, kind, format) {
 }
 
 function scenarioLabel (workload, scenario) {
-  const described = workload.scenario(scenario)
-  return described && typeof described.label === 'string' ? described.label : scenario
+  return labelOfScenario(workload.scenarios, scenario)
 }
 
 function dominantOf (workload, scenario) {
@@ -192,6 +192,9 @@ function normalizeCell (raw, workload) {
     timeouts: isNumber(raw.timeouts) ? raw.timeouts : 0,
     non2xx: isNumber(raw.non2xx) ? raw.non2xx : 0,
     statusCodes: raw.statusCodes || {},
+    expectedStatus: Number.isInteger(raw.expectedStatus) ? raw.expectedStatus : null,
+    // The first answer a request did not expect, as words (kernel/request-flow.js); results before schema 3 have none.
+    firstUnexpected: typeof raw.firstUnexpected === 'string' ? raw.firstUnexpected : null,
     responses: responsesOf(raw, method, format),
     bytesPerResponse: isNumber(raw.bytesPerResponse) ? raw.bytesPerResponse : null,
     breakdown: raw.breakdown || null,
@@ -370,7 +373,7 @@ function sizeRatios (sizes) {
 
 /**
  * Everything the report shows, derived from a results.json object.
- * @param {object} results what `nodebench bench` wrote (schema 1 or 2)
+ * @param {object} results what `nodebench bench` wrote (schema 1 to 3)
  */
 function summarize (results) {
   const config = (results && results.config) || {}

@@ -212,7 +212,8 @@ function notesOf (summary) {
   for (const cell of cells.filter((c) => c.measured)) {
     if (cell.responses.unexpected > 0) {
       const codes = cell.responses.codesKnown ? ` (${statusCodesText(cell.responses.unexpectedCodes)})` : ''
-      notes.push({ kind: 'non2xx', text: `${cell.title}: ${formatCount(cell.responses.unexpected)} of ${formatCount(cell.requests)} responses were not 2xx${codes}; its requests/s and latency include them.` })
+      const first = cell.firstUnexpected === null ? '' : ` The first: ${cell.firstUnexpected}.`
+      notes.push({ kind: 'non2xx', text: `${cell.title}: ${formatCount(cell.responses.unexpected)} of ${formatCount(cell.requests)} responses were not 2xx${codes}; its requests/s and latency include them.${first}` })
     }
     if (cell.errors > 0 || cell.timeouts > 0) {
       notes.push({ kind: 'errors', text: `${cell.title}: ${formatCount(cell.errors)} connection errors and ${formatCount(cell.timeouts)} timeouts.` })

@@ -2,6 +2,7 @@
 
 const { processesText } = require('../render/format')
 const { valuesText } = require('../kernel/sweep')
+const { scenarioLabel } = require('./scenario-label')
 
 // The figures of the report's section on what each process used while a cell's load ran
 // (kernel/process-sampler.js): per cell, every process with its role, CPU% and resident memory, mean and max (the
@@ -14,7 +15,7 @@ const ROLE_ROWS_ABOVE = 8
 
 /** A cell's title: its scenario, format, target and processes. */
 function cellTitle (cell, labels) {
-  const label = (labels[cell.scenario] && labels[cell.scenario].label) || cell.scenario
+  const label = scenarioLabel(labels, cell.scenario)
   const servers = cell.processes === null ? 'its prefork pool' : cell.topology === 'nginx' ? `${cell.processes} behind nginx` : processesText(cell.processes)
   const { processes, ...values } = cell.values && typeof cell.values === 'object' ? cell.values : {}
   const valuesPart = Object.keys(values).length ? `${valuesText(values)}, ` : ''

@@ -16,7 +16,9 @@ function nonOkText (cell) {
   if (cell.non2xx === 0) return '0'
   const codes = statusCodesText(Object.fromEntries(Object.entries(cell.statusCodes).filter(([code]) => !/^2/.test(code))))
   const redirects = cell.responses.redirects > 0 ? ', expected redirects' : ''
-  return `${formatCount(cell.non2xx)}${codes ? ` (${codes}${redirects})` : ''}`
+  // A scenario that expects a 4xx or 5xx: those answers are what it asked for, not failures.
+  const expected = cell.expectedStatus >= 400 && cell.statusCodes[cell.expectedStatus] > 0 ? `, ${cell.expectedStatus} expected` : ''
+  return `${formatCount(cell.non2xx)}${codes ? ` (${codes}${redirects}${expected})` : ''}`
 }
 
 /** Every cell: its figures, or "failed" and why. Twelve columns: it fits a 1400 px window. */
@@ -147,7 +149,11 @@ function operationLine (cell) {
     const instances = breakdown.instances.map((i) => `${i.pid === null ? i.id : `pid ${i.pid}`} at ${i.address} (${formatCount(i.requests)} requests)`)
     served = `; from Prometheus, served by ${instances.join(', ')}`
   }
-  return `${operation.method} ${operation.route} [${operation.format}]: ${formatCount(operation.count)} requests, ${formatCount(operation.errors)} errors; ` +
+  // The answers the scenario expects (`status: 400`) are not its errors (kernel/repetition.js takeExpectedErrors).
+  const expected = isNumber(operation.expectedErrors) && operation.expectedErrors > 0
+    ? ` (${formatCount(operation.expectedErrors)} more answered ${cell.expectedStatus}, as the workload expects)`
+    : ''
+  return `${operation.method} ${operation.route} [${operation.format}]: ${formatCount(operation.count)} requests, ${formatCount(operation.errors)} errors${expected}; ` +
     `response time in the app mean ${formatMs(rt.mean)} ms, p50 ${formatMs(rt.p50)}, p95 ${formatMs(rt.p95)}, p99 ${formatMs(rt.p99)}, max ${formatMs(rt.max)}${served}`
 }
 

@@ -24,9 +24,11 @@ const { databaseOfRun } = require('../kernel/collection-sizes')
 // and matrix, the app's environment with its database); `section` renders it in the report (report.js) and
 // for the terminal. A pass that cannot run says so in what it keeps; it does not fail the run.
 
+// 3: a cell's operation counts the answers its scenario expects apart from its errors (`expectedErrors`, when
+// it expects a 4xx or 5xx), and a cell names the first answer it did not expect (`firstUnexpected`).
 // 2: every repetition carries its operations' figures (`reps[i].operations`, kernel/repetition.js), what
 // nodebench compare needs; 1 had the breakdown of a cell only.
-const RESULTS_SCHEMA = 2
+const RESULTS_SCHEMA = 3
 
 /** What results.json says of the run's configuration (paths as the user reads them). */
 function configOf (config) {

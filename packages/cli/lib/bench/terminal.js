@@ -6,6 +6,7 @@ const { targetsSummary } = require('./report-targets')
 const { ladderSentence } = require('./report-findings')
 const { targetGroupTable, targetGroupTitle } = require('./report-tables')
 const { findNamed, isNamed } = require('./dominant')
+const { scenarioLabel } = require('./scenario-label')
 
 // What `nodebench bench` prints when it is done (the reports have the rest): each measured operation's time
 // shares, the function that owns its time here and in the workload's reference, and what each pass run after
@@ -21,6 +22,22 @@ function operationOf (cell) {
     o.method === cell.operation.method && o.route === cell.operation.route && o.format === cell.operation.format)
 }
 
+/**
+ * Which scenario a table is: its label (and name, when another scenario has the same label), its format and
+ * varied values; two scenarios of one route would otherwise read the same.
+ */
+function scenarioHeading (results, cell) {
+  const scenarios = (results.workload && results.workload.scenarios) || {}
+  const values = Object.entries(cell.values ?? {}).filter(([name]) => name !== 'processes').map(([name, value]) => `, ${name} ${value}`).join('')
+  return `${scenarioLabel(scenarios, cell.scenario)} (${cell.format}${values})`
+}
+
+/** What an operation's errors leave out: the answers its scenario expects (`status: 400`), said after its table. */
+function expectedErrorsLine (cell, operation) {
+  if (!(operation.expectedErrors > 0)) return ''
+  return `  (${operation.expectedErrors} answered ${cell.expectedStatus} as the workload expects: not counted as errors)\n`
+}
+
 /** The time-share table of each measured operation (the lowest process count), for the terminal. */
 function renderTimeShares (results) {
   const lowest = lowestProcesses(results)
@@ -29,7 +46,8 @@ function renderTimeShares (results) {
     if (cell.processes !== lowest || cell.breakdown === null || cell.status !== 'ok') continue
     const operation = operationOf(cell)
     if (operation === undefined) continue
-    parts.push(renderTable({ ...cell.breakdown, operations: [operation] }, { color: false }))
+    const table = renderTable({ ...cell.breakdown, operations: [operation] }, { color: false })
+    parts.push(`${scenarioHeading(results, cell)}: ${table.replace('\n', `\n${expectedErrorsLine(cell, operation)}`)}`)
   }
   return parts.join('\n')
 }
@@ -51,7 +69,7 @@ function renderOwners (results) {
     if (operation === undefined || operation.segments.length === 0) continue
     const described = scenarios[cell.scenario] || {}
     const top = operation.segments.reduce((best, segment) => (segment.share > best.share ? segment : best))
-    const name = `${described.label || cell.scenario} (${cell.format}${cell.topology === 'nginx' ? ', nginx' : ''})`
+    const name = `${scenarioLabel(scenarios, cell.scenario)} (${cell.format}${cell.topology === 'nginx' ? ', nginx' : ''})`
     const expected = typeof described.dominant === 'string' ? described.dominant : null
     if (expected === null) {
       lines.push(`  ${name.padEnd(24)} ${top.name.padEnd(15)} ${percent(top.share).padStart(8)}   the largest share`)

@@ -8,6 +8,7 @@ const { usageError } = require('../usage-error')
 const { optionErrorMessage } = require('../suggest')
 const { APP_TARGET_OPTIONS } = require('../kernel/app-target')
 const { displayPath } = require('../kernel/paths')
+const { scenarioLabel } = require('../bench/scenario-label')
 const { benchConfig, runBench, renderBenchText, renderCompareText, compareRegressionLines } = require('../api')
 
 // `nodebench bench` (and `demo`, which is `bench --quick --browser`): the options, then runBench (lib/api.js)
@@ -74,7 +75,7 @@ function progressReporter (stderr, workload, targets = []) {
   const servers = ({ processes, target }) => (target && target.kind === 'apache-php'
     ? 'its prefork pool'
     : `${processes} process${processes === 1 ? '' : 'es'}`)
-  const describeCell = (cell) => `${workload.scenarios[cell.scenario].label} (${cell.format}), ` +
+  const describeCell = (cell) => `${scenarioLabel(workload.scenarios, cell.scenario)} (${cell.format}), ` +
     (targets.length > 1 && cell.target ? `${cell.target.label}, ` : '') + servers(cell)
   if (!stderr.isTTY) {
     const started = Date.now()
@@ -136,6 +137,7 @@ function etaText (elapsedMs, done, total) {
 }
 
 async function runBenchCommand ({ config }, { stdout, stderr, env }) {
+  for (const note of config.notes ?? []) stderr.write(`nodebench bench: ${note}\n`)
   const progress = progressReporter(stderr, config.workload, config.targets)
   const noticed = new Set()
   let planned = null
@@ -166,6 +168,12 @@ async function runBenchCommand ({ config }, { stdout, stderr, env }) {
   const cells = [...results.cells, ...results.targetCells]
   const failed = cells.filter((c) => c.status !== 'ok')
   stdout.write(config.json ? JSON.stringify(results, null, 2) + '\n' : renderBenchText(results))
+  // Answers a cell's requests did not expect: counted in its figures, and the first named, with its body.
+  for (const cell of cells.filter((c) => c.status === 'ok' && c.unexpectedStatus > 0)) {
+    const label = scenarioLabel(config.workload.scenarios, cell.scenario)
+    stderr.write(`nodebench bench: ${label} (${cell.format}), ${cell.processes ?? 'its'} process${cell.processes === 1 ? '' : 'es'}: ` +
+      `${cell.unexpectedStatus} of ${cell.requests} answers not as the workload expects${cell.firstUnexpected ? `; the first: ${cell.firstUnexpected}` : ''}\n`)
+  }
   // A run that stopped early says how many of its planned cells it did not run (its progress lines said [1/30]).
   const notRun = aborted && planned !== null && planned > cells.length ? `; the run stopped: ${planned - cells.length} of its ${planned} cells not run` : ''
   stderr.write(`nodebench bench: ${cells.length - failed.length} of ${cells.length} cells measured in ${Math.round(results.durationSec)} s${notRun}\n`)

@@ -197,7 +197,7 @@ function checkSameLoad (aCell, bCell, label) {
 }
 
 /**
- * Compares run `a` with run `b` (bench's results, schema 1 or 2; `a` the base, `b` the change): the comparison
+ * Compares run `a` with run `b` (bench's results, schema 1 to 3; `a` the base, `b` the change): the comparison
  * compare.json holds. `sides`: `{ a: { name, source }, b }` (what to call each side, where it came from).
  * `measure`: 'time' (requests/s, latency, segments' times per repetition) or 'instructions' (instructions per
  * request per window under callgrind, segments' times per window). Throws NB_ERR_COMPARE_INPUT when they are not

@@ -13,7 +13,7 @@ const { runAutocannon } = require('../kernel/load')
 const { nodeCommand } = require('../kernel/app-target')
 const { callgrindCounts } = require('@nodebench/services')
 const { startUnderCallgrind } = require('../kernel/callgrind')
-const { repetitionFigures, cellFigures, probeCell, repetitionOperations } = require('../kernel/repetition')
+const { repetitionFigures, cellFigures, probeCell, checkWarmup, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
 const { fillValues } = require('../kernel/sweep')
 const { round } = require('../kernel/statistics')
 const { checkoutRevision } = require('./checkout')
@@ -27,7 +27,7 @@ const { checkoutRevision } = require('./checkout')
 // Each side's measurements are a bench run's results (schema 2), written as a/results.json and b/results.json,
 // which `nodebench compare a b` compares again.
 
-const RESULTS_SCHEMA = 2
+const RESULTS_SCHEMA = 3
 const SIDES = Object.freeze(['a', 'b'])
 // Under callgrind a request takes 3-20 ms, far more on a busy machine: a generous limit.
 const REQUEST_TIMEOUT_SEC = 120
@@ -115,9 +115,9 @@ async function runTimeCell (config, cell, { targets, env, values, log, onNotice,
       cellValues[i] = { ...values, ...await runHook(definition.setup, `scenario '${cell.scenario}' setup`, workload, { base, env, log, values }) }
       const sent = requestsOf(definition, cell.format, { ...cellValues[i], ...cell.values })
       const warmupRequests = config.warmups?.[cell.scenario] ?? config.warmup
-      const warmup = { connections: Math.min(records[i].connections, warmupRequests), amount: warmupRequests }
-      if (warmupRequests > 0) await runAutocannon(base, sent, warmup)
-      const sample = await probeCell(base, sent, cell)
+      const warmup = { connections: Math.min(records[i].connections, warmupRequests), amount: warmupRequests, phase: 'warm-up' }
+      const sample = await probeCell(base, sent)
+      if (warmupRequests > 0) checkWarmup(await runAutocannon(base, sent, warmup), sent)
       await source.begin(base)
       sides.push({ base, sent, sample, source, read: null, reps: [] })
     }
@@ -128,7 +128,7 @@ async function runTimeCell (config, cell, { targets, env, values, log, onNotice,
       for (const [i, side] of sides.entries()) {
         const observer = new LoadObserver({ expectedStatus: side.sent.status })
         const result = await runAutocannon(side.base, side.sent, {
-          connections: records[i].connections, amount: records[i].amount, duration: records[i].duration, observer
+          connections: records[i].connections, amount: records[i].amount, duration: records[i].duration, observer, phase: `repetition ${rep + 1}`
         })
         const figures = repetitionFigures(result, side.sent, side.sample.bytes)
         figures.failures = observer.summary().failures
@@ -144,6 +144,7 @@ async function runTimeCell (config, cell, { targets, env, values, log, onNotice,
       const { reps, read } = side
       Object.assign(records[i], cellFigures(reps), { expectedStatus: side.sent.status, reps, breakdown: read })
       records[i].operation = measuredOperation(side.read, side.sent.method)
+      takeExpectedErrors(read, records[i].operation, side.sent.status, records[i].statusCodes)
       if (records[i].requests === 0) Object.assign(records[i], { status: 'failed', failure: 'no response completed' })
     }
     if (sizesBefore !== null) {
@@ -201,9 +202,9 @@ async function runInstructionsCell (config, cell, { targets, env, values, log })
       cellValues[i] = { ...values, ...await runHook(definition.setup, `scenario '${cell.scenario}' setup`, workload, { base: app.base, env, log, values }) }
       const sent = requestsOf(definition, cell.format, { ...cellValues[i], ...cell.values })
       log(`${SIDES[i].toUpperCase()}: ${config.warmup} requests of warm-up`)
-      const warmup = { connections: 1, amount: config.warmup, timeoutSec: REQUEST_TIMEOUT_SEC }
-      if (config.warmup > 0) await runAutocannon(app.base, sent, warmup)
-      const sample = await probeCell(app.base, sent, cell)
+      const warmup = { connections: 1, amount: config.warmup, timeoutSec: REQUEST_TIMEOUT_SEC, phase: 'warm-up' }
+      const sample = await probeCell(app.base, sent)
+      if (config.warmup > 0) checkWarmup(await runAutocannon(app.base, sent, warmup), sent)
       const source = breakdowns.forCell()
       await source.begin(app.base)
       await discard(app)
@@ -212,7 +213,7 @@ async function runInstructionsCell (config, cell, { targets, env, values, log })
     for (let window = 0; window < config.reps; window++) {
       const line = []
       for (const [i, side] of sides.entries()) {
-        const load = { connections: 1, amount: config.window, timeoutSec: REQUEST_TIMEOUT_SEC }
+        const load = { connections: 1, amount: config.window, timeoutSec: REQUEST_TIMEOUT_SEC, phase: `window ${window + 1}` }
         const result = await runAutocannon(side.app.base, side.sent, load)
         const file = await side.app.dump()
         const counts = await callgrindCounts(file)
@@ -248,6 +249,7 @@ async function runInstructionsCell (config, cell, { targets, env, values, log })
         list: side.reps.map((rep) => Object.fromEntries(WINDOW_FIGURES.map((key) => [key, rep[key]])))
       }
       records[i].operation = measuredOperation(side.read, side.sent.method)
+      takeExpectedErrors(read, records[i].operation, side.sent.status, records[i].statusCodes)
       const short = side.reps.some((rep) => rep.requests !== config.window || rep.unexpectedStatus > 0)
       if (records[i].requests === 0 || short) {
         Object.assign(records[i], { status: 'failed', failure: `a window did not get ${config.window} answers of status ${side.sent.status}` })

@@ -6,9 +6,9 @@ const { codes, NodebenchError } = require('@nodebench/errors')
 const { displayPath } = require('../kernel/paths')
 
 // A run nodebench compare reads: the results.json `nodebench bench` wrote (a file, or the run's folder that
-// holds one), schema 1 or 2. Everything that makes a run unreadable is NB_ERR_COMPARE_INPUT: one line, exit 2.
+// holds one), schema 1 to 3. Everything that makes a run unreadable is NB_ERR_COMPARE_INPUT: one line, exit 2.
 
-const SCHEMAS = Object.freeze([1, 2])
+const SCHEMAS = Object.freeze([1, 2, 3])
 
 function inputError (message) {
   return new NodebenchError(codes.NB_ERR_COMPARE_INPUT, message)
@@ -53,7 +53,7 @@ function checkResults (results, name) {
     throw inputError(`${name} is not a bench run's results (no object); expected what nodebench bench writes`)
   }
   if (!SCHEMAS.includes(results.schema)) {
-    throw inputError(`${name} has results schema ${JSON.stringify(results.schema)}; nodebench compare reads schemas ${SCHEMAS.join(' and ')} (what nodebench bench writes)`)
+    throw inputError(`${name} has results schema ${JSON.stringify(results.schema)}; nodebench compare reads schemas ${SCHEMAS.slice(0, -1).join(', ')} and ${SCHEMAS[SCHEMAS.length - 1]} (what nodebench bench writes)`)
   }
   if (!Array.isArray(results.cells) || results.workload === null || typeof results.workload !== 'object') {
     throw inputError(`${name} is not a bench run's results: it has no cells or no workload`)

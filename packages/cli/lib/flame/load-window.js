@@ -5,6 +5,7 @@ const { fetchBreakdown, measuredOperation, droppedInWindow } = require('../kerne
 const { requestsOf, runHook } = require('../kernel/workload')
 const { combinationsOf } = require('../kernel/sweep')
 const { LoadObserver } = require('../kernel/load-observer')
+const { probeCell, checkWarmup } = require('../kernel/repetition')
 
 // The load a profile is taken under, in a running app: `warmupSec` of it first (V8 compiles the hot code,
 // the first requests name the layers, caches fill), then the window of `duration` seconds that counts. The
@@ -33,9 +34,10 @@ async function loadWindow ({
   // A swept scenario (kernel/sweep.js) is profiled at the first of its quick values.
   const [firstValues] = combinationsOf(definition.vary, { quick: true })
   const sent = requestsOf(definition, format, { ...firstValues, ...values, ...setupValues })
-  if (warmupSec > 0) await runAutocannon(base, sent, { connections, duration: warmupSec })
+  await probeCell(base, sent)
+  if (warmupSec > 0) checkWarmup(await runAutocannon(base, sent, { connections, duration: warmupSec, phase: 'warm-up' }), sent)
   const observer = new LoadObserver({ expectedStatus: sent.status, timeline: true })
-  const running = runAutocannon(base, sent, { connections, duration: duration + 2 * RAMP_SEC, observer })
+  const running = runAutocannon(base, sent, { connections, duration: duration + 2 * RAMP_SEC, observer, phase: 'profiled load' })
   let breakdownFailure = null
   const breakdownOf = async (method) => {
     if (breakdownFailure !== null) return null
@@ -55,10 +57,6 @@ async function loadWindow ({
   await onClose()
   const breakdown = droppedInWindow(reset, await breakdownOf('GET'))
   const result = await running
-  let expected = 0
-  for (const [code, { count }] of Object.entries(result.statusCodeStats || {})) {
-    if (Number(code) === sent.status) expected += count
-  }
   const operation = breakdown === null ? null : measuredOperation(breakdown, sent.method)
   const same = (o) => o.method === operation.method && o.route === operation.route && o.format === operation.format
   const measured = operation === null ? null : breakdown.operations.find(same)
@@ -74,7 +72,7 @@ async function loadWindow ({
       : null
   return {
     load: {
-      requests: result.requests.total, errors: result.errors, unexpectedStatus: result.requests.total - expected
+      requests: result.requests.total, errors: result.errors, unexpectedStatus: result.answers.unexpected
     },
     window: { startMs, endMs },
     breakdown,

@@ -52,18 +52,20 @@ class LoadObserver {
     this.startedAt = null
     // Every answer's latency over the whole run (Apache Bench's percentiles: latencyPercentiles).
     this.latency = hdr.build(LATENCY_HISTOGRAM)
-    // Set by the body's look just before autocannon reports the same response.
+    // Set by the body's look just before autocannon reports the same response, with the status its request expects
+    // (each request of a list has its own).
     this.fromNginx = false
+    this.expectedNow = null
   }
 
-  /** autocannon's `requests`, with a look at the body of 5xx answers when they pass nginx. */
-  requests (requests) {
-    if (!this.proxied) return requests
-    // autocannon calls a request's onResponse right before it emits 'response' for the same answer.
-    const onResponse = (status, body) => {
-      this.fromNginx = status >= 500 && typeof body === 'string' && body.includes(PROXY_ERROR_MARK)
-    }
-    return requests.map((request) => ({ ...request, onResponse }))
+  /**
+   * An answer about to be reported (request-flow.js calls it from a request's onResponse, which autocannon calls
+   * right before it emits 'response' for the same answer): the status its request expects, and a look at the
+   * body of 5xx answers when they pass nginx.
+   */
+  answerSeen (status, body, expectedStatus) {
+    this.expectedNow = expectedStatus
+    if (this.proxied) this.fromNginx = status >= 500 && typeof body === 'string' && body.includes(PROXY_ERROR_MARK)
   }
 
   /** Listens to an autocannon instance started at `startedAt` (performance.now()). */
@@ -87,10 +89,13 @@ class LoadObserver {
 
   response (statusCode, responseTimeMs) {
     const fromNginx = this.fromNginx
+    const expected = this.expectedNow ?? this.expectedStatus
     this.fromNginx = false
+    this.expectedNow = null
     let kind = null
-    if (statusCode >= 500) kind = fromNginx ? '5xx from nginx' : '5xx from the app'
-    else if (statusCode !== this.expectedStatus) kind = 'unexpected status'
+    if (statusCode === expected) kind = null
+    else if (statusCode >= 500) kind = fromNginx ? '5xx from nginx' : '5xx from the app'
+    else kind = 'unexpected status'
     if (kind !== null) this.count(this.failures, kind)
     this.latency.recordValue(Math.max(1, Math.round(responseTimeMs * 1000)))
     if (!this.keepTimeline) return

@@ -4,17 +4,23 @@ const autocannon = require('autocannon')
 
 // Load on an app: autocannon (its programmatic API) sending a scenario's requests (workload.js requestsOf),
 // for a number of requests or seconds, each connection sending them in turn. Every command that drives load
-// runs it here: bench's cells and warm-ups, flame's windows.
+// runs it here: bench's cells and warm-ups, flame's windows. What each request is, and the check of each answer,
+// are the cell's flow's (request-flow.js).
 
 /**
- * Runs autocannon with `sent` (requestsOf's): each connection sends its requests in turn.
- * `observer` (load-observer.js) hears every answer and failure; `onStart(startedAt)` is called as it starts.
+ * Runs autocannon with `sent` (requestsOf's): each connection sends its requests in turn, its session prepared
+ * first (request-flow.js). `phase` names the run in failures (`warm-up`, `repetition 1`); `observer`
+ * (load-observer.js) hears every answer and failure; `onStart(startedAt)` is called as it starts. Resolves to
+ * autocannon's result with `answers` (the run's check: `{ phase, answered, unexpected, first }`); rejects when
+ * the workload's own code failed (a setupRequest that threw, a value no answer had to capture).
  */
-function runAutocannon (base, sent, load) {
-  const { connections, amount, duration, timeoutSec = 60, observer = null, onStart = () => {} } = load
+async function runAutocannon (base, sent, load) {
+  const { connections, amount, duration, timeoutSec = 60, observer = null, onStart = () => {}, phase = 'load' } = load
+  await sent.flow.prepare(base, connections)
+  const { check, options: flowOptions } = sent.flow.autocannonOptions(phase, observer)
   const options = {
     url: base,
-    requests: observer === null ? sent.requests : observer.requests(sent.requests),
+    ...flowOptions,
     connections,
     timeout: timeoutSec
   }
@@ -29,8 +35,14 @@ function runAutocannon (base, sent, load) {
     let lastResponseAt = startedAt
     const instance = autocannon(options, (err, result) => {
       if (err) return reject(err)
-      resolve({ ...result, startedAtMs, elapsedSec: (lastResponseAt - startedAt) / 1000 })
+      if (check.failure !== null) return reject(check.failure)
+      resolve({ ...result, startedAtMs, elapsedSec: (lastResponseAt - startedAt) / 1000, answers: check.summary() })
     })
+    const closeConnections = check.onFailure
+    check.onFailure = (err) => {
+      closeConnections(err)
+      instance.stop()
+    }
     instance.on('response', () => { lastResponseAt = performance.now() })
     if (observer !== null) observer.attach(instance, startedAt)
     onStart(startedAt)

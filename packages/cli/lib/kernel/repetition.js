@@ -2,6 +2,7 @@
 
 const { codes, NodebenchError } = require('@nodebench/errors')
 const { round, mean } = require('./statistics')
+const { unexpectedText } = require('./request-flow')
 
 // What one load repetition measured, for every command that runs a cell of a workload the same way (bench's
 // matrix, compare's paired runs): its figures from autocannon's result, a cell's figures over its repetitions,
@@ -33,7 +34,9 @@ function repetitionFigures (result, sent, bytesPerResponse) {
     errors: result.errors,
     timeouts: result.timeouts,
     non2xx: result.non2xx,
-    unexpectedStatus: answered - (statusCodes[sent.status] || 0),
+    // Each answer checked against its own request's status (request-flow.js); the first that was not, as words.
+    unexpectedStatus: result.answers ? result.answers.unexpected : answered - (statusCodes[sent.status] || 0),
+    firstUnexpected: result.answers?.first ? unexpectedText(result.answers.first) : null,
     statusCodes,
     bytesPerResponse,
     durationSec: round(result.elapsedSec)
@@ -59,39 +62,50 @@ function cellFigures (reps) {
     timeouts: sum('timeouts'),
     non2xx: sum('non2xx'),
     unexpectedStatus: sum('unexpectedStatus'),
+    firstUnexpected: reps.find((r) => r.firstUnexpected)?.firstUnexpected ?? null,
     statusCodes,
     bytesPerResponse: reps[0].bytesPerResponse
   }
 }
 
-/** One request as autocannon sends it: its status and body length (Apache Bench's "document length"). */
-async function probe (base, request) {
-  const response = await fetch(base + request.path, {
-    method: request.method, headers: request.headers, body: request.body, redirect: 'manual'
-  })
-  const body = Buffer.from(await response.arrayBuffer())
-  return { status: response.status, bytes: body.length, body }
+/**
+ * Sends each distinct request of a cell once, as autocannon would (its first connection's session prepared),
+ * and checks each answer: a request that answers otherwise is the workload's mistake (or the app's), named by
+ * scenario, format and field. The first requests of a cell, before its warm-up. Returns the first answer
+ * `{ status, bytes, body }`.
+ */
+async function probeCell (base, sent) {
+  return sent.flow.probe(base, PROBED_PATHS)
 }
 
 /**
- * Sends each distinct path of a cell once and checks the status: a path that answers otherwise is the
- * workload's mistake (or the app's), named by scenario, format and field. Returns the first answer's size.
+ * Throws NB_ERR_WORKLOAD_PROBE when a warm-up (`result`, runAutocannon's) had an answer its request did not
+ * expect: the workload's requests (a POST sent again the same) or the app, named by the request that failed.
  */
-async function probeCell (base, sent, { scenario, format }) {
-  let first = null
-  const seen = new Set()
-  for (const request of sent.requests) {
-    if (seen.has(request.path) || seen.size >= PROBED_PATHS) continue
-    seen.add(request.path)
-    const answer = await probe(base, request)
-    if (answer.status !== sent.status) {
-      throw new NodebenchError(codes.NB_ERR_WORKLOAD_PROBE, `scenario '${scenario}' (${format}): ${sent.where}.path ` +
-        `${request.method} ${request.path} answered ${answer.status}, expected ${sent.status} (${sent.where}.status): ` +
-        JSON.stringify(answer.body.toString('utf8', 0, 200)))
-    }
-    if (first === null) first = answer
-  }
-  return first
+function checkWarmup (result, sent) {
+  const answers = result.answers
+  if (!answers || answers.unexpected === 0) return
+  const again = !sent.flow.dynamic
+    ? '; the probe before it answered as expected: an app may refuse a request sent again the same (a unique email), give each its own values ' +
+      '({$seq}, {$uuid} or setupRequest: docs/workloads.md)'
+    : ''
+  throw new NodebenchError(codes.NB_ERR_WORKLOAD_PROBE, `${sent.flow.label()}: ${unexpectedText(answers.first, answers.answered)}` +
+    `${answers.unexpected > 1 ? ` (${answers.unexpected} of ${answers.answered} answers not as expected)` : ''}${again}`)
+}
+
+/**
+ * Takes the answers a scenario expects out of its operation's errors in `breakdown` (changed in place): the app
+ * counts a request as an error when a layer passed one on (a validation's next(err)) or it answered 5xx, and a
+ * scenario that benches that path on purpose (`status: 400`) expects exactly those. The operation keeps how many
+ * it took out, `expectedErrors`; its `errors` are the rest. Nothing changes for a 1xx-3xx expected status.
+ */
+function takeExpectedErrors (breakdown, operation, expectedStatus, statusCodes) {
+  if (breakdown === null || operation === null || expectedStatus < 400) return
+  const measured = (breakdown.operations ?? []).find((o) => operationKey(o) === operationKey(operation))
+  if (measured === undefined || typeof measured.errors !== 'number') return
+  const expectedErrors = Math.min(measured.errors, statusCodes?.[expectedStatus] ?? 0)
+  measured.errors -= expectedErrors
+  measured.expectedErrors = expectedErrors
 }
 
 const operationKey = ({ method, route, format }) => `${method} ${route} ${format}`
@@ -142,4 +156,6 @@ function repetitionOperations (after, before = null) {
   return operations
 }
 
-module.exports = { PERCENTILES, repetitionFigures, cellFigures, probeCell, repetitionOperations }
+module.exports = {
+  PERCENTILES, repetitionFigures, cellFigures, probeCell, checkWarmup, takeExpectedErrors, repetitionOperations
+}

@@ -8,6 +8,7 @@ const { checkBrowser } = require('./workload-browser')
 const { checkTargets } = require('./targets')
 const { displayPath } = require('./paths')
 const { checkVary, scenarioVary } = require('./sweep')
+const { RequestFlow, formEncode } = require('./request-flow')
 
 // A workload says what `bench` and `flame` send to an app: its scenarios (the requests of one operation),
 // in one or more formats (variants of the same operation: the study's HTML pages and JSON API), with the
@@ -40,6 +41,15 @@ const { checkVary, scenarioVary } = require('./sweep')
 // `{name}` in a path, a header value or a string body is the value `setup` returned under that name, or the
 // cell's value of a varied name.
 // A path may be a list: each connection sends them in turn (autocannon's `requests`).
+//
+// Requests that change (request-flow.js sends them; docs/workloads.md has the examples):
+//   request: {
+//     path: '/users/{$seq}', body: { email: 'u-{$uuid}@x.org' },  // {$seq}, {$uuid}: new for each request
+//     setupRequest (request, { seq, uuid, values, captured, connection }) { return request },  // builds each one
+//     capture: { csrf: { body: /name="_csrf" value="([^"]+)"/ }, id: { json: 'user.id' }, etag: { header: 'etag' } }
+//   },
+//   request: [{ ...page }, { ...form }],                 // sent in turn; the last is the scenario's operation
+//   session: true | { cookies: true, requests: [...] }  // a cookie jar per connection; requests sent once by each
 
 const WORKLOAD_FILES = Object.freeze(['nodebench.workload.js', 'nodebench.workload.json'])
 const WORKLOAD_KEYS = Object.freeze([
@@ -48,10 +58,14 @@ const WORKLOAD_KEYS = Object.freeze([
 ])
 const SCENARIO_KEYS = Object.freeze([
   'label', 'request', 'requests', 'formats', 'connections', 'amount', 'quickAmount', 'dominant', 'setup', 'teardown', 'reference',
-  'vary', 'warmup'
+  'vary', 'warmup', 'session'
 ])
 const START_KEYS = Object.freeze(['args', 'env'])
-const REQUEST_KEYS = Object.freeze(['method', 'path', 'headers', 'body', 'status'])
+const REQUEST_KEYS = Object.freeze(['method', 'path', 'headers', 'body', 'status', 'capture', 'setupRequest'])
+const SESSION_KEYS = Object.freeze(['cookies', 'requests'])
+const CAPTURE_SOURCES = Object.freeze(['body', 'json', 'header'])
+// Values a request gets anew each time it is sent (request-flow.js).
+const PER_REQUEST_VALUES = Object.freeze(['$seq', '$uuid'])
 const SERVICES = Object.freeze(['mongodb'])
 // 'fresh': an empty embedded database per run; 'keep': the db service's (or nodebench's data directory's).
 const DATABASE_MODES = Object.freeze(['fresh', 'keep'])
@@ -270,7 +284,7 @@ function checkScenario (name, scenario, { formats, fail, hook, vary }) {
   }
   const requests = {}
   if (scenario.request !== undefined) {
-    const request = checkRequest(scenario.request, 'request', failHere)
+    const request = checkRequestList(scenario.request, 'request', failHere)
     for (const format of own) requests[format] = request
   } else {
     if (!isPlainObject(scenario.requests)) failHere(`requests must be an object with a request per format; received ${describe(scenario.requests)}`)
@@ -279,7 +293,7 @@ function checkScenario (name, scenario, { formats, fail, hook, vary }) {
     }
     for (const format of own) {
       if (scenario.requests[format] === undefined) failHere(`requests.${format} is missing; every format (${own.join(', ')}) needs a request`)
-      requests[format] = checkRequest(scenario.requests[format], `requests.${format}`, failHere)
+      requests[format] = checkRequestList(scenario.requests[format], `requests.${format}`, failHere)
     }
   }
   const count = (key, fallback, max, min = 1) => {
@@ -294,6 +308,8 @@ function checkScenario (name, scenario, { formats, fail, hook, vary }) {
     return value === undefined ? null : value
   }
   if (scenario.reference !== undefined && !isPlainObject(scenario.reference)) failHere(`reference must be an object; received ${describe(scenario.reference)}`)
+  const session = checkSession(scenario.session, failHere)
+  checkCaptured(Object.values(requests), session, failHere)
   return Object.freeze({
     name,
     label: text('label') ?? name,
@@ -310,8 +326,86 @@ function checkScenario (name, scenario, { formats, fail, hook, vary }) {
     vary: scenarioVary(vary, checkVary(scenario.vary, { where: `scenario '${name}': vary`, fail, describe })),
     setup: hook(`scenario '${name}': setup`, scenario.setup),
     teardown: hook(`scenario '${name}': teardown`, scenario.teardown),
-    reference: scenario.reference === undefined ? null : scenario.reference
+    reference: scenario.reference === undefined ? null : scenario.reference,
+    // What each connection keeps and sends once before the load (request-flow.js); null: nothing.
+    session
   })
+}
+
+/**
+ * A request, or a list of them that each connection sends in turn (a form's page, then its POST): the last is
+ * the scenario's operation, the others its `before`.
+ */
+function checkRequestList (request, where, fail) {
+  if (!Array.isArray(request)) {
+    return Object.freeze({ ...checkRequest(request, where, fail), before: Object.freeze([]) })
+  }
+  if (request.length === 0) fail(`${where} must be a request or a non-empty list of them; received []`)
+  const checked = request.map((one, index) => checkRequest(one, `${where}[${index}]`, fail))
+  return Object.freeze({ ...checked[checked.length - 1], before: Object.freeze(checked.slice(0, -1)) })
+}
+
+/** `session`: true (a cookie jar per connection), or `{ cookies, requests }`; null without one. */
+function checkSession (session, fail) {
+  if (session === undefined || session === false) return null
+  if (session === true) return Object.freeze({ cookies: true, requests: Object.freeze([]) })
+  if (!isPlainObject(session)) fail(`session must be true or an object with cookies and requests (sent once by each connection); received ${describe(session)}`)
+  checkKeys(session, SESSION_KEYS, 'session: ', fail)
+  if (session.cookies !== undefined && typeof session.cookies !== 'boolean') fail(`session.cookies must be true or false; received ${describe(session.cookies)}`)
+  const list = session.requests === undefined ? [] : session.requests
+  if (!Array.isArray(list)) fail(`session.requests must be a list of requests each connection sends once before the load; received ${describe(session.requests)}`)
+  const requests = list.map((request, index) => checkRequest(request, `session.requests[${index}]`, fail))
+  return Object.freeze({ cookies: session.cookies ?? true, requests: Object.freeze(requests) })
+}
+
+/** Every name a request's template uses that no setup or vary can give must be captured by some request. */
+function checkCaptured (requests, session, fail) {
+  const all = [...(session?.requests ?? [])]
+  for (const request of requests) all.push(...request.before, request)
+  const names = new Set(all.flatMap((request) => request.capture === null ? [] : Object.keys(request.capture)))
+  for (const request of all) {
+    for (const name of request.placeholders) {
+      if (name.startsWith('$') && !PER_REQUEST_VALUES.includes(name)) {
+        fail(`${request.where} uses {${name}}: a per-request value is one of ${PER_REQUEST_VALUES.map((v) => `{${v}}`).join(', ')}`)
+      }
+    }
+  }
+  return names
+}
+
+/** `capture`: `{ name: { body: /regex/ } | { json: 'a.b' } | { header: 'name' } }`, each a value for later requests. */
+function checkCapture (capture, where, fail) {
+  if (capture === undefined) return null
+  if (!isPlainObject(capture) || Object.keys(capture).length === 0) {
+    fail(`${where}.capture must be an object of names to { body: /regex/ }, { json: 'path.in.body' } or { header: 'name' }; received ${describe(capture)}`)
+  }
+  const checked = {}
+  for (const [name, source] of Object.entries(capture)) {
+    const at = `${where}.capture.${name}`
+    if (!/^[A-Za-z_][\w]*$/.test(name)) fail(`${at}: a captured name is letters, digits and _ (used as {${name}})`)
+    const keys = isPlainObject(source) ? Object.keys(source) : []
+    if (keys.length !== 1 || !CAPTURE_SOURCES.includes(keys[0])) {
+      fail(`${at} must be one of { body: /regex/ } (its first group), { json: 'path.in.body' }, { header: 'name' }; received ${describe(source)}`)
+    }
+    const [from] = keys
+    const value = source[from]
+    if (from === 'body') {
+      if (!(value instanceof RegExp) && (typeof value !== 'string' || value === '')) fail(`${at}.body must be a regular expression or its source as a string; received ${describe(value)}`)
+      let regex = value
+      if (typeof value === 'string') {
+        try {
+          regex = new RegExp(value)
+        } catch (err) {
+          fail(`${at}.body is not a regular expression: ${err.message}`)
+        }
+      }
+      checked[name] = Object.freeze({ body: regex })
+    } else {
+      if (typeof value !== 'string' || value.trim() === '') fail(`${at}.${from} must be a non-empty string; received ${describe(value)}`)
+      checked[name] = Object.freeze(from === 'json' ? { json: value } : { header: value.toLowerCase() })
+    }
+  }
+  return Object.freeze(checked)
 }
 
 function checkRequest (request, where, fail) {
@@ -331,40 +425,139 @@ function checkRequest (request, where, fail) {
   }
   let body = request.body === undefined ? null : request.body
   const lowerHeaders = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]))
+  // A form's object body is sent as the form (its values' {names} filled in encoded); any other object as JSON.
+  const form = /^application\/x-www-form-urlencoded\b/i.test(lowerHeaders['content-type'] ?? '')
   if (body !== null && typeof body !== 'string') {
     if (typeof body !== 'object') fail(`${where}.body must be a string or a JSON object; received ${describe(request.body)}`)
-    body = JSON.stringify(body)
-    if (lowerHeaders['content-type'] === undefined) lowerHeaders['content-type'] = 'application/json'
+    if (form) {
+      if (!isPlainObject(body) || Object.values(body).some((value) => typeof value !== 'string' && typeof value !== 'number')) {
+        fail(`${where}.body of a form (application/x-www-form-urlencoded) must be an object of names to strings; received ${describe(request.body)}`)
+      }
+      body = Object.entries(body).map(([name, value]) => `${formEncode(name)}=${formTemplate(String(value))}`).join('&')
+    } else {
+      body = JSON.stringify(body)
+      if (lowerHeaders['content-type'] === undefined) lowerHeaders['content-type'] = 'application/json'
+    }
   }
   const status = request.status === undefined ? 200 : request.status
   if (!Number.isInteger(status) || status < 100 || status > 599) fail(`${where}.status must be an HTTP status (100 to 599); received ${describe(request.status)}`)
+  if (request.setupRequest !== undefined && typeof request.setupRequest !== 'function') {
+    fail(`${where}.setupRequest must be a function (request, { seq, uuid, values, captured, connection }) returning the request (a .js workload); received ${describe(request.setupRequest)}`)
+  }
+  const placeholders = new Set()
+  for (const text of [...paths, ...Object.values(lowerHeaders), ...(body === null ? [] : [body])]) {
+    for (const [, name] of text.matchAll(PLACEHOLDER)) placeholders.add(name)
+  }
   return Object.freeze({
-    where, method: method.toUpperCase(), paths: Object.freeze(paths), headers: Object.freeze(lowerHeaders), body, status
+    where,
+    method: method.toUpperCase(),
+    paths: Object.freeze(paths),
+    headers: Object.freeze(lowerHeaders),
+    body,
+    status,
+    capture: checkCapture(request.capture, where, fail),
+    setupRequest: request.setupRequest ?? null,
+    placeholders: Object.freeze([...placeholders]),
+    // How a value filled into the body is written: 'form' (URL-encoded), else as it is.
+    bodyEncoding: form ? 'form' : null
   })
 }
 
-function fill (text, values, where, scenario) {
+/** A form value encoded, its {names} kept for filling in (encoded then). */
+function formTemplate (text) {
+  return text.split(/(\{[A-Za-z_$][\w$]*\})/).map((part, index) => (index % 2 === 1 ? part : formEncode(part))).join('')
+}
+
+function fill (text, values, where, scenario, later = NO_NAMES, encode = String) {
   return text.replace(PLACEHOLDER, (whole, name) => {
+    // Values of each request (request-flow.js): {$seq}, {$uuid} and what an answer captures.
+    if (later.has(name)) return whole
     if (!Object.hasOwn(values, name)) {
-      throw new NodebenchError(codes.NB_ERR_WORKLOAD, `workload scenario '${scenario}': ${where} uses {${name}}, which no setup returned and no vary gives` +
-        `${Object.keys(values).length ? ` (values: ${Object.keys(values).join(', ')})` : ''}`)
+      throw new NodebenchError(codes.NB_ERR_WORKLOAD, `workload scenario '${scenario}': ${where} uses {${name}}, which no setup returned, no vary gives` +
+        ` and no request captures${Object.keys(values).length ? ` (values: ${Object.keys(values).join(', ')})` : ''}`)
     }
-    return String(values[name])
+    return encode(String(values[name]))
   })
+}
+
+const NO_NAMES = new Set()
+
+/** The names a cell fills in per request: {$seq}, {$uuid} and every name a request of it captures. */
+function perRequestNames (requests) {
+  const names = new Set(PER_REQUEST_VALUES)
+  for (const request of requests) {
+    if (request.capture !== null) for (const name of Object.keys(request.capture)) names.add(name)
+  }
+  return names
 }
 
 /**
+ * Each request a connection sends in turn, as request-flow.js sends it: one per path of each request (the
+ * ones before the scenario's own first), `values` filled in, per-request values left for each request.
+ */
+function entriesOf (scenario, requests, values, later) {
+  return requests.flatMap((request) => {
+    const headers = {}
+    const templatedHeaders = []
+    for (const [name, value] of Object.entries(request.headers)) {
+      headers[name] = fill(value, values, `${request.where}.headers.${name}`, scenario.name, later)
+      if (PLACEHOLDER_TEST.test(headers[name])) templatedHeaders.push(name)
+    }
+    const encode = request.bodyEncoding === 'form' ? formEncode : String
+    const body = request.body === null ? undefined : fill(request.body, values, `${request.where}.body`, scenario.name, later, encode)
+    const captures = Object.entries(request.capture ?? {})
+    return request.paths.map((p) => {
+      const path = fill(p, values, `${request.where}.path`, scenario.name, later)
+      const templated = {
+        path: PLACEHOLDER_TEST.test(path),
+        headers: templatedHeaders,
+        body: body !== undefined && PLACEHOLDER_TEST.test(body)
+      }
+      return Object.freeze({
+        where: request.where,
+        method: request.method,
+        path,
+        headers,
+        body,
+        status: request.status,
+        captures,
+        setupRequest: request.setupRequest,
+        bodyEncoding: request.bodyEncoding,
+        templated,
+        usesUuid: request.placeholders.includes('$uuid'),
+        usesSeq: request.placeholders.includes('$seq'),
+        dynamic: templated.path || templated.headers.length > 0 || templated.body || captures.length > 0 ||
+          request.setupRequest !== null
+      })
+    })
+  })
+}
+
+const PLACEHOLDER_TEST = /\{[A-Za-z_$][\w$]*\}/
+
+/**
  * What a cell sends: the scenario's request in a format with `values` filled in, as autocannon's `requests`
- * (one per path, sent in turn by each connection), and the status a correct answer has.
- * @returns {{ method: string, status: number, requests: Array<{ method, path, headers, body }>, where: string }}
+ * (one per path, sent in turn by each connection), the status a correct answer has, and its `flow`
+ * (request-flow.js: what is sent request by request, and each answer's check).
+ * @returns {{ method: string, status: number, requests: Array<{ method, path, headers, body }>, where: string,
+ *   flow: RequestFlow }}
  */
 function requestsOf (scenario, format, values = {}) {
   const request = scenario.requests[format]
-  const headers = {}
-  for (const [name, value] of Object.entries(request.headers)) headers[name] = fill(value, values, `${request.where}.headers.${name}`, scenario.name)
-  const body = request.body === null ? undefined : fill(request.body, values, `${request.where}.body`, scenario.name)
-  const requests = request.paths.map((p) => ({ method: request.method, path: fill(p, values, `${request.where}.path`, scenario.name), headers, body }))
-  return { method: request.method, status: request.status, requests, where: request.where }
+  const session = scenario.session ?? null
+  const all = [...(session?.requests ?? []), ...request.before, request]
+  const later = perRequestNames(all)
+  const entries = entriesOf(scenario, [...request.before, request], values, later)
+  const sessionEntries = session === null ? [] : entriesOf(scenario, session.requests, values, later)
+  const flow = new RequestFlow({
+    entries,
+    session: session === null ? null : { cookies: session.cookies, requests: sessionEntries },
+    values,
+    scenario: scenario.name,
+    format
+  })
+  const requests = entries.map(({ method, path, headers, body }) => ({ method, path, headers, body }))
+  return { method: request.method, status: request.status, requests, where: request.where, flow }
 }
 
 /** A scenario's varied names and their (full) lists; null when it varies none. */
