@@ -170,9 +170,9 @@ const SHELL_SYNTAX = /[|&;<>()$`*?[\]{}~]/
  * `target` as a Node.js script and its arguments, which a profiler runs with this process's Node.js: for an app
  * directory `server.js --port 0`, for --cmd its words after `node` (a `node` or a path to a Node.js binary),
  * {port} still in them. Throws NB_ERR_USAGE (prefixed with `command`) for a target that is not one: an app at
- * --url alone, or a command that is not `node <script> [args]`.
+ * --url alone, or a command that is not `node <script> [args]` (`instead`: what works, said after it).
  */
-function nodeCommand (target, { command, what }) {
+function nodeCommand (target, { command, what, instead = null }) {
   const fail = (message) => usageError(message, command)
   if (target.app !== null) return [path.join(target.app, 'server.js'), '--port', '0']
   if (target.cmd === null) {
@@ -184,7 +184,7 @@ function nodeCommand (target, { command, what }) {
   if (plain && words.length > 0 && (words[0] === 'node' || words[0] === process.execPath || path.basename(words[0]) === 'node')) words.shift()
   if (!plain || words.length === 0 || !/\.[cm]?js$/.test(words[0])) {
     throw fail('--cmd must be a Node.js script and its arguments, e.g. "node server.js --port {port}" (the profilers run ' +
-      `it with nodebench's Node.js); received '${target.cmd}'`)
+      `it with nodebench's Node.js); received '${target.cmd}'${instead === null ? '' : `; ${instead}`}`)
   }
   return words
 }
