@@ -166,12 +166,14 @@ function startProcessGroup (file, args, options = {}) {
   const group = tracked({ pgid: child.pid, leader: child.pid, name, graceMs, onForced })
   // Gone by itself with nothing of its group left: nothing to stop.
   child.once('exit', () => { if (survivors(group).length === 0) untrack(group) })
+  const stopGroup = group.stop
   const stop = async () => {
-    const outcome = await group.stop()
+    const outcome = await stopGroup()
     // A process that escaped still holds the pipes: they must not keep this process alive.
     for (const stream of [child.stdout, child.stderr]) stream?.destroy()
     return outcome
   }
+  group.stop = stop
   return { child, pid: child.pid, exited: () => exited, stop, kill: () => signalGroup(group, 'SIGKILL') }
 }
 
