@@ -120,11 +120,16 @@ async function runWorker (options) {
   onShutdown(stop)
 }
 
-/** SIGINT/SIGTERM stop the servers (and the embedded database), flushing spans; a second signal forces exit. */
+/**
+ * SIGINT/SIGTERM stop the servers (and the embedded database), flushing spans; a second signal forces exit, except
+ * in a worker: a signal to the whole process group (Ctrl-C, nodebench stopping the app) reaches it twice, once
+ * from its primary, and forcing a worker is its primary's to do.
+ */
 function onShutdown (shutdown) {
   let stopping = false
   const handler = (signal) => {
     if (stopping) {
+      if (cluster.isWorker) return
       process.exit(130)
     }
     stopping = true

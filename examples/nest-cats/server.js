@@ -88,7 +88,11 @@ async function serve (options, traced) {
 function onSignal (stop) {
   let stopping = false
   const handler = () => {
-    if (stopping) process.exit(130)
+    // A worker hears a signal to its process group twice, once from its primary, whose it is to force it.
+    if (stopping) {
+      if (cluster.isWorker) return
+      process.exit(130)
+    }
     stopping = true
     Promise.resolve(stop()).then(() => process.exit(0), (err) => {
       log(`nest-cats: error while stopping: ${err.message}`)

@@ -28,6 +28,8 @@ export interface AppTargetOptions {
   url?: string
   /** The workload file; default nodebench.workload.js or .json in the app's directory, else the current one. */
   workload?: string
+  /** Seconds an app nodebench started may take to stop after SIGTERM before its process group gets SIGKILL (default 5, 0-600). */
+  'stop-grace'?: string | number
 }
 
 /** The app a configuration names: `starts` when nodebench starts it (app or cmd). */
@@ -36,6 +38,8 @@ export interface AppTarget {
   cmd: string | null
   url: string | null
   starts: boolean
+  /** --stop-grace in ms. */
+  stopGraceMs: number
 }
 
 type List = string | string[]
@@ -165,7 +169,7 @@ export interface FlameConfig {
   readonly [field: string]: unknown
 }
 
-/** A flame run's configuration: the app must be one flame starts (an app directory, or cmd running a Node.js script). */
+/** A flame run's configuration: the app must be one flame starts (an app directory or a cmd; with 0x and clinic, cmd running a Node.js script). */
 export declare function flameConfig (options: FlameOptions): FlameConfig
 
 /** Flamegraphs of the scenario in each format, each segment's CPU beside its time, HTML against JSON. */

@@ -84,7 +84,8 @@ Commands:
                          segment's share of the CPU beside its share of the time, the profiler's measured
                          overhead, and where the CPU went in HTML against JSON (template rendering, JSON,
                          database driver, Express, nodebench itself, V8/GC, ...); the app is an app
-                         directory or a Node.js script (--cmd "node server.js ..."), its port learnt from it
+                         directory or any --cmd (with 0x and clinic: --cmd "node server.js ..."), its port
+                         learnt from it
   report --source jaeger --service <name> [--jaeger <query-url>] [--since 10m] [--json|--md] [--out <dir>]
                          the breakdown computed from the traces Jaeger holds (default query URL:
                          JAEGER_QUERY_URL, else http://localhost:16686); each operation's slowest and a median
@@ -123,13 +124,16 @@ Commands:
   --app <dir>            an app directory with the example's entry points (server.js --port <p>
                          --processes <n>, printing "listening on <url>"); default examples/mongo-admin in a
                          nodebench checkout, on the embedded database unless MONGODB_URI is set
-  --cmd "<command>"      or your own start command, run by the shell: {port} becomes a free port and
-                         {processes} the process count; the app answers at --url (with {port}'s port), else
-                         at http://127.0.0.1:{port}
+  --cmd "<command>"      or your own start command, run by the shell ("PORT={port} npm start" too): {port}
+                         becomes a free port and {processes} the process count; the app answers at --url
+                         (with {port}'s port), else at http://127.0.0.1:{port}
   --url <base>           with --cmd: where the started app answers; alone: an app already running (neither
                          started nor stopped)
   --workload <file>      the scenarios to send (default: nodebench.workload.js or .json in --app's
                          directory, else in the current one)
+  --stop-grace <s>       an app nodebench started is stopped as a whole process group: SIGTERM, then SIGKILL
+                         (said in one line) if any of it still runs after this many seconds (default 5);
+                         also on Ctrl-C, and whatever happens to nodebench
 
 The first start builds FerretDB (about a minute) or Jaeger (several minutes) with Go; both are cached
 afterwards. Apps that use @nodebench/services find a started database by themselves; set MONGODB_URI to

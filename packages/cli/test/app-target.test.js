@@ -23,15 +23,15 @@ const SHOP_WORKLOAD = path.join(SHOP, 'nodebench.workload.js')
 const usage = (message) => (err) => err.code === 'NB_ERR_USAGE' && message.test(err.message)
 
 test('the three ways to name an app: a directory, a command with {port} and {processes}, a URL', () => {
-  assert.deepEqual({ ...appTargetOf({ app: SHOP }, { command: 'bench' }) }, { app: SHOP, cmd: null, url: null, starts: true })
+  assert.deepEqual({ ...appTargetOf({ app: SHOP }, { command: 'bench' }) }, { app: SHOP, cmd: null, url: null, starts: true, stopGraceMs: 5000 })
   const command = appTargetOf({ cmd: 'node s.js --port {port} -w {processes}', url: 'http://127.0.0.1/' }, { command: 'bench' })
-  assert.deepEqual({ ...command }, { app: null, cmd: 'node s.js --port {port} -w {processes}', url: 'http://127.0.0.1', starts: true })
+  assert.deepEqual({ ...command }, { app: null, cmd: 'node s.js --port {port} -w {processes}', url: 'http://127.0.0.1', starts: true, stopGraceMs: 5000 })
   assert.equal(commandLine(command, { port: 4321, processes: 2 }), 'node s.js --port 4321 -w 2')
   assert.equal(baseAt(command, 4321), 'http://127.0.0.1:4321')
   assert.equal(baseAt({ url: 'https://localhost:1/app/' }, 99), 'https://localhost:99/app')
   assert.equal(baseAt({ url: null }, 99), 'http://127.0.0.1:99', 'without --url, loopback')
-  assert.deepEqual({ ...appTargetOf({ cmd: 'node s.js --port {port}' }, { command: 'bench' }) }, { app: null, cmd: 'node s.js --port {port}', url: null, starts: true })
-  assert.deepEqual({ ...appTargetOf({ url: 'http://h:3000' }, { command: 'browser' }) }, { app: null, cmd: null, url: 'http://h:3000', starts: false })
+  assert.deepEqual({ ...appTargetOf({ cmd: 'node s.js --port {port}' }, { command: 'bench' }) }, { app: null, cmd: 'node s.js --port {port}', url: null, starts: true, stopGraceMs: 5000 })
+  assert.deepEqual({ ...appTargetOf({ url: 'http://h:3000' }, { command: 'browser' }) }, { app: null, cmd: null, url: 'http://h:3000', starts: false, stopGraceMs: 5000 })
 })
 
 test('every command refuses the same combinations with the same words', () => {
@@ -58,12 +58,18 @@ test('flame takes the app as bench does: --cmd with {port} and --url; --url alon
   const bench = parseBenchArguments([...argv, '--processes', '1']).config
   const flame = parseFlameArguments(argv).config
   assert.deepEqual({ ...flame.target }, { ...bench.target })
-  assert.deepEqual(flame.argv, [path.join(SHOP, 'server.js'), '--port', '{port}'])
+  // V8's profiler (the default) takes the command as bench runs it; 0x and clinic run its Node.js script.
+  assert.equal(flame.argv, null)
+  assert.deepEqual(parseFlameArguments([...argv, '--profiler', '0x']).config.argv, [path.join(SHOP, 'server.js'), '--port', '{port}'])
   assert.equal(flame.workload.name, 'shop')
   assert.throws(() => parseFlameArguments(['--url', 'http://127.0.0.1:3000', '--workload', SHOP_WORKLOAD]),
     usage(/^flame: flame profiles an app nodebench starts itself, under the profiler: give --app <dir> or --cmd "node <script> \.\.\.", not --url alone$/))
+  for (const cmd of ['node app.js | tee log', 'PORT=1 node app.js', 'npm start']) {
+    assert.equal(parseFlameArguments(['--cmd', cmd, '--workload', SHOP_WORKLOAD]).config.target.cmd, cmd)
+  }
   for (const cmd of ['python app.py', 'node app.js | tee log', 'PORT=1 node app.js', 'node', "node 'unterminated.js"]) {
-    assert.throws(() => parseFlameArguments(['--cmd', cmd, '--workload', SHOP_WORKLOAD]), usage(/--cmd must be a Node\.js script and its arguments/), cmd)
+    assert.throws(() => parseFlameArguments(['--cmd', cmd, '--workload', SHOP_WORKLOAD, '--profiler', 'clinic']),
+      usage(/--cmd must be a Node\.js script and its arguments, .*; or use --profiler v8 \(the default\), which profiles the Node\.js process any --cmd starts$/), cmd)
   }
   // bench --flame holds the same rule, before anything starts.
   assert.throws(() => parseBenchArguments(['--url', 'http://127.0.0.1:3000', '--workload', SHOP_WORKLOAD, '--flame']),

@@ -32,7 +32,7 @@ test('options: defaults, choices, and usage errors', () => {
     [['--profiler', 'perf'], /--profiler must be v8, 0x, clinic; received 'perf'/],
     [['--warmup', 'soon'], /--warmup must be a whole number from 0 to 600; received 'soon'/],
     [['--duration', 'long'], /--duration must be a whole number from 1 to 600; received 'long'/],
-    [['--cmd', 'python app.py'], /--cmd must be a Node\.js script and its arguments/],
+    [['--cmd', 'python app.py', '--profiler', '0x'], /--cmd must be a Node\.js script and its arguments/],
     [['--app', 'a', '--cmd', 'node b.js'], /--app excludes --cmd and --url/]
   ]) {
     assert.throws(() => parseFlameArguments(argv), usage(message), argv.join(' '))

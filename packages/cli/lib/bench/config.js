@@ -146,8 +146,8 @@ function benchConfig (values, { now = new Date() } = {}) {
     const preset = quick ? definition.quickAmount : definition.amount
     amounts[scenario] = duration !== null ? null : amountOverride ?? preset
   }
-  // The flame pass profiles the same app: a Node.js script nodebench starts (flame's own rule).
-  if (values.flame) nodeCommand(target, { command: 'bench', what: '--flame profiles' })
+  // The flame pass profiles the same app under V8's profiler: an app nodebench starts (flame's own rule).
+  if (values.flame && target.cmd === null) nodeCommand(target, { command: 'bench', what: '--flame profiles' })
   const flameDuration = values['flame-duration'] !== undefined ? wholeNumber(values['flame-duration'], 'flame-duration', 1, 600) : quick ? 5 : 10
   const stamp = now.toISOString().replace(/[:.]/g, '-')
   return Object.freeze({

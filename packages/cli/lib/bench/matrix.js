@@ -158,7 +158,9 @@ async function startServer (config, cell, { env, source, log, onNotice, context 
   }
   const expected = config.workload.scenarios[scenario].requests[format].status
   const reply = replyFor(context.replies.get(cellKey(cell)) ?? null, expected)
-  const server = await startTarget(target, { processes: processes ?? 1, env, reply, appDir: config.target.app, log })
+  const server = await startTarget(target, {
+    processes: processes ?? 1, env, reply, appDir: config.target.app, stopGraceMs: config.target.stopGraceMs, log
+  })
   context.about[target.name] = server.about
   return server
 }

@@ -67,12 +67,12 @@ function pairedSides (values) {
     return ['a', 'b'].map((side) => {
       const cmd = String(values[`cmd-${side}`])
       if (!cmd.includes('{port}')) throw usageError(`--cmd-${side} needs a {port} placeholder: both apps run at once, each on a free port`)
-      return { name: side === 'a' ? 'A' : 'B', source: cmd, target: appTargetOf({ cmd, url: values.url }, { command: 'compare' }), rev: null }
+      return { name: side === 'a' ? 'A' : 'B', source: cmd, target: appTargetOf({ cmd, url: values.url, 'stop-grace': values['stop-grace'] }, { command: 'compare' }), rev: null }
     })
   }
   if (kind === 'app') {
     return ['a', 'b'].map((side) => {
-      const target = appTargetOf({ app: values[`app-${side}`] }, { command: 'compare', appOption: `--app-${side}` })
+      const target = appTargetOf({ app: values[`app-${side}`], 'stop-grace': values['stop-grace'] }, { command: 'compare', appOption: `--app-${side}` })
       if (!fs.existsSync(path.join(target.app, 'server.js'))) throw usageError(`--app-${side} ${displayPath(target.app)} has no server.js`)
       return { name: path.basename(target.app), source: displayPath(target.app), target, rev: null }
     })
@@ -81,7 +81,7 @@ function pairedSides (values) {
   if (values.url !== undefined && values.cmd === undefined) {
     throw usageError('--rev-a/-b start each revision: give --app or --cmd (with --url for the scheme and host it answers on), not --url alone')
   }
-  const target = appTargetOf({ app: values.app, cmd: values.cmd, url: values.url }, { command: 'compare' })
+  const target = appTargetOf({ app: values.app, cmd: values.cmd, url: values.url, 'stop-grace': values['stop-grace'] }, { command: 'compare' })
   if (target.cmd !== null && !target.cmd.includes('{port}')) throw usageError('--cmd needs a {port} placeholder: both revisions run at once, each on a free port')
   const checkout = checkoutOf(target.app ?? process.cwd())
   return ['a', 'b'].map((side) => {
@@ -118,7 +118,7 @@ function compareConfig (values, { now = new Date() } = {}) {
       throw usageError(`expected two runs to compare (results.json files or their folders), or --cmd-a/--cmd-b, --app-a/--app-b or --rev-a/--rev-b; received ${runs.length === 0 ? 'none' : runs.map((r) => `'${r}'`).join(' ')}`)
     }
     const pairedOnly = ['measure', 'reps', 'scenarios', 'formats', 'processes', 'connections', 'amount', 'duration', 'warmup', 'vary', 'window', 'app', 'cmd',
-      'url', 'workload']
+      'url', 'workload', 'stop-grace']
       .filter((name) => values[name] !== undefined)
     if (pairedOnly.length > 0) throw usageError(`--${pairedOnly[0]} is for a paired run (--cmd-a/--cmd-b, ...); two runs already measured are compared as they are`)
     return Object.freeze({ mode: 'runs', runs: Object.freeze(runs.map(String)), measure: 'time', ...common })

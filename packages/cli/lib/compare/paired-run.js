@@ -197,7 +197,9 @@ async function runInstructionsCell (config, cell, { targets, env, values, log })
       log(`${SIDES[i].toUpperCase()}: starting the app under callgrind (Node.js starts in 10-40 s there)`)
       const argv = callgrindArgv(target, { values: cell.values, start: workload.start })
       const startEnv = startEnvOf(workload.start, cell.values)
-      const app = await startUnderCallgrind(argv, { env: { ...env, ...startEnv }, cwd: target.cwd, onProgress: log })
+      const app = await startUnderCallgrind(argv, {
+        env: { ...env, ...startEnv }, cwd: target.cwd, graceMs: target.stopGraceMs, onProgress: log
+      })
       apps.push(app)
       cellValues[i] = { ...values, ...await runHook(definition.setup, `scenario '${cell.scenario}' setup`, workload, { base: app.base, env, log, values }) }
       const sent = requestsOf(definition, cell.format, { ...cellValues[i], ...cell.values })

@@ -56,7 +56,8 @@ function flamePass (settings) {
             out: path.join(outDir, 'flamegraphs'),
             app: target.app ?? undefined,
             cmd: target.cmd ?? undefined,
-            url: target.url ?? undefined
+            url: target.url ?? undefined,
+            'stop-grace': target.stopGraceMs === undefined ? undefined : String(target.stopGraceMs / 1000)
           }, { workload })
           const { flamegraphs, comparison } = await runFlame(config, { env, onProgress })
           profiles.push({

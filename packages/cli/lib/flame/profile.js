@@ -3,11 +3,10 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { spawn } = require('node:child_process')
 const { codes, NodebenchError } = require('@nodebench/errors')
-const { freeLoopbackPort } = require('@nodebench/services')
 const { baseAt } = require('../kernel/app-target')
-const { outputCollector, startFailure } = require('../kernel/app-output')
+const { startProcessGroup, adoptProcess } = require('../kernel/process-group')
+const { startWithAgent, appArgv } = require('./agent-app')
 const { loadWindow } = require('./load-window')
 const { waitForProfile } = require('./read-profile')
 const { finishFlamegraphPage } = require('./flamegraph-page')
@@ -22,79 +21,16 @@ const { finishFlamegraphPage } = require('./flamegraph-page')
 //   clock, against the process's start), and the flamegraph is drawn again from the window's start on.
 // - `clinic`: clinic flame (0x's sampling underneath), whose samples have no times: the whole run counts.
 // For 0x and clinic the unprofiled figure comes from the same app run apart, with the same load.
-// A watchdog kills a profiled process that outlives its run by far, so nothing is left behind. The app runs
-// with the environment runFlame is given (its database), never this process's own changed for it.
+// The app runs as a process group stopped as every app is (SIGTERM, --stop-grace, SIGKILL; 0x's own child is
+// adopted as such), and a watchdog kills a profiled process that outlives its run by far, so nothing is left
+// behind. It runs with the environment runFlame is given (its database), never this process's own changed for it.
 
 const GRACE_SECONDS = 120
-const AGENT = path.join(__dirname, 'v8-agent.js')
 // One sample a millisecond, as --prof takes them (its default interval).
 const SAMPLING_INTERVAL_US = 1000
-const START_TIMEOUT_MS = 60_000
 
 function flameError (message) {
   return new NodebenchError(codes.NB_ERR_FLAME, message)
-}
-
-/** The app's script and arguments for one start: {port} a free port, {processes} 1 (a profile is of one process). */
-async function appArgv (config) {
-  const port = config.argv.some((word) => word.includes('{port}')) ? String(await freeLoopbackPort()) : null
-  return config.argv.map((word) => word.replaceAll('{processes}', '1').replaceAll('{port}', port))
-}
-
-/**
- * Starts the app with the agent preloaded; resolves, once it listens, to `{ base, pid, command(message),
- * stop() }`: `command` asks the agent (start or stop its profiler) and resolves to its answer.
- */
-async function startWithAgent (config, { env }) {
-  const argv = await appArgv(config)
-  const child = spawn(process.execPath, ['--require', AGENT, ...argv], { env, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
-  const stderr = outputCollector()
-  child.stderr.setEncoding('utf8').on('data', (chunk) => stderr.add(chunk))
-  const said = () => {
-    const excerpt = startFailure(stderr.text())
-    return excerpt ? `:\n  ${excerpt.split('\n').join('\n  ')}` : ' (and printed nothing)'
-  }
-  const waiting = new Map()
-  let nextId = 1
-  const stop = () => new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve()
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
-    child.once('exit', () => { clearTimeout(timer); resolve() })
-    child.kill('SIGTERM')
-  })
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      stop()
-      reject(flameError(`the app did not listen within ${START_TIMEOUT_MS / 1000} s${said()}`))
-    }, START_TIMEOUT_MS)
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer)
-      const failure = flameError(`the app exited (${signal || `code ${code}`})${said()}`)
-      reject(failure)
-      for (const pending of waiting.values()) pending.reject(failure)
-    })
-    child.on('message', (message) => {
-      if (message === null || typeof message !== 'object') return
-      if (message.nodebenchProfiler === 'listening') {
-        clearTimeout(timer)
-        resolve({
-          base: baseAt(config.target, message.port),
-          pid: child.pid,
-          command: (request) => new Promise((resolve, reject) => {
-            const id = nextId++
-            waiting.set(id, { resolve, reject })
-            child.send({ ...request, id })
-          }),
-          stop
-        })
-      } else if (waiting.has(message.id)) {
-        const pending = waiting.get(message.id)
-        waiting.delete(message.id)
-        if (message.nodebenchProfiler === 'failed') pending.reject(flameError(`the profiler in the app failed: ${message.error}`))
-        else pending.resolve(message)
-      }
-    })
-  })
 }
 
 /** The same load's window in the app run without a profiler: what the profiled one's throughput is set against. */
@@ -232,6 +168,7 @@ async function profileWith0x (config, format, { name, html, env, values, onProgr
   let profiled = null
   let startedMs = null
   let loadFailure = null
+  let adopted = null
   const options = {
     argv: [...environmentPreload(env, preloadDir), ...await appArgv(config)],
     pathToNodeBinary: process.execPath,
@@ -242,6 +179,8 @@ async function profileWith0x (config, format, { name, html, env, values, onProgr
     title: `${config.scenario} (${format}) under load, 0x: nodebench flame`,
     status: (message) => { if (message.trim()) onProgress(`0x: ${message.trim()}`) },
     onPort (port, done) {
+      // 0x's child, not a group of nodebench's: stopped with its descendants should nodebench stop first.
+      adopted = adoptProcess(options.pid, { graceMs: config.target.stopGraceMs, name: `the app under 0x (pid ${options.pid})` })
       startedMs = processStartMs(options.pid)
       const base = baseAt(config.target, String(port).trim())
       onProgress(`${config.scenario} (${format}) at ${base}: ${config.warmup} s of warm-up, then ${config.duration} s sampled`)
@@ -261,6 +200,7 @@ async function profileWith0x (config, format, { name, html, env, values, onProgr
     throw flameError(`0x could not profile ${config.scenario} (${format}): ${err.message}`)
   } finally {
     clearTimeout(watchdog)
+    await adopted?.stop()
     fs.rmSync(preloadDir, { recursive: true, force: true })
   }
   if (loadFailure !== null) throw loadFailure
@@ -298,14 +238,19 @@ async function profileWithClinic (config, format, { name, html, env, values, onP
   const args = [clinicBin, 'flame', '--dest', dest, '--open=false', '--on-port', onPort, '--', process.execPath, ...await appArgv(config)]
   onProgress(`clinic flame: ${config.scenario} (${format}), ${config.warmup} s of warm-up, ${config.duration} s of load`)
   const output = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...env, NO_INSIGHT: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const group = startProcessGroup(process.execPath, args, {
+      env: { ...env, NO_INSIGHT: '1' }, stdio: ['ignore', 'pipe', 'pipe'], graceMs: config.target.stopGraceMs, name: 'clinic flame and the app'
+    })
+    const { child } = group
     let text = ''
     child.stdout.on('data', (chunk) => { text += chunk })
     child.stderr.on('data', (chunk) => { text += chunk })
-    const watchdog = setTimeout(() => child.kill('SIGKILL'), (config.warmup + config.duration + GRACE_SECONDS) * 1000)
+    const watchdog = setTimeout(() => group.kill(), (config.warmup + config.duration + GRACE_SECONDS) * 1000)
     child.on('error', (err) => { clearTimeout(watchdog); reject(err) })
-    child.on('exit', (code, signal) => {
+    child.on('exit', async (code, signal) => {
       clearTimeout(watchdog)
+      // What clinic left of the app's processes, if anything.
+      await group.stop()
       if (code === 0) resolve(text)
       else reject(flameError(`clinic flame failed on Node.js ${process.version} (${signal || `exit code ${code}`}); use --profiler v8 or 0x. Its output:\n${text.trim().split('\n').slice(-8).join('\n')}`))
     })
@@ -323,4 +268,4 @@ async function profileWithClinic (config, format, { name, html, env, values, onP
   return { html, profilePath: dataDir, ...windowResult(profiled), windowUs: null, overhead }
 }
 
-module.exports = { profile, startWithAgent, processStartMs, PROFILERS: Object.freeze(['v8', '0x', 'clinic']) }
+module.exports = { profile, processStartMs, PROFILERS: Object.freeze(['v8', '0x', 'clinic']) }

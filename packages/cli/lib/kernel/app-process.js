@@ -2,21 +2,21 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { spawn } = require('node:child_process')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { freeLoopbackPort } = require('@nodebench/services')
 const { codes, NodebenchError } = require('@nodebench/errors')
 const { commandLine, baseAt, noServerScript } = require('./app-target')
 const { outputCollector, startFailure } = require('./app-output')
 const { fillValues } = require('./sweep')
+const { startProcessGroup } = require('./process-group')
 
 // The app under load (app-target.js names it), started for a bench cell, a browser run: an app directory with
 // the example's entry points (`server.js --port <p> --processes <n>`, printing `listening on <url>`), a command
 // of the user's (`--cmd`, with {port} and {processes} filled in, ready when it answers), or an app already
-// running (`--url` alone, never started or stopped).
+// running (`--url` alone, never started or stopped). Whatever form starts it, it runs as a process group of
+// its own and is stopped as one (process-group.js): SIGTERM, the target's grace (--stop-grace), SIGKILL.
 
 const START_TIMEOUT_MS = 60_000
-const STOP_TIMEOUT_MS = 15_000
 
 function appError (message) {
   return new NodebenchError(codes.NB_ERR_APP_START, message)
@@ -34,6 +34,7 @@ function appError (message) {
  */
 async function startApp (target, options) {
   const { processes, env, args = [], onNotice = () => {}, traced = true, values = {}, start = null } = options
+  const graceMs = target.stopGraceMs
   const nodebench = traced ? 'on' : 'off'
   const startEnv = {}
   for (const [name, value] of Object.entries(start?.env ?? {})) startEnv[name] = fillValues(value, values)
@@ -42,10 +43,10 @@ async function startApp (target, options) {
     if (!fs.existsSync(script)) throw appError(noServerScript(target.app))
     const startArgs = (start?.args ?? []).map((arg) => fillValues(arg, values))
     const scriptEnv = { ...env, ...startEnv, NODEBENCH: nodebench }
-    return startScript(script, { processes, env: scriptEnv, args: [...args, ...startArgs], onNotice })
+    return startScript(script, { processes, env: scriptEnv, args: [...args, ...startArgs], onNotice, graceMs, name: `the app (${script})` })
   }
   if (target.cmd !== null) {
-    return startCommand(target, { processes, values, env: { ...env, ...startEnv, ...(traced ? {} : { NODEBENCH: 'off' }) }, onNotice })
+    return startCommand(target, { processes, values, env: { ...env, ...startEnv, ...(traced ? {} : { NODEBENCH: 'off' }) }, onNotice, graceMs })
   }
   await waitUntilAnswering(target.url, { deadline: Date.now() + 5000, exited: () => null })
   return { base: target.url, pid: null, stop: async () => {}, kill () {} }
@@ -53,13 +54,14 @@ async function startApp (target, options) {
 
 /**
  * A Node.js script with an app directory's entry point (`<script> --port 0 --processes <n> [args]`, printing
- * `listening on <url>`), run with this process's Node.js; resolves as startApp.
+ * `listening on <url>`), run with this process's Node.js; resolves as startApp. `graceMs`: how long it may take
+ * to stop after SIGTERM (process-group.js), `name` what the line saying it did not calls it.
  */
-function startScript (script, { processes, env, args = [], onNotice = () => {} }) {
+function startScript (script, { processes, env, args = [], onNotice = () => {}, graceMs, name = `'${script}'` }) {
   const argv = [script, '--port', '0', '--processes', String(processes), ...args]
-  const child = spawn(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const group = startProcessGroup(process.execPath, argv, { env, stdio: ['ignore', 'pipe', 'pipe'], graceMs, name })
+  const { child, stop } = group
   const output = captureOutput(child, onNotice)
-  const stop = stopper(child)
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       stop()
@@ -69,7 +71,7 @@ function startScript (script, { processes, env, args = [], onNotice = () => {} }
       const match = /^listening on (http:\/\/\S+)$/m.exec(output.stdout())
       if (match) {
         clearTimeout(timer)
-        resolve({ base: match[1], pid: child.pid, stop, kill: () => signal(child, 'SIGKILL') })
+        resolve({ base: match[1], pid: child.pid, stop, kill: group.kill })
       }
     })
     child.once('error', (err) => {
@@ -85,26 +87,24 @@ function startScript (script, { processes, env, args = [], onNotice = () => {} }
   })
 }
 
-async function startCommand (target, { processes, values = {}, env, onNotice }) {
+async function startCommand (target, { processes, values = {}, env, onNotice, graceMs }) {
   const port = target.cmd.includes('{port}') ? await freeLoopbackPort() : null
   const command = fillValues(commandLine(target, { port, processes }), values)
   const base = port === null ? target.url : baseAt(target, port)
-  // `target.cwd`: where the command runs (a revision's copy of the app, nodebench compare --rev-a/-b).
-  const child = spawn(command, { shell: true, cwd: target.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-  const output = captureOutput(child, onNotice)
-  let exitReason = null
-  child.once('exit', (code, signal) => { exitReason = signal || `code ${code}` })
-  child.once('error', (err) => { exitReason = err.message })
-  // detached: the command runs in its own process group, so stopping it stops what the shell started.
-  const stop = stopper(child, { group: true })
+  // `target.cwd`: where the command runs (a revision's copy of the app, nodebench compare --rev-a/-b). The shell
+  // (or npm) is nodebench's child and the app its child: the group holds both.
+  const group = startProcessGroup(command, [], {
+    shell: true, cwd: target.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], graceMs, name: `the app (--cmd "${command}")`
+  })
+  const output = captureOutput(group.child, onNotice)
   try {
     const deadline = Date.now() + START_TIMEOUT_MS
-    await waitUntilAnswering(base, { deadline, exited: () => exitReason, tail: output.tail })
+    await waitUntilAnswering(base, { deadline, exited: group.exited, tail: output.tail })
   } catch (err) {
-    await stop()
+    await group.stop()
     throw err
   }
-  return { base, pid: child.pid, stop, kill: () => signal(child, 'SIGKILL', { group: true }) }
+  return { base, pid: group.pid, stop: group.stop, kill: group.kill }
 }
 
 /** Polls `base` until it answers HTTP at all (any status). */
@@ -144,28 +144,6 @@ function captureOutput (child, onNotice = () => {}) {
       return said ? `:\n  ${said.split('\n').join('\n  ')}` : ''
     }
   }
-}
-
-/** Sends `name` to the process, or to its process group (a shell command and what it started). */
-function signal (child, name, { group = false } = {}) {
-  try {
-    if (group) process.kill(-child.pid, name)
-    else child.kill(name)
-  } catch {}
-}
-
-/** Stops the process (SIGTERM: the app flushes and stops its database), SIGKILL after a grace period. */
-function stopper (child, { group = false } = {}) {
-  let stopping = null
-  return () => (stopping ??= new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return resolve()
-    const timer = setTimeout(() => signal(child, 'SIGKILL', { group }), STOP_TIMEOUT_MS)
-    child.once('exit', () => {
-      clearTimeout(timer)
-      resolve()
-    })
-    signal(child, 'SIGTERM', { group })
-  }))
 }
 
 module.exports = { startApp, startScript }

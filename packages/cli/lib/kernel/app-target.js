@@ -5,6 +5,7 @@ const path = require('node:path')
 const { usageError } = require('../usage-error')
 const { defaultApp } = require('./default-app')
 const { workloadFileOf, workloadFileIn, loadWorkload } = require('./workload')
+const { DEFAULT_GRACE_MS } = require('./process-group')
 
 // How every command that starts or reaches an app names it (bench, flame, browser), and the workload it sends:
 //   --app <dir>        an app directory with the example's entry points: `server.js --port <p> --processes <n>`,
@@ -15,6 +16,8 @@ const { workloadFileOf, workloadFileIn, loadWorkload } = require('./workload')
 //                      neither starts nor stops
 //   --workload <file>  the scenarios (default: nodebench.workload.js or .json in --app's directory, else in the
 //                      current one)
+//   --stop-grace <s>   how long an app nodebench started may take to stop after SIGTERM before its process group
+//                      is killed (default 5 s; kernel/process-group.js)
 // Parsed here once; a command then says what it cannot do with a target (flame profiles only a Node.js script
 // it starts itself: nodeCommand).
 
@@ -22,8 +25,12 @@ const APP_TARGET_OPTIONS = Object.freeze({
   app: Object.freeze({ type: 'string' }),
   cmd: Object.freeze({ type: 'string' }),
   url: Object.freeze({ type: 'string' }),
-  workload: Object.freeze({ type: 'string' })
+  workload: Object.freeze({ type: 'string' }),
+  'stop-grace': Object.freeze({ type: 'string' })
 })
+
+// The longest --stop-grace taken: an app that needs more than 10 minutes to stop is one that hangs.
+const MAX_STOP_GRACE_SEC = 600
 
 // What a command does with the app, in "no app to <verb>".
 const VERBS = Object.freeze({ bench: 'measure', flame: 'profile', browser: 'load' })
@@ -42,11 +49,22 @@ function baseUrl (text, fail) {
   return url.href.replace(/\/$/, '')
 }
 
+/** `--stop-grace <seconds>` in ms (default 5 s): a number of seconds from 0 to MAX_STOP_GRACE_SEC. */
+function stopGraceOf (given, fail) {
+  if (given === undefined) return DEFAULT_GRACE_MS
+  const text = String(given).trim()
+  const seconds = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN
+  if (!(seconds <= MAX_STOP_GRACE_SEC)) {
+    throw fail(`--stop-grace must be the seconds an app may take to stop after SIGTERM, from 0 to ${MAX_STOP_GRACE_SEC} (e.g. 5); received '${given}'`)
+  }
+  return Math.round(seconds * 1000)
+}
+
 /**
- * The app of `values` (parseArgs' values, or the same names from JavaScript): a frozen `{ app, cmd, url, starts }`,
- * `starts` when nodebench starts it (--app, --cmd). Throws NB_ERR_USAGE, prefixed with `command`, for a
- * combination no command takes. `learnsPort`: the command learns the port a Node.js app listens on by itself
- * (flame's profilers), so its --cmd needs neither --url nor {port}.
+ * The app of `values` (parseArgs' values, or the same names from JavaScript): a frozen `{ app, cmd, url, starts,
+ * stopGraceMs }`, `starts` when nodebench starts it (--app, --cmd), `stopGraceMs` --stop-grace's. Throws
+ * NB_ERR_USAGE, prefixed with `command`, for a combination no command takes. `learnsPort`: the command learns the
+ * port a Node.js app listens on by itself (flame's profilers), so its --cmd needs neither --url nor {port}.
  */
 function appTargetOf (values, { command, learnsPort = false, appOption = '--app' }) {
   const fail = (message) => usageError(message, command)
@@ -55,6 +73,7 @@ function appTargetOf (values, { command, learnsPort = false, appOption = '--app'
       'yours (--cmd) or where it runs (--url)')
   }
   const url = values.url === undefined ? null : baseUrl(values.url, fail)
+  const stopGraceMs = stopGraceOf(values['stop-grace'], fail)
   const cmd = values.cmd === undefined ? null : String(values.cmd)
   if (cmd !== null && cmd.trim() === '') throw fail('--cmd is empty; expected the command that starts your app')
   if (cmd !== null && url === null && !cmd.includes('{port}') && !learnsPort) {
@@ -69,7 +88,7 @@ function appTargetOf (values, { command, learnsPort = false, appOption = '--app'
         '(or a {port} placeholder), or --url alone')
     }
   }
-  return Object.freeze({ app, cmd, url, starts: app !== null || cmd !== null })
+  return Object.freeze({ app, cmd, url, starts: app !== null || cmd !== null, stopGraceMs })
 }
 
 /**
@@ -151,9 +170,9 @@ const SHELL_SYNTAX = /[|&;<>()$`*?[\]{}~]/
  * `target` as a Node.js script and its arguments, which a profiler runs with this process's Node.js: for an app
  * directory `server.js --port 0`, for --cmd its words after `node` (a `node` or a path to a Node.js binary),
  * {port} still in them. Throws NB_ERR_USAGE (prefixed with `command`) for a target that is not one: an app at
- * --url alone, or a command that is not `node <script> [args]`.
+ * --url alone, or a command that is not `node <script> [args]` (`instead`: what works, said after it).
  */
-function nodeCommand (target, { command, what }) {
+function nodeCommand (target, { command, what, instead = null }) {
   const fail = (message) => usageError(message, command)
   if (target.app !== null) return [path.join(target.app, 'server.js'), '--port', '0']
   if (target.cmd === null) {
@@ -165,7 +184,7 @@ function nodeCommand (target, { command, what }) {
   if (plain && words.length > 0 && (words[0] === 'node' || words[0] === process.execPath || path.basename(words[0]) === 'node')) words.shift()
   if (!plain || words.length === 0 || !/\.[cm]?js$/.test(words[0])) {
     throw fail('--cmd must be a Node.js script and its arguments, e.g. "node server.js --port {port}" (the profilers run ' +
-      `it with nodebench's Node.js); received '${target.cmd}'`)
+      `it with nodebench's Node.js); received '${target.cmd}'${instead === null ? '' : `; ${instead}`}`)
   }
   return words
 }

@@ -65,9 +65,9 @@ async function captureReply (base, sent) {
 /**
  * Starts `target` (not the app) for a cell: resolves to `{ base, processes(), about, stop() }`, `processes()`
  * its processes as the sampler's roots, `about` what results.json says of the server that ran (versions, the
- * reply it served). `appDir`: the app's folder (its Express), `reply`: replyFor's.
+ * reply it served). `appDir`: the app's folder (its Express), `reply`: replyFor's, `stopGraceMs`: --stop-grace's.
  */
-async function startTarget (target, { processes, env, reply, appDir, log = () => {} }) {
+async function startTarget (target, { processes, env, reply, appDir, stopGraceMs, log = () => {} }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `nodebench-${target.kind}-`))
   const removeDir = () => fs.rmSync(dir, { recursive: true, force: true })
   const role = TARGET_KINDS[target.kind].role
@@ -111,7 +111,7 @@ async function startTarget (target, { processes, env, reply, appDir, log = () =>
         about.express = { version: express.version, from: express.from }
       }
     }
-    const server = await startScript(script, { processes, env: { ...env, NODEBENCH: 'off' }, args })
+    const server = await startScript(script, { processes, env: { ...env, NODEBENCH: 'off' }, args, graceMs: stopGraceMs, name: `target '${target.name}'` })
     return {
       base: server.base,
       processes: () => [{ pid: server.pid, role, childRole: `${role} worker` }],
