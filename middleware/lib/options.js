@@ -1,6 +1,6 @@
 'use strict'
 
-const cluster = require('node:cluster')
+const cluster = require('cluster')
 const { codes, NodebenchTypeError, invalidOption, describe } = require('./errors')
 const { normalizeMetrics } = require('./metrics-options')
 
@@ -138,7 +138,7 @@ function normalizeAccess (access) {
 function defaultServiceName () {
   const script = process.argv[1]
   if (!script) return 'express-app'
-  return require('node:path').basename(script).replace(/\.[cm]?js$/, '') || 'express-app'
+  return require('path').basename(script).replace(/\.[cm]?js$/, '') || 'express-app'
 }
 
 module.exports = { normalizeOptions, KNOWN_OPTIONS }

@@ -1,6 +1,6 @@
 'use strict'
 
-const { performance } = require('node:perf_hooks')
+const { performance } = require('perf_hooks')
 const api = require('@opentelemetry/api')
 const { BreakdownAggregator } = require('@nodebench/breakdown')
 const { normalizeOptions } = require('./options')
