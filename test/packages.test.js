@@ -34,8 +34,9 @@ function installPacked (app, tarballs) {
     const target = path.join(app, 'node_modules', entry.name)
     fs.mkdirSync(target, { recursive: true })
     execFileSync('tar', ['-xzf', entry.file, '-C', target, '--strip-components=1'])
-    const { dependencies = {} } = require(path.join(target, 'package.json'))
-    for (const dependency of Object.keys(dependencies)) {
+    // A peer dependency (@opentelemetry/api, express) is the app's: npm installs it beside the app's own.
+    const { dependencies = {}, peerDependencies = {} } = require(path.join(target, 'package.json'))
+    for (const dependency of Object.keys({ ...dependencies, ...peerDependencies })) {
       if (!names.has(dependency)) links.set(dependency, installedDependency(PUBLISHED[index], dependency))
     }
   }
