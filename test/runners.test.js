@@ -130,18 +130,27 @@ describe('items API', () => {
     assert.ok(read && read.count >= 2, JSON.stringify(res.body.operations))
     const names = read.segments.map((segment) => segment.name)
     assert.ok(names.includes('requestId') && names.includes('readItem'), names.join(', '))
+    // A span of the app's own through the provider nodebench registers (the SDK it loads then), and the W3C
+    // propagation it registers.
+    const span = otel.trace.getTracer('items-app').startSpan('app work')
+    span.end()
+    const carrier = {}
+    otel.propagation.inject(otel.trace.setSpan(otel.context.active(), span), carrier)
+    assert.match(carrier.traceparent, /^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/)
   })
 })
 `
 
-const CJS_HEADER = "'use strict'\nconst assert = require('assert')\nconst http = require('http')\nconst request = require('supertest')\nconst app = require('./app')\n"
+const CJS_HEADER = "'use strict'\nconst assert = require('assert')\nconst http = require('http')\nconst request = require('supertest')\n" +
+  "const otel = require('@opentelemetry/api')\nconst app = require('./app')\n"
 const SUITES = Object.freeze({
   jest: { file: 'app.test.js', header: CJS_HEADER },
   mocha: { file: 'app.test.js', header: CJS_HEADER },
   'node-test': { file: 'app.test.js', header: CJS_HEADER + "const { describe, it } = require('node:test')\n" },
   vitest: {
     file: 'app.test.mjs',
-    header: "import { describe, it } from 'vitest'\nimport assert from 'assert'\nimport http from 'http'\nimport request from 'supertest'\nimport app from './app.mjs'\n"
+    header: "import { describe, it } from 'vitest'\nimport assert from 'assert'\nimport http from 'http'\nimport request from 'supertest'\n" +
+      "import otel from '@opentelemetry/api'\nimport app from './app.mjs'\n"
   }
 })
 
