@@ -9,7 +9,8 @@
 // runners' module registries load them (`node:` specifiers, ES modules in node_modules): neither depends on
 // the Node.js line, so the lowest supported one runs them (`npm test` on Node.js 20; where engine ranges
 // are strictest), and `npm run test:node -- 22 24` (test/node-matrix.js) skips them, saying why.
-// NODEBENCH_TEST_INSTALLS=1 runs them on any line (`NODEBENCH_TEST_INSTALLS=1 npm run test:node -- 24 <file>`).
+// NODEBENCH_TEST_INSTALLS=1 runs them on any line (`NODEBENCH_TEST_INSTALLS=1 npm run test:node -- 24 <file>`;
+// test/runners.test.js so on Node.js 24.22.3, 2026-11-29: every runner the same with and without the line).
 
 const crypto = require('node:crypto')
 const fs = require('node:fs')

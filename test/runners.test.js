@@ -16,6 +16,7 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
+const semver = require('semver')
 const { temporaryDir } = require('./support')
 const { packPublished, RUN_TIME } = require('../tools/pack')
 const { userCacheDir } = require('@nodebench/services')
@@ -210,6 +211,14 @@ async function runSuite (dir, runner, traced) {
   const { code, output, timedOut } = await runCommand(process.execPath, suiteCommand(runner.style), { cwd: dir, env, timeoutMs: SUITE_TIMEOUT_MS })
   return { code, output, timedOut, results: readResults(dir, runner.style) }
 }
+
+test('the install tests run on the lowest supported Node.js line, elsewhere only with NODEBENCH_TEST_INSTALLS=1', () => {
+  const lowest = semver.minVersion(require('../package.json').engines.node)
+  assert.equal(installTestsSkipped({}, lowest.version), false)
+  const skipped = installTestsSkipped({}, `${lowest.major + 4}.0.0`)
+  assert.match(skipped, new RegExp(`^run once per CI run, on Node\\.js ${lowest.major} .*NODEBENCH_TEST_INSTALLS=1 runs them here$`))
+  assert.equal(installTestsSkipped({ NODEBENCH_TEST_INSTALLS: '1' }, `${lowest.major + 4}.0.0`), false)
+})
 
 test('an app\'s suite passes the same with app.use(nodebenchTrace()) under Jest 26, 27, 29, 30, Mocha, Vitest and node --test', {
   skip: installTestsSkipped(),
