@@ -5,9 +5,12 @@
 // each with a real suite of its own (supertest requests through a middleware, a handler, a validation error and
 // an error handler, and one request on a real socket), get the packed tarballs of what an app loads at run time
 // (@nodebench/trace, @nodebench/breakdown, @nodebench/errors: tools/pack.js) with `npm install`, outside the
-// checkout (the apps with their runners stay installed in the user's cache between runs: test/app-install.js). Each suite runs without `app.use(nodebenchTrace({ expose: true }))` and with it, as the README
-// writes it: the same tests pass, and the runner exits by itself both times. Jest 26's registry does not know
-// `node:` specifiers, Jest 27's parses hdr-histogram-js's ES module loader: the failures this catches.
+// checkout; the apps with their runners stay installed in the user's cache between runs (test/app-install.js).
+// Each suite runs without `app.use(nodebenchTrace({ expose: true }))` and with it, as the README writes it: the
+// same tests pass, and the runner exits by itself both times. With the line, the suite also reads the
+// breakdown and makes a span of its own through the provider nodebench registers (the SDK it then loads).
+// What this catches: Jest 26's registry does not know `node:` specifiers, Jest 27's fails to parse
+// hdr-histogram-js's ES module loader (both failed an app's suite before).
 //
 // It installs from the registry (through the npm cache) and runs once per CI run: test/app-install.js says
 // on which Node.js line and why.

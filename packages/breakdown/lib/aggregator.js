@@ -1,10 +1,11 @@
 'use strict'
 
 // hdr-histogram-js's JavaScript histograms and their V2 encoding, required by file: the package's index also
-// loads its WebAssembly histograms through @assemblyscript/loader, an ES module that the module registry of
-// Jest 27 (and any runner that does not transform node_modules) fails to parse, in the test suite of an app
-// that uses @nodebench/trace. The package has no exports map and the same dist/ layout since 2.0;
-// test/aggregator.test.js checks these files against the index's and that the WebAssembly path stays unloaded.
+// loads its WebAssembly histograms through @assemblyscript/loader, whose `main` is an ES module: Jest 26 and 27,
+// which read `main` and not the exports map's CommonJS build, fail to parse it in the test suite of an app that
+// uses @nodebench/trace. The package has no exports map; its dist/ files are not a promise of semver, so
+// the dependency is kept to 3.0.x, and test/aggregator.test.js checks these files against the index's and that
+// the WebAssembly path stays unloaded.
 // Requiring JsHistogram.encoding also gives JsHistogram its encodeIntoCompressedBase64 and decode.
 const { default: Int32Histogram } = require('hdr-histogram-js/dist/Int32Histogram')
 const { JsHistogram } = require('hdr-histogram-js/dist/JsHistogram')
