@@ -10,7 +10,7 @@ export interface SpanExporterLike {
 }
 
 export interface NodebenchTraceOptions {
-  /** Service name of the spans and the breakdown. Default: OTEL_SERVICE_NAME, else the script's name. */
+  /** Service name of the spans and the breakdown. Default: OTEL_SERVICE_NAME, else the `name` of the app's package.json, else the script's name. */
   serviceName?: string
   /**
    * 'otlp' (default): OTLP/protobuf over HTTP to OTEL_EXPORTER_OTLP_ENDPOINT (default http://localhost:4318),

@@ -12,6 +12,7 @@ const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 const { temporaryDir, runCli } = require('./support')
 const { packPublished, PUBLISHED } = require('../tools/pack')
+const { installTestsSkipped, npm } = require('./app-install')
 
 const ROOT = path.join(__dirname, '..')
 const SHOP = path.join(ROOT, 'packages', 'cli', 'test', 'fixtures', 'shop')
@@ -34,8 +35,9 @@ function installPacked (app, tarballs) {
     const target = path.join(app, 'node_modules', entry.name)
     fs.mkdirSync(target, { recursive: true })
     execFileSync('tar', ['-xzf', entry.file, '-C', target, '--strip-components=1'])
-    const { dependencies = {} } = require(path.join(target, 'package.json'))
-    for (const dependency of Object.keys(dependencies)) {
+    // A peer dependency (@opentelemetry/api, express) is the app's: npm installs it beside the app's own.
+    const { dependencies = {}, peerDependencies = {} } = require(path.join(target, 'package.json'))
+    for (const dependency of Object.keys({ ...dependencies, ...peerDependencies })) {
       if (!names.has(dependency)) links.set(dependency, installedDependency(PUBLISHED[index], dependency))
     }
   }
@@ -106,6 +108,41 @@ test('installed from their tarballs, the packages load without the checkout, and
   assert.deepEqual(results.cells.map((cell) => [cell.scenario, cell.status]), [['item-read', 'ok'], ['item-create', 'ok']])
   const operation = results.cells[0].breakdown.operations.find((o) => o.route === '/items/:id')
   assert.deepEqual(operation.segments.map((s) => s.name), ['jsonParser', 'loadItem (:id)', 'renderItem'])
+})
+
+/** `{ 'node_modules/x': version }` of every package a package-lock.json locks. */
+function lockedVersions (lock) {
+  return Object.fromEntries(Object.entries(lock.packages).filter(([where]) => where !== '').map(([where, entry]) => [where, entry.version]))
+}
+
+// An Express 4 app locked before proxy-addr 2.0.8 (test/fixtures/express4-app): the tarballs' own requirements
+// must leave its tree as it is locked. `nodebench` required Express 5.3, whose proxy-addr ^2.0.8 made npm move
+// the app's 2.0.7 rather than keep two copies. npm resolves the install from the lockfile alone
+// (--package-lock-only, the same tree `npm install` makes, without node_modules). Uses the registry: once per
+// CI run (test/app-install.js).
+test("installed into an app with a package-lock.json, the tarballs move no version of the app's own tree", {
+  skip: installTestsSkipped(),
+  timeout: 600_000
+}, async (t) => {
+  const dir = fs.realpathSync(temporaryDir(t, 'nodebench-lock-'))
+  const fixture = path.join(__dirname, 'fixtures', 'express4-app')
+  const app = path.join(dir, 'app')
+  fs.mkdirSync(app)
+  for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(fixture, file), path.join(app, file))
+  const before = lockedVersions(JSON.parse(fs.readFileSync(path.join(app, 'package-lock.json'), 'utf8')))
+  assert.equal(before['node_modules/proxy-addr'], '2.0.7', 'the fixture locks an older version than the newest its dependents allow')
+  const packed = packPublished(path.join(dir, 'tarballs'))
+  await npm(app, ['install', '--package-lock-only', ...packed.map(({ file }) => file)])
+
+  const lock = JSON.parse(fs.readFileSync(path.join(app, 'package-lock.json'), 'utf8'))
+  const after = lockedVersions(lock)
+  const moved = Object.entries(before).filter(([where, version]) => after[where] !== version)
+    .map(([where, version]) => `${where} ${version} -> ${after[where] ?? 'removed'}`)
+  assert.deepEqual(moved, [])
+  // One Express (the app's, which the nodebench command accepts) and one @opentelemetry/api (a peer: the app's).
+  assert.deepEqual(Object.keys(after).filter((where) => /(^|\/)node_modules\/express$/.test(where)), ['node_modules/express'])
+  assert.deepEqual(Object.keys(after).filter((where) => where.endsWith('node_modules/@opentelemetry/api')), ['node_modules/@opentelemetry/api'])
+  for (const { name } of packed) assert.ok(lock.packages[`node_modules/${name}`], `${name} is installed`)
 })
 
 // What a published package exposes: its exports map's entries (or its main), each name typed in the entry's

@@ -14,11 +14,17 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 // In dependency order: a package's dependencies come before it (the order `npm install` is shown them in).
 const PUBLISHED = Object.freeze(['packages/errors', 'packages/breakdown', 'middleware', 'packages/services', 'collector', 'packages/cli'])
 
-/** Packs every published package into `destination` (created); returns `[{ name, version, file }]`. */
-function packPublished (destination = path.join(ROOT, 'dist', 'packages')) {
+// What an app loads at run time: @nodebench/trace and the packages of ours it requires.
+const RUN_TIME = Object.freeze(['packages/errors', 'packages/breakdown', 'middleware'])
+
+/**
+ * Packs every published package (or those of `dirs`) into `destination` (created); returns
+ * `[{ name, version, file, files }]`.
+ */
+function packPublished (destination = path.join(ROOT, 'dist', 'packages'), dirs = PUBLISHED) {
   fs.mkdirSync(destination, { recursive: true })
   const packed = JSON.parse(execFileSync(NPM, ['pack', '--json', '--pack-destination', destination,
-    ...PUBLISHED.flatMap((dir) => ['--workspace', dir])], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }))
+    ...dirs.flatMap((dir) => ['--workspace', dir])], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }))
   return packed.map((entry) => ({
     name: entry.name,
     version: entry.version,
@@ -39,4 +45,4 @@ if (require.main === module) {
   process.stdout.write(tarballs.map(({ file }) => shown(file)).join('\n') + '\n')
 }
 
-module.exports = { packPublished, PUBLISHED }
+module.exports = { packPublished, PUBLISHED, RUN_TIME }

@@ -1,6 +1,6 @@
 'use strict'
 
-const net = require('node:net')
+const net = require('net')
 const { reportInternalError } = require('./internal-errors')
 
 // Who may read nodebench's endpoints (the breakdown, the metrics scrape) and who may reset the breakdown.

@@ -1,6 +1,6 @@
 'use strict'
 
-const path = require('node:path')
+const path = require('path')
 
 // The names an app knows its values by: what its own CommonJS modules export. A controller module
 // `controllers/user.controller.js` exporting `{ getUsers, createUser }` makes `userController.getUsers` the name

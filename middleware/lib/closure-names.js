@@ -1,6 +1,6 @@
 'use strict'
 
-const path = require('node:path')
+const path = require('path')
 const { moduleNameOf } = require('./app-exports')
 
 // Names for functions made by other functions, read from the closures V8 keeps (function-lookup.js):

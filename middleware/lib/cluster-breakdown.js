@@ -1,6 +1,6 @@
 'use strict'
 
-const cluster = require('node:cluster')
+const cluster = require('cluster')
 const { BreakdownAggregator } = require('@nodebench/breakdown')
 const { reportInternalError } = require('./internal-errors')
 const { codes, NodebenchError, NodebenchTypeError } = require('./errors')

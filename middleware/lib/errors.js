@@ -1,6 +1,6 @@
 'use strict'
 
-const { inspect } = require('node:util')
+const { inspect } = require('util')
 const { codesOf, NodebenchError, NodebenchTypeError } = require('@nodebench/errors')
 
 // nodebenchTrace's option errors: TypeErrors of @nodebench/errors (its table holds every code, with what it

@@ -1,8 +1,8 @@
 'use strict'
 
-const fs = require('node:fs')
-const path = require('node:path')
-const { fileURLToPath } = require('node:url')
+const fs = require('fs')
+const path = require('path')
+const { fileURLToPath } = require('url')
 const { reportInternalError } = require('./internal-errors')
 
 // What V8 knows of a function, through a same-thread inspector session: where it is defined
@@ -17,7 +17,7 @@ const { reportInternalError } = require('./internal-errors')
 
 let inspector = null
 try {
-  inspector = require('node:inspector')
+  inspector = require('inspector')
 } catch {
   // Node built without the inspector: names fall back to `.name` and locations are unknown.
 }

@@ -1,6 +1,6 @@
 'use strict'
 
-const path = require('node:path')
+const path = require('path')
 const { FunctionLookup } = require('./function-lookup')
 const { AppExports } = require('./app-exports')
 const { originOf, wrappedFunction, factoryCall, callSiteName, calledMiddleware, bounded } = require('./closure-names')

@@ -1,6 +1,6 @@
 'use strict'
 
-const { debuglog } = require('node:util')
+const { debuglog } = require('util')
 
 // A failure inside nodebench (a bug, a throwing exporter) must never reach the app. It is caught where it
 // happens, counted, and described once per place through NODE_DEBUG=nodebench.

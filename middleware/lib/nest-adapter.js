@@ -1,6 +1,6 @@
 'use strict'
 
-const path = require('node:path')
+const path = require('path')
 const { recordOf } = require('./request-record')
 const { layerInfo, classInfo, fixedInfo } = require('./function-names')
 const { reportInternalError } = require('./internal-errors')

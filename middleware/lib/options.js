@@ -1,8 +1,9 @@
 'use strict'
 
-const cluster = require('node:cluster')
+const cluster = require('cluster')
 const { codes, NodebenchTypeError, invalidOption, describe } = require('./errors')
 const { normalizeMetrics } = require('./metrics-options')
+const { defaultServiceName } = require('./service-name')
 
 const KNOWN_OPTIONS = [
   'serviceName', 'exporter', 'sampleRatio', 'serverTiming', 'expose', 'access', 'maxQueueSize', 'maxOperations', 'activeContext', 'metrics'
@@ -133,12 +134,6 @@ function normalizeAccess (access) {
     rules[key] = rule
   }
   return Object.freeze(rules)
-}
-
-function defaultServiceName () {
-  const script = process.argv[1]
-  if (!script) return 'express-app'
-  return require('node:path').basename(script).replace(/\.[cm]?js$/, '') || 'express-app'
 }
 
 module.exports = { normalizeOptions, KNOWN_OPTIONS }

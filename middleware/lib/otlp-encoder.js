@@ -1,6 +1,6 @@
 'use strict'
 
-const { randomFillSync } = require('node:crypto')
+const { randomFillSync } = require('crypto')
 const {
   ORIGIN_SECONDS, ORIGIN_REMAINDER_MS,
   layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, toHrTime, exceptionEvent

@@ -1,8 +1,8 @@
 'use strict'
 
-const fs = require('node:fs')
-const net = require('node:net')
-const path = require('node:path')
+const fs = require('fs')
+const net = require('net')
+const path = require('path')
 const { diag } = require('@opentelemetry/api')
 const { reportInternalError } = require('./internal-errors')
 

@@ -1,6 +1,6 @@
 'use strict'
 
-const { performance } = require('node:perf_hooks')
+const { performance } = require('perf_hooks')
 const { isContainer } = require('@nodebench/breakdown')
 
 // Which record belongs to a response: a property of the response under nodebench's own symbol (invisible to

@@ -1,7 +1,7 @@
 'use strict'
 
-const os = require('node:os')
-const fs = require('node:fs')
+const os = require('os')
+const fs = require('fs')
 
 // The resource of nodebench's spans: what NodeSDK detects (OTEL_RESOURCE_ATTRIBUTES, process, host, OS,
 // service instance id) plus the service name, through @opentelemetry/resources. Made when nodebenchTrace()

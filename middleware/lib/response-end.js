@@ -1,6 +1,6 @@
 'use strict'
 
-const diagnosticsChannel = require('node:diagnostics_channel')
+const diagnosticsChannel = require('diagnostics_channel')
 const { recordOf } = require('./request-record')
 const { reportInternalError } = require('./internal-errors')
 

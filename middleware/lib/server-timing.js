@@ -1,6 +1,6 @@
 'use strict'
 
-const { performance } = require('node:perf_hooks')
+const { performance } = require('perf_hooks')
 const onHeaders = require('on-headers')
 const { isContainer } = require('@nodebench/breakdown')
 const { recordOf } = require('./request-record')

@@ -1,6 +1,6 @@
 'use strict'
 
-const { performance } = require('node:perf_hooks')
+const { performance } = require('perf_hooks')
 
 // What nodebench's spans say, shared by the two ways it writes them: as ReadableSpans for an exporter
 // (span-pipeline.js) and as OTLP protobuf bytes straight from the request record (otlp-encoder.js).

@@ -1,6 +1,6 @@
 'use strict'
 
-const { randomFillSync } = require('node:crypto')
+const { randomFillSync } = require('crypto')
 
 // W3C Trace Context for nodebench's own span pipeline: the incoming `traceparent`, and ids for the traces and
 // spans it starts. @opentelemetry/core has both (W3CTraceContextPropagator, and RandomIdGenerator in the

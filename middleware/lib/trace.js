@@ -1,6 +1,6 @@
 'use strict'
 
-const { performance } = require('node:perf_hooks')
+const { performance } = require('perf_hooks')
 const api = require('@opentelemetry/api')
 const { BreakdownAggregator } = require('@nodebench/breakdown')
 const { normalizeOptions } = require('./options')
@@ -27,7 +27,7 @@ const METHOD = 'method'
  *
  * @param {object} [options]
  * @param {string} [options.serviceName] service name of the spans and the breakdown (default OTEL_SERVICE_NAME,
- *   else the script name)
+ *   else the name in the app's package.json, else the script name)
  * @param {'otlp'|'none'|object} [options.exporter] 'otlp' (default), 'none' (breakdown only) or an OpenTelemetry
  *   SpanExporter
  * @param {number} [options.sampleRatio] fraction of requests exported as spans (default OTEL_TRACES_SAMPLER_ARG,

@@ -1,6 +1,15 @@
 'use strict'
 
-const hdr = require('hdr-histogram-js')
+// hdr-histogram-js's JavaScript histograms and their V2 encoding, required by file: the package's index also
+// loads its WebAssembly histograms through @assemblyscript/loader, whose `main` is an ES module: Jest 26 and 27,
+// which read `main` and not the exports map's CommonJS build, fail to parse it in the test suite of an app that
+// uses @nodebench/trace. The package has no exports map; its dist/ files are not a promise of semver, so
+// the dependency is kept to 3.0.x, and test/aggregator.test.js checks these files against the index's and that
+// the WebAssembly path stays unloaded.
+// Requiring JsHistogram.encoding also gives JsHistogram its encodeIntoCompressedBase64 and decode.
+const { default: Int32Histogram } = require('hdr-histogram-js/dist/Int32Histogram')
+const { JsHistogram } = require('hdr-histogram-js/dist/JsHistogram')
+const { decompress } = require('hdr-histogram-js/dist/JsHistogram.encoding')
 
 const SCHEMA_VERSION = 1
 // The version of exportState()'s object, which only processes of the same nodebench exchange. 2: response
@@ -14,8 +23,7 @@ const HISTOGRAM_OPTIONS = Object.freeze({
   lowestDiscernibleValue: 1,
   highestTrackableValue: 3_600_000_000,
   numberOfSignificantValueDigits: 2,
-  bitBucketSize: 32,
-  useWebAssembly: false
+  bitBucketSize: 32
 })
 
 const MAX_OPERATIONS_DEFAULT = 500
@@ -26,7 +34,7 @@ const MAX_OPERATIONS_DEFAULT = 500
  * app); for whole values below 2^32 and a unit of 1 the same index is `31 - clz32(value)` and a shift
  * (~5 ns). Everything else (counts, percentiles, encoding, add) is the library's.
  */
-class Int32IndexHistogram extends hdr.Int32Histogram {
+class Int32IndexHistogram extends Int32Histogram {
   constructor (lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits) {
     super(lowestDiscernibleValue, highestTrackableValue, numberOfSignificantValueDigits)
     if (this.unitMagnitude !== 0 || highestTrackableValue > 0xffffffff) {
@@ -143,7 +151,7 @@ class DurationStats {
       count: this.count,
       totalMs: this.totalMs,
       maxMs: this.maxMs,
-      histogram: hdr.encodeIntoCompressedBase64(this.synced())
+      histogram: this.synced().encodeIntoCompressedBase64()
     }
   }
 
@@ -151,8 +159,18 @@ class DurationStats {
     this.count += state.count
     this.totalMs += state.totalMs
     if (state.maxMs > this.maxMs) this.maxMs = state.maxMs
-    this.synced().add(hdr.decodeFromCompressedBase64(state.histogram, HISTOGRAM_OPTIONS.bitBucketSize, false))
+    this.synced().add(decodeHistogram(state.histogram))
   }
+}
+
+/**
+ * A histogram from exportState()'s base64 text: hdr-histogram-js's decodeFromCompressedBase64 for JavaScript
+ * histograms. A copy into a plain Uint8Array: the library's ByteBuffer reverses slices of it in place, and a
+ * Buffer's slice is a view of the Buffer.
+ */
+function decodeHistogram (base64) {
+  const compressed = new Uint8Array(Buffer.from(base64, 'base64'))
+  return JsHistogram.decode(decompress(compressed), HISTOGRAM_OPTIONS.bitBucketSize)
 }
 
 /**

@@ -2,6 +2,8 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
+const path = require('node:path')
+const { execFileSync } = require('node:child_process')
 const { BreakdownAggregator, SCHEMA_VERSION } = require('..')
 
 const info = (name, kind = 'middleware') => ({ key: `${kind} ${name} app.js:1`, name, kind, file: '/app/app.js', line: 1 })
@@ -186,6 +188,34 @@ test('a duration is counted in the bucket hdr-histogram-js records its microseco
     library.recordValue(toMicros(ms))
   }
   assert.equal(hdr.encodeIntoCompressedBase64(stats.synced()), hdr.encodeIntoCompressedBase64(library))
+})
+
+test('a state\'s histogram is encoded and decoded as hdr-histogram-js\'s index does it, without loading its WebAssembly build', () => {
+  const hdr = require('hdr-histogram-js')
+  const { DurationStats } = require('../lib/aggregator')
+  const stats = new DurationStats()
+  for (let i = 0; i < 2000; i++) stats.record(Math.random() * 10 ** Math.floor(Math.random() * 6))
+  const state = stats.exportState()
+  assert.equal(state.histogram, hdr.encodeIntoCompressedBase64(stats.synced()))
+  const merged = new DurationStats()
+  merged.addState(state)
+  merged.addState(JSON.parse(JSON.stringify(state)))
+  const library = hdr.decodeFromCompressedBase64(state.histogram, 32, false)
+  library.add(library)
+  assert.equal(hdr.encodeIntoCompressedBase64(merged.synced()), hdr.encodeIntoCompressedBase64(library))
+  for (const p of [1, 50, 99, 100]) assert.equal(merged.synced().getValueAtPercentile(p), library.getValueAtPercentile(p))
+
+  // The files required by path are the ones the index exports (the package has no exports map to pin them).
+  const { JsHistogram } = require('hdr-histogram-js/dist/JsHistogram')
+  assert.equal(require('hdr-histogram-js/dist/Int32Histogram').default, hdr.Int32Histogram)
+  assert.equal(JsHistogram, hdr.JsHistogram)
+  // @assemblyscript/loader is an ES module: a runner that does not transform node_modules (Jest 27) cannot load it.
+  const loaded = execFileSync(process.execPath, ['-e', `
+    const { BreakdownAggregator } = require(${JSON.stringify(path.join(__dirname, '..'))})
+    new BreakdownAggregator().exportState()
+    console.log(JSON.stringify(Object.keys(require.cache)))`], { encoding: 'utf8' })
+  const wasm = JSON.parse(loaded).filter((file) => /@assemblyscript|hdr-histogram-js[\\/]dist[\\/](wasm|index\.js)/.test(file))
+  assert.deepEqual(wasm, [])
 })
 
 test('segments recorded before their layer is named are merged with the same layer\'s (and key\'s) once it is', () => {
