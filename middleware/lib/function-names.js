@@ -4,6 +4,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { fileURLToPath } = require('node:url')
 const { reportInternalError } = require('./internal-errors')
+const { unwrapFunction } = require('./foreign-wrappers')
 
 // Where a timed function was defined, and the name a reader recognises, resolved off the request path.
 //
@@ -66,12 +67,12 @@ const scriptUrls = new Map()
 
 /** A layer running `fn`, resolved by the next resolveNames(). `fixedName`: its name, when it is known already. */
 function layerInfo (kind, fn, fixedName = null) {
-  return pendingInfo(new LayerInfo(kind, fn, fixedName))
+  return pendingInfo(new LayerInfo(kind, unwrapFunction(fn), fixedName))
 }
 
 /** A param callback: named after its parameter, with its function's name beside it when it has another one. */
 function paramInfo (fn, param) {
-  const info = new LayerInfo('param', fn, null)
+  const info = new LayerInfo('param', unwrapFunction(fn), null)
   info.param = param
   return pendingInfo(info)
 }
