@@ -45,6 +45,14 @@ export interface NodebenchTraceOptions {
    */
   activeContext?: boolean
   /**
+   * Beside the app's own instrumentation-express, whose layer spans stand (each layer appears once in a trace):
+   * 'nodebench' (default: nodebench's, one per layer, handler, param callback and error handler, named as in
+   * the breakdown; instrumentation-express is told to ignore its layer types) or 'instrumentation-express'
+   * (its spans, as the app configured it; nodebench writes no layer spans under its SERVER span). Said once on
+   * stderr when instrumentation-express is found. The breakdown is the same either way.
+   */
+  layerSpans?: 'nodebench' | 'instrumentation-express'
+  /**
    * The breakdown as OpenTelemetry metrics (http.server.request.duration and nodebench.segment.duration): true
    * pushes OTLP every OTEL_METRIC_EXPORT_INTERVAL ms (60 s); `prometheus` serves the text format on a path of
    * the app (guarded by access.read) or on a server of its own. Default: from OTEL_METRICS_EXPORTER (otlp,
@@ -111,6 +119,7 @@ export declare const errorCodes: Readonly<{
   NB_ERR_MAX_OPERATIONS: 'NB_ERR_MAX_OPERATIONS'
   NB_ERR_ACTIVE_CONTEXT: 'NB_ERR_ACTIVE_CONTEXT'
   NB_ERR_METRICS: 'NB_ERR_METRICS'
+  NB_ERR_LAYER_SPANS: 'NB_ERR_LAYER_SPANS'
   NB_ERR_CLUSTER: 'NB_ERR_CLUSTER'
 }>
 
