@@ -245,6 +245,8 @@ class SpanPipeline {
    * whose layer spans stand (layer-spans.js).
    */
   expressInstrumentationFound (instrumentation) {
+    // Spans are off (OpenTelemetry failed to load): instrumentation-express's stay as the app configured them.
+    if (this.closed) return
     this.layerSpans = settleLayerSpans(this.config.layerSpans, instrumentation)
   }
 

@@ -146,8 +146,11 @@ test('metrics from OpenTelemetry\'s variables when the option is not given; the 
   assert.deepEqual(metricsOf({ OTEL_METRICS_EXPORTER: 'otlp, prometheus', OTEL_EXPORTER_PROMETHEUS_PORT: '9500', OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1', OTEL_METRIC_EXPORT_INTERVAL: '1000' }),
     { otlp: { intervalMs: 1000 }, prometheus: { port: 9500, host: '127.0.0.1' } })
   assert.equal(metricsOf({ OTEL_METRICS_EXPORTER: 'prometheus' }, { metrics: false }), false)
-  assert.throws(() => metricsOf({ OTEL_METRICS_EXPORTER: 'console' }),
-    (err) => err.code === 'NB_ERR_METRICS' && /option "metrics \(from OTEL_METRICS_EXPORTER\)" must be a comma-separated list of otlp, prometheus and none; received 'console'/.test(err.message))
+  // console is the app's SDK's to make (NodeSDK): nodebench exports nothing for it, and does not fail.
+  assert.equal(metricsOf({ OTEL_METRICS_EXPORTER: 'console' }), false)
+  assert.deepEqual(metricsOf({ OTEL_METRICS_EXPORTER: 'console,otlp' }), { otlp: { intervalMs: 60000 }, prometheus: false })
+  assert.throws(() => metricsOf({ OTEL_METRICS_EXPORTER: 'graphite' }),
+    (err) => err.code === 'NB_ERR_METRICS' && /option "metrics \(from OTEL_METRICS_EXPORTER\)" must be a comma-separated list of otlp, prometheus, console \(the app's SDK's\) and none; received 'graphite'/.test(err.message))
   assert.throws(() => metricsOf({ OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_PORT: 'high' }),
     (err) => err.code === 'NB_ERR_METRICS' && /option "metrics\.prometheus\.port \(from OTEL_EXPORTER_PROMETHEUS_PORT\)" must be an integer from 1 to 65535; received NaN/.test(err.message))
 })

@@ -73,9 +73,14 @@ for (const express of ['express', 'express4']) {
   const expressOwn = express === 'express4' ? ['middleware expressInit', 'middleware query'] : []
 
   test(`${version}: the breakdown names the app's functions under instrumentation-express's wrapper; nodebench's layer spans stand, once each, under the SERVER span, said once`, async () => {
-    const { breakdown, spans, said } = await runApp({ FIXTURE_EXPRESS: express, FIXTURE_REQUESTS: '3', FIXTURE_FLUSH: '1' })
+    const { breakdown, spans, said } = await runApp({ FIXTURE_EXPRESS: express, FIXTURE_REQUESTS: '3', FIXTURE_FLUSH: '1', FIXTURE_NESTED: '1' })
     // Not `patched`, and never nodebench's own middleware.
     assert.deepEqual(rowsOf(breakdown), ['handler readThing', 'middleware auth', ...expressOwn].sort())
+    // A router and a mounted app under instrumentation-express's wrapper are still entered as such.
+    const rowsAt = (route) => breakdown.operations.find((o) => o.route === route)?.segments.map((s) => `${s.kind} ${s.name}`)
+    const expressFirst = express === 'express4' ? ['middleware query', 'middleware expressInit'] : []
+    assert.deepEqual(rowsAt('/admin/users'), [...expressFirst, 'middleware auth', 'middleware requireAdmin', 'handler listUsers'])
+    assert.deepEqual(rowsAt('/reports/daily').filter((row) => !/query|expressInit/.test(row)), ['middleware auth', 'handler dailyReport'])
     const operation = breakdown.operations.find((o) => o.route === '/things/:id')
     assert.equal(operation.count, 3)
     for (const name of ['auth', 'readThing']) {
