@@ -84,8 +84,11 @@ export interface NodebenchTrace {
   flush (): Promise<void>
   /** Flushes and stops what nodebench started (its OpenTelemetry SDK). */
   shutdown (): Promise<void>
-  /** The validated, frozen options. */
-  readonly options: Readonly<Required<NodebenchTraceOptions>>
+  /**
+   * The validated, frozen options. `exporter` is 'app' when OTEL_TRACES_EXPORTER names an exporter only the app's
+   * SDK makes (console, zipkin): nodebench's spans go through the app's TracerProvider, and nowhere without one.
+   */
+  readonly options: Readonly<Required<Omit<NodebenchTraceOptions, 'exporter'>> & { exporter: 'otlp' | 'none' | 'app' | SpanExporterLike }>
 }
 
 export declare function nodebenchTrace (options?: NodebenchTraceOptions): NodebenchTrace

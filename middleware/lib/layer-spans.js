@@ -1,6 +1,6 @@
 'use strict'
 
-const { reportInternalError } = require('./internal-errors')
+const { reportInternalError, notice } = require('./internal-errors')
 
 // Beside the app's own instrumentation-express, each layer appears once in a request's trace: either nodebench's
 // layer spans stand, or instrumentation-express's (the `layerSpans` option).
@@ -22,7 +22,6 @@ const IGNORED_LAYER_TYPES = Object.freeze(['router', 'middleware', 'request_hand
 // nodebench's own middleware is no layer of the app's: instrumentation-express is told to leave it either way
 // (by the name it gives the layer; it spans it on the request that finds the app, which runs before this).
 const OWN_LAYER = 'middleware - nodebenchTraceMiddleware'
-let said = false
 
 /**
  * Applies the `layerSpans` choice to the app's instrumentation-express (foreign-wrappers.js found it) and says
@@ -46,22 +45,13 @@ function settleLayerSpans (choice, instrumentation) {
     reportInternalError('configure instrumentation-express', err)
     ownSpans = false
   }
-  say(ownSpans
-    ? "nodebench: instrumentation-express is active; nodebench's layer spans stand and instrumentation-express's " +
+  notice('layer spans', ownSpans
+    ? "instrumentation-express is active; nodebench's layer spans stand and instrumentation-express's " +
       "layer spans are turned off (its ignoreLayersType), so each layer appears once. To keep instrumentation-express's " +
       "instead: nodebenchTrace({ layerSpans: 'instrumentation-express' })"
-    : 'nodebench: instrumentation-express is active; its layer spans stand and nodebench writes none beside them ' +
+    : 'instrumentation-express is active; its layer spans stand and nodebench writes none beside them ' +
       "(the breakdown is the same). To have nodebench's instead: nodebenchTrace({ layerSpans: 'nodebench' })")
   return ownSpans
-}
-
-/** One line on stderr, once per process (as nodebench's other notices: otlp-export.js). */
-function say (line) {
-  if (said) return
-  said = true
-  try {
-    process.stderr.write(`${line}\n`)
-  } catch {}
 }
 
 module.exports = { settleLayerSpans, IGNORED_LAYER_TYPES }

@@ -1,7 +1,7 @@
 'use strict'
 
 const api = require('@opentelemetry/api')
-const { reportInternalError, log } = require('./internal-errors')
+const { reportInternalError, log, notice } = require('./internal-errors')
 const { hasPendingNames, resolveNames } = require('./function-names')
 const { parseTraceparent, ensureRequestIds } = require('./trace-context')
 const { LazyTracerProvider, LazyPropagator } = require('./lazy-sdk')
@@ -211,7 +211,7 @@ class SpanPipeline {
       return
     }
     if (this.config.exporter === 'app') {
-      sayOnce(`nodebench: OTEL_TRACES_EXPORTER=${process.env.OTEL_TRACES_EXPORTER} is an exporter of the app's ` +
+      notice('no provider for the app\'s exporter', `OTEL_TRACES_EXPORTER=${process.env.OTEL_TRACES_EXPORTER} is an exporter of the app's ` +
         "OpenTelemetry SDK, and the app has registered no TracerProvider, so nodebench's spans wait for one (the " +
         'breakdown carries on). Start the SDK (e.g. NodeSDK) before the app serves, or set OTEL_TRACES_EXPORTER=otlp')
       return
@@ -554,17 +554,6 @@ class SpanPipeline {
 function traceSlot () {
   const globals = globalThis[OTEL_API_GLOBALS]
   return globals === undefined ? undefined : globals.trace
-}
-
-let saidOnce = false
-
-/** One line on stderr, once per process. */
-function sayOnce (line) {
-  if (saidOnce) return
-  saidOnce = true
-  try {
-    process.stderr.write(`${line}\n`)
-  } catch {}
 }
 
 function noop () {}
