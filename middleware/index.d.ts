@@ -45,6 +45,14 @@ export interface NodebenchTraceOptions {
    */
   activeContext?: boolean
   /**
+   * Beside the app's own instrumentation-express, whose layer spans stand (each layer appears once in a trace):
+   * 'nodebench' (default: nodebench's, one per layer, handler, param callback and error handler, named as in
+   * the breakdown; instrumentation-express is told to ignore its layer types) or 'instrumentation-express'
+   * (its spans, as the app configured it; nodebench writes no layer spans under its SERVER span). Said once on
+   * stderr when instrumentation-express is found. The breakdown is the same either way.
+   */
+  layerSpans?: 'nodebench' | 'instrumentation-express'
+  /**
    * The breakdown as OpenTelemetry metrics (http.server.request.duration and nodebench.segment.duration): true
    * pushes OTLP every OTEL_METRIC_EXPORT_INTERVAL ms (60 s); `prometheus` serves the text format on a path of
    * the app (guarded by access.read) or on a server of its own. Default: from OTEL_METRICS_EXPORTER (otlp,
@@ -76,8 +84,11 @@ export interface NodebenchTrace {
   flush (): Promise<void>
   /** Flushes and stops what nodebench started (its OpenTelemetry SDK). */
   shutdown (): Promise<void>
-  /** The validated, frozen options. */
-  readonly options: Readonly<Required<NodebenchTraceOptions>>
+  /**
+   * The validated, frozen options. `exporter` is 'app' when OTEL_TRACES_EXPORTER names an exporter only the app's
+   * SDK makes (console, zipkin): nodebench's spans go through the app's TracerProvider, and nowhere without one.
+   */
+  readonly options: Readonly<Required<Omit<NodebenchTraceOptions, 'exporter'>> & { exporter: 'otlp' | 'none' | 'app' | SpanExporterLike }>
 }
 
 export declare function nodebenchTrace (options?: NodebenchTraceOptions): NodebenchTrace
@@ -111,6 +122,7 @@ export declare const errorCodes: Readonly<{
   NB_ERR_MAX_OPERATIONS: 'NB_ERR_MAX_OPERATIONS'
   NB_ERR_ACTIVE_CONTEXT: 'NB_ERR_ACTIVE_CONTEXT'
   NB_ERR_METRICS: 'NB_ERR_METRICS'
+  NB_ERR_LAYER_SPANS: 'NB_ERR_LAYER_SPANS'
   NB_ERR_CLUSTER: 'NB_ERR_CLUSTER'
 }>
 

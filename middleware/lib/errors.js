@@ -10,7 +10,7 @@ const { codesOf, NodebenchError, NodebenchTypeError } = require('@nodebench/erro
 const codes = codesOf([
   'NB_ERR_OPTIONS_TYPE', 'NB_ERR_UNKNOWN_OPTION', 'NB_ERR_SERVICE_NAME', 'NB_ERR_EXPORTER', 'NB_ERR_SAMPLE_RATIO',
   'NB_ERR_SERVER_TIMING', 'NB_ERR_EXPOSE', 'NB_ERR_ACCESS', 'NB_ERR_MAX_QUEUE_SIZE', 'NB_ERR_MAX_OPERATIONS',
-  'NB_ERR_ACTIVE_CONTEXT', 'NB_ERR_METRICS', 'NB_ERR_CLUSTER'
+  'NB_ERR_ACTIVE_CONTEXT', 'NB_ERR_METRICS', 'NB_ERR_LAYER_SPANS', 'NB_ERR_CLUSTER'
 ])
 
 function describe (value) {

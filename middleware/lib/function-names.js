@@ -5,6 +5,7 @@ const { FunctionLookup } = require('./function-lookup')
 const { AppExports } = require('./app-exports')
 const { originOf, wrappedFunction, factoryCall, callSiteName, calledMiddleware, bounded } = require('./closure-names')
 const { reportInternalError } = require('./internal-errors')
+const { unwrapFunction } = require('./foreign-wrappers')
 
 // The name a reader recognises for each timed function, resolved off the request path: the naming rules.
 // What V8 knows of a function (its location, closures, source) comes from function-lookup.js.
@@ -52,12 +53,12 @@ const described = new WeakMap()
 
 /** A layer running `fn`, resolved by the next resolveNames(). `fixedName`: its name, when it is known already. */
 function layerInfo (kind, fn, fixedName = null) {
-  return pendingInfo(new LayerInfo(kind, fn, fixedName))
+  return pendingInfo(new LayerInfo(kind, unwrapFunction(fn), fixedName))
 }
 
 /** A param callback: named after its parameter, with its function's name beside it when it has another one. */
 function paramInfo (fn, param) {
-  const info = new LayerInfo('param', fn, null)
+  const info = new LayerInfo('param', unwrapFunction(fn), null)
   info.param = param
   return pendingInfo(info)
 }

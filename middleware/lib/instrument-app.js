@@ -4,6 +4,7 @@ const { layerInfo, paramInfo, containerInfo } = require('./function-names')
 const { FunctionLookup } = require('./function-lookup')
 const { isNestRouteHandler, prepareNest } = require('./nest-adapter')
 const { reportInternalError } = require('./internal-errors')
+const { unwrapFunction, expressInstrumentationOf } = require('./foreign-wrappers')
 const {
   layerMethodNames,
   wrapSegmentLayer,
@@ -102,10 +103,15 @@ class AppInstrumenter {
    * @param {object} hooks
    * @param {Function} hooks.selfMiddleware the nodebenchTrace() function itself (not timed)
    * @param {(app: Function) => void} hooks.onRootApp called once with the root app, to wrap app.handle
+   * @param {(instrumentation: object) => void} [hooks.onExpressInstrumentation] called once with the app's
+   *   instrumentation-express, when its wrappers are found around the layers (foreign-wrappers.js)
    */
-  constructor ({ selfMiddleware, onRootApp }) {
+  constructor ({ selfMiddleware, onRootApp, onExpressInstrumentation = null }) {
     this.selfMiddleware = selfMiddleware
     this.onRootApp = onRootApp
+    this.onExpressInstrumentation = onExpressInstrumentation
+    // Whether a wrapper of another instrumentation was looked into already (once: an inspector look-up).
+    this.foreignWrapperSeen = false
   }
 
   isInstrumented (app) {
@@ -192,7 +198,11 @@ class AppInstrumenter {
   }
 
   instrumentLayer (layer, lookup) {
-    const handle = runHandle(layer.handle, lookup, this.selfMiddleware)
+    // The app's function under whatever another instrumentation put around it (instrumentation-express's
+    // `patched`, express-async-errors' `newFn`): what the layer is, and how it is named, are the app's function's.
+    const unwrapped = unwrapFunction(layer.handle)
+    if (unwrapped !== layer.handle) this.foundForeignWrapper(layer.handle, lookup)
+    const handle = runHandle(unwrapped, lookup, this.selfMiddleware)
     if (handle === this.selfMiddleware || typeof handle !== 'function') {
       markUntimedLayer(layer)
       return
@@ -229,8 +239,17 @@ class AppInstrumenter {
       })
       return
     }
-    const kind = handle.length === 4 ? 'error-handler' : 'middleware'
+    // Express tells an error handler by the arity of the function it calls (a wrapper's, if there is one).
+    const kind = layer.handle.length === 4 ? 'error-handler' : 'middleware'
     wrapSegmentLayer(layer, layerInfo(kind, handle))
+  }
+
+  /** The first wrapper of another instrumentation: tells whose it is, when it is instrumentation-express's. */
+  foundForeignWrapper (wrapper, lookup) {
+    if (this.foreignWrapperSeen || this.onExpressInstrumentation === null) return
+    this.foreignWrapperSeen = true
+    const instrumentation = expressInstrumentationOf(wrapper, lookup)
+    if (instrumentation !== null) this.onExpressInstrumentation(instrumentation)
   }
 
   discoverFrom (req) {
@@ -246,13 +265,13 @@ class AppInstrumenter {
     }
     for (const layer of route.stack) {
       if (isWrapped(layer) || typeof layer.handle !== 'function') continue
-      const handle = layer.handle
+      const handle = unwrapFunction(layer.handle)
       // A NestJS route: its pipeline's units are the segments (nest-adapter.js), once Nest's classes are found.
       if (handle.length !== 4 && isNestRouteHandler(handle) && prepareNest(handle, lookup)) {
         wrapPipelineLayer(layer, layerInfo('route', handle))
         continue
       }
-      wrapHandlerLayer(layer, layerInfo(handle.length === 4 ? 'error-handler' : 'handler', handle))
+      wrapHandlerLayer(layer, layerInfo(layer.handle.length === 4 ? 'error-handler' : 'handler', handle))
     }
     state.knownLength = route.stack.length
   }

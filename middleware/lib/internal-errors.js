@@ -19,4 +19,18 @@ function internalErrorCount () {
   return count
 }
 
-module.exports = { reportInternalError, internalErrorCount, log }
+const noticed = new Set()
+
+/**
+ * A notice the user acts on (not a failure): one line on stderr, `nodebench: ...`, once per process for each
+ * `what`, as the line about a collector that does not answer (otlp-export.js).
+ */
+function notice (what, line) {
+  if (noticed.has(what)) return
+  noticed.add(what)
+  try {
+    process.stderr.write(`nodebench: ${line}\n`)
+  } catch {}
+}
+
+module.exports = { reportInternalError, internalErrorCount, log, notice }

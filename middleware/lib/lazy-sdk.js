@@ -1,5 +1,7 @@
 'use strict'
 
+const api = require('@opentelemetry/api')
+
 // What nodebench registers when it starts OpenTelemetry itself (exporter 'otlp', no TracerProvider of the
 // app's): the TracerProvider and the W3C propagators NodeSDK would register, so spans the app creates with
 // @opentelemetry/api are exported too and outgoing calls can carry the trace. Each loads the SDK when it is
@@ -24,8 +26,13 @@ class LazyTracerProvider {
     return this.sdk.provider
   }
 
+  /**
+   * A tracer that stays right when the app registers a provider of its own later (a NodeSDK started after
+   * nodebench's first request): the API's ProxyTracer keeps the first tracer it got for good, so instrumentations
+   * made before that would go on sending their spans here rather than to the app's SDK.
+   */
   getTracer (name, version, options) {
-    return this.sdkProvider().getTracer(name, version, options)
+    return new FollowingTracer(this, this.sdkProvider().getTracer(name, version, options), name, version, options)
   }
 
   forceFlush () {
@@ -34,6 +41,39 @@ class LazyTracerProvider {
 
   shutdown () {
     return this.sdk === null ? Promise.resolve() : this.sdk.provider.shutdown()
+  }
+}
+
+/** Starts spans with nodebench's SDK tracer while nodebench's provider is the API's, else with the app's provider. */
+class FollowingTracer {
+  constructor (owner, ownTracer, name, version, options) {
+    this.owner = owner
+    this.ownTracer = ownTracer
+    this.name = name
+    this.version = version
+    this.options = options
+    this.appProvider = null
+    this.appTracer = null
+  }
+
+  current () {
+    const proxy = api.trace.getTracerProvider()
+    const provider = typeof proxy.getDelegate === 'function' ? proxy.getDelegate() : proxy
+    if (provider === this.owner) return this.ownTracer
+    if (provider !== this.appProvider) {
+      this.appProvider = provider
+      this.appTracer = provider.getTracer(this.name, this.version, this.options)
+    }
+    return this.appTracer
+  }
+
+  startSpan (name, options, context) {
+    return this.current().startSpan(name, options, context)
+  }
+
+  startActiveSpan (...args) {
+    const tracer = this.current()
+    return tracer.startActiveSpan(...args)
   }
 }
 

@@ -4,14 +4,15 @@ const { codes, NodebenchTypeError, invalidOption } = require('./errors')
 
 // The `metrics` option of nodebenchTrace() and nodebenchPrimary(), validated once at construction. Given, it
 // decides; not given, OpenTelemetry's own variables do, as an SDK reads them: OTEL_METRICS_EXPORTER (a comma-
-// separated list of otlp, prometheus and none), OTEL_EXPORTER_PROMETHEUS_HOST and _PORT (default localhost
-// and 9464), OTEL_METRIC_EXPORT_INTERVAL. So a tool that starts the app (nodebench bench) or a deployment
-// turns the metrics on without a change to the app's code.
+// separated list of otlp, prometheus, none, and console, which is the app's SDK's), OTEL_EXPORTER_PROMETHEUS_HOST
+// and _PORT (default localhost and 9464), OTEL_METRIC_EXPORT_INTERVAL. So a tool that starts the app (nodebench
+// bench) or a deployment turns the metrics on without a change to the app's code.
 
 const KEYS = Object.freeze(['otlp', 'prometheus'])
 const FORMS = 'false, true (OTLP push), or { otlp, prometheus }'
 const DEFAULT_EXPORT_INTERVAL_MS = 60000
-const ENV_EXPORTERS = Object.freeze(['otlp', 'prometheus', 'none'])
+// `console` is an exporter of the app's SDK (NodeSDK makes it): nodebench makes none for it, and does not fail.
+const ENV_EXPORTERS = Object.freeze(['otlp', 'prometheus', 'none', 'console'])
 const DEFAULT_PROMETHEUS_PORT = 9464
 
 /**
@@ -53,7 +54,7 @@ function metricsFromEnv (env, { where, role }) {
   for (const name of names) {
     if (!ENV_EXPORTERS.includes(name)) {
       throw invalidOption(codes.NB_ERR_METRICS, 'metrics (from OTEL_METRICS_EXPORTER)', env.OTEL_METRICS_EXPORTER,
-        'a comma-separated list of otlp, prometheus and none', where)
+        'a comma-separated list of otlp, prometheus, console (the app\'s SDK\'s) and none', where)
     }
   }
   const otlp = names.includes('otlp') ? normalizeOtlp(true, env, where) : false

@@ -6,8 +6,10 @@ const { normalizeMetrics } = require('./metrics-options')
 const { defaultServiceName } = require('./service-name')
 
 const KNOWN_OPTIONS = [
-  'serviceName', 'exporter', 'sampleRatio', 'serverTiming', 'expose', 'access', 'maxQueueSize', 'maxOperations', 'activeContext', 'metrics'
+  'serviceName', 'exporter', 'sampleRatio', 'serverTiming', 'expose', 'access', 'maxQueueSize', 'maxOperations', 'activeContext', 'metrics',
+  'layerSpans'
 ]
+const LAYER_SPANS = Object.freeze(['nodebench', 'instrumentation-express'])
 const ACCESS_KEYS = ['read', 'reset']
 const ACCESS_RULE = "'local' (this machine only), 'anyone', or a function (req) => boolean"
 const DEFAULT_ACCESS = Object.freeze({ read: 'local', reset: 'local' })
@@ -32,14 +34,21 @@ function defaultSampleRatio (env) {
 }
 
 /**
- * OTEL_TRACES_EXPORTER, as an OpenTelemetry SDK reads it: `otlp` (the default) or `none` (the breakdown only,
- * no spans). nodebench writes no other exporter's format: any other value fails at construction.
+ * OTEL_TRACES_EXPORTER, a comma-separated list as an OpenTelemetry SDK reads it: `otlp` (the default, also in a
+ * list) is nodebench's own OTLP export when the app has no TracerProvider; `none` alone is the breakdown only, no
+ * spans; any other exporter (`console`, `zipkin`, ...) is the app's SDK's to make: 'app', nodebench's spans go
+ * through the app's provider when it has one, and nowhere when it has none (span-pipeline.js says so once).
  */
 function defaultExporter (env) {
-  const value = (env.OTEL_TRACES_EXPORTER || '').trim().toLowerCase()
-  if (value === '' || value === 'otlp') return 'otlp'
-  if (value === 'none') return 'none'
-  throw invalidOption(codes.NB_ERR_EXPORTER, 'exporter (from OTEL_TRACES_EXPORTER)', env.OTEL_TRACES_EXPORTER, '"otlp" or "none"')
+  const names = (env.OTEL_TRACES_EXPORTER || '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean)
+  if (names.length === 0 || names.includes('otlp')) return 'otlp'
+  if (names.every((name) => name === 'none')) return 'none'
+  return 'app'
+}
+
+/** OTEL_SDK_DISABLED=true: the operator turned OpenTelemetry off; nodebench exports no spans nor metrics then. */
+function sdkDisabled (env) {
+  return (env.OTEL_SDK_DISABLED || '').trim().toLowerCase() === 'true'
 }
 
 /**
@@ -64,11 +73,13 @@ function normalizeOptions (options, env = process.env) {
     throw invalidOption(codes.NB_ERR_SERVICE_NAME, 'serviceName', serviceName, 'a non-empty string')
   }
 
-  const exporter = options.exporter ?? defaultExporter(env)
-  if (exporter !== 'otlp' && exporter !== 'none' && !isSpanExporter(exporter)) {
-    throw invalidOption(codes.NB_ERR_EXPORTER, 'exporter', exporter,
+  // Given, 'otlp', 'none' or a SpanExporter; from the environment, also 'app' (defaultExporter).
+  const given = options.exporter
+  if (given !== undefined && given !== 'otlp' && given !== 'none' && !isSpanExporter(given)) {
+    throw invalidOption(codes.NB_ERR_EXPORTER, 'exporter', given,
       '"otlp", "none" or an OpenTelemetry SpanExporter (an object with export() and shutdown())')
   }
+  let exporter = given ?? defaultExporter(env)
 
   const sampleRatio = options.sampleRatio ?? defaultSampleRatio(env)
   if (typeof sampleRatio !== 'number' || !(sampleRatio >= 0 && sampleRatio <= 1)) {
@@ -105,12 +116,26 @@ function normalizeOptions (options, env = process.env) {
     throw invalidOption(codes.NB_ERR_ACTIVE_CONTEXT, 'activeContext', activeContext, 'true or false')
   }
 
-  const metrics = normalizeMetrics(options.metrics, env, {
+  const layerSpans = options.layerSpans ?? 'nodebench'
+  if (!LAYER_SPANS.includes(layerSpans)) {
+    throw invalidOption(codes.NB_ERR_LAYER_SPANS, 'layerSpans', layerSpans,
+      "'nodebench' (nodebench's layer spans stand, instrumentation-express's are turned off) or " +
+      "'instrumentation-express' (its layer spans stand, nodebench writes none beside them)")
+  }
+
+  let metrics = normalizeMetrics(options.metrics, env, {
     where: 'nodebenchTrace', expose, role: cluster.isWorker ? 'worker' : 'app'
   })
 
+  // The options are checked as always; the operator's switch then turns off what nodebench would export, as
+  // OTEL_SDK_DISABLED turns a NodeSDK configured in code into a no-op. The breakdown is not an export: it stays.
+  if (sdkDisabled(env)) {
+    exporter = 'none'
+    metrics = false
+  }
+
   const normalized = { serviceName, exporter, sampleRatio, serverTiming, expose, access, maxQueueSize, maxOperations }
-  return Object.freeze({ ...normalized, activeContext, metrics })
+  return Object.freeze({ ...normalized, activeContext, metrics, layerSpans })
 }
 
 /** `access`: who may read nodebench's endpoints and reset the breakdown (access.js). Default: this machine. */

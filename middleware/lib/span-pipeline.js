@@ -1,13 +1,14 @@
 'use strict'
 
 const api = require('@opentelemetry/api')
-const { reportInternalError, log } = require('./internal-errors')
+const { reportInternalError, log, notice } = require('./internal-errors')
 const { hasPendingNames, resolveNames } = require('./function-names')
 const { parseTraceparent, ensureRequestIds } = require('./trace-context')
 const { LazyTracerProvider, LazyPropagator } = require('./lazy-sdk')
 const { detectResource } = require('./resource')
 const { RecordExporter } = require('./otlp-export')
 const { layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, pathOf } = require('./span-attributes')
+const { settleLayerSpans } = require('./layer-spans')
 
 const TRACER_NAME = '@nodebench/trace'
 // Where every copy of @opentelemetry/api 1.x registers its globals (the context manager under `context`).
@@ -41,20 +42,48 @@ function batchingOf (config, env) {
   })
 }
 
+// instrumentation-http runs a request in a context that holds, beside the active span, the request's SERVER span
+// as RPC metadata (@opentelemetry/core's setRPCMetadata, under this key: createContextKey is Symbol.for). Spans
+// active inside the request (instrumentation-express's layer span of a middleware before nodebench's, an app's
+// own) do not change it.
+const RPC_METADATA_KEY = api.createContextKey('OpenTelemetry SDK Context Key RPC_METADATA')
+
 /**
- * The span active where the request came in (e.g. instrumentation-http's server span), or undefined. Without a
- * context manager registered none can be active, and the API's look-up is not made: asked on every request, it
- * cost ~10 µs a request on Node.js 24 (benchmarks/README.md, "sampleRatio 0.1's µs a span is mostly not spans").
+ * The SERVER span of the request coming in (instrumentation-http's), or undefined: never merely the span that
+ * happens to be active (one of the app's, or one that ended long ago in the context the server was started in).
+ * Another HTTP server instrumentation's span counts when it is an SDK span of kind SERVER still recording.
+ * Asked only with a context manager registered (`globals.context`): without one none can be active, and the
+ * API's look-up cost ~10 µs a request on Node.js 24 (benchmarks/README.md, "sampleRatio 0.1's µs a span is
+ * mostly not spans").
  */
-function activeServerSpan () {
-  const globals = globalThis[OTEL_API_GLOBALS]
-  if (globals === undefined || globals.context === undefined) return undefined
-  return api.trace.getSpan(api.context.active())
+function requestServerSpan () {
+  const context = api.context.active()
+  const metadata = context.getValue(RPC_METADATA_KEY)
+  if (metadata !== undefined && metadata !== null && typeof metadata === 'object' && metadata.span !== undefined) {
+    return metadata.span
+  }
+  const active = api.trace.getSpan(context)
+  if (active !== undefined && active.kind === api.SpanKind.SERVER && active.isRecording()) return active
+  return undefined
+}
+
+/**
+ * Sets nodebench's TracerProvider as the delegate of the API's ProxyTracerProvider without taking the global
+ * `trace` slot: the app's own SDK (a NodeSDK started after nodebench's first request) can still register its
+ * provider, which then replaces nodebench's as the delegate. Returns false when the API has no such proxy.
+ */
+function delegateTracerProvider (provider) {
+  const proxy = api.trace.getTracerProvider()
+  if (!(proxy instanceof api.ProxyTracerProvider)) return false
+  proxy.setDelegate(provider)
+  return true
 }
 
 const NO_SPANS = Object.freeze({
   enabled: false,
   ensureStarted () {},
+  // nodebench writes no spans: instrumentation-express's stay as the app configured them.
+  expressInstrumentationFound () {},
   start () { return null },
   end () {},
   droppedSpans () { return 0 },
@@ -66,14 +95,19 @@ const NO_SPANS = Object.freeze({
  * Creates spans for sampled requests. Started on the first request: by then the app has registered its own
  * TracerProvider if it has one, and nodebench then uses it instead of starting one.
  *
- * Three ways, chosen once:
+ * Three ways:
  * - exporter 'otlp', nothing registered (the default): nodebench's own pipeline. Spans are encoded from the
- *   request records (otlp-export.js) and nothing of the SDK is loaded; nodebench registers a TracerProvider
- *   and propagators that load it if the app itself uses @opentelemetry/api (lazy-sdk.js). A later
- *   nodebenchTrace() in the same process shares this pipeline.
- * - exporter 'otlp' and the app registered a TracerProvider (e.g. NodeSDK): spans go through its tracer.
+ *   request records (otlp-export.js) and nothing of the SDK is loaded; nodebench offers a TracerProvider (as
+ *   the API's delegate, not in its global slot: delegateTracerProvider) and registers propagators that load
+ *   the SDK if the app itself uses @opentelemetry/api (lazy-sdk.js). A later nodebenchTrace() in the same
+ *   process shares this pipeline.
+ * - exporter 'otlp' (or 'app': OTEL_TRACES_EXPORTER names an exporter only the app's SDK has, options.js) and
+ *   the app registered a TracerProvider (e.g. NodeSDK): spans go through its tracer. The API's global slot is
+ *   read again on each request that could have spans (one property read), so a provider the app registers
+ *   after nodebench's first request carries the spans from then on. With 'app' and no provider of the app's,
+ *   nodebench writes no spans.
  * - a SpanExporter: nodebench's spans as SDK objects into a BatchSpanProcessor in front of it (sdk-spans.js),
- *   made at construction; its provider is registered unless the app has one.
+ *   made at construction; its provider is registered unless the app has one. Chosen once.
  */
 class SpanPipeline {
   constructor (config, env = process.env) {
@@ -86,6 +120,12 @@ class SpanPipeline {
     this.tracer = null // the app's tracer, when its provider carries nodebench's spans
     this.provider = null // the provider nodebench registered or owns
     this.registered = false
+    this.propagator = null // the propagator nodebench registered, if it did
+    this.contextManager = null // the context manager nodebench registered (activeContext), if it did
+    this.followsApp = config.exporter !== 'none' && typeof config.exporter === 'string' // 'otlp' or 'app'
+    this.traceSlot = undefined // the API's global `trace` slot when last read (followsApp)
+    this.ownDirect = null // nodebench's own writer, kept while the app's provider carries the spans
+    this.layerSpans = true // whether nodebench writes layer spans under another instrumentation's SERVER span
     this.ownPropagation = false // the propagator registered is nodebench's: W3C traceparent, parsed here
     this.processor = null // a BatchSpanProcessor of the SDK's, when one carries spans
     this.sdkDrops = null // () => spans that processor could not deliver
@@ -101,7 +141,9 @@ class SpanPipeline {
     this.awaitingTimer = null
     this.prepared = null
     try {
-      this.prepared = config.exporter === 'otlp' ? this.prepareOwnPipeline() : this.prepareExporterPipeline()
+      if (config.exporter === 'otlp') this.prepared = this.prepareOwnPipeline()
+      else if (config.exporter === 'app') this.prepared = { records: null }
+      else this.prepared = this.prepareExporterPipeline()
     } catch (err) {
       reportInternalError('load OpenTelemetry (spans are off)', err)
       this.closed = true
@@ -143,7 +185,7 @@ class SpanPipeline {
     if (this.started || this.closed) return
     this.started = true
     try {
-      if (this.config.exporter === 'otlp') this.startOtlp()
+      if (this.followsApp) this.startOtlp()
       else this.startWithExporter()
     } catch (err) {
       reportInternalError('start OpenTelemetry (spans are off)', err)
@@ -154,11 +196,12 @@ class SpanPipeline {
   startOtlp () {
     const prepared = this.prepared
     this.prepared = null
+    this.traceSlot = traceSlot()
     const registered = registeredTracerProvider()
     if (registered instanceof LazyTracerProvider && !registered.records.closed) {
       // Another nodebenchTrace() of this process started OpenTelemetry: one export for the process.
       this.records = registered.records
-      this.direct = new RecordWriter(this.records)
+      this.direct = this.ownDirect = new RecordWriter(this.records)
       this.ownPropagation = registered.ownPropagation
       return
     }
@@ -167,12 +210,44 @@ class SpanPipeline {
       this.tracer = api.trace.getTracer(TRACER_NAME, TRACER_VERSION)
       return
     }
+    if (this.config.exporter === 'app') {
+      notice('no provider for the app\'s exporter', `OTEL_TRACES_EXPORTER=${process.env.OTEL_TRACES_EXPORTER} is an exporter of the app's ` +
+        "OpenTelemetry SDK, and the app has registered no TracerProvider, so nodebench's spans wait for one (the " +
+        'breakdown carries on). Start the SDK (e.g. NodeSDK) before the app serves, or set OTEL_TRACES_EXPORTER=otlp')
+      return
+    }
     this.records = prepared.records !== null ? prepared.records : this.newRecordExporter()
     this.ownsRecords = true
-    this.direct = new RecordWriter(this.records)
+    this.direct = this.ownDirect = new RecordWriter(this.records)
     const provider = new LazyTracerProvider(() => this.createAppSpanPipeline(), this.records)
     this.registerGlobally(provider)
     provider.ownPropagation = this.ownPropagation
+  }
+
+  /**
+   * The API's global `trace` slot changed since the last request (the app registered its provider, or removed
+   * it): spans go through the app's provider when it has one, else through nodebench's own pipeline, if any.
+   */
+  followRegisteredProvider (slot) {
+    this.traceSlot = slot
+    const registered = registeredTracerProvider()
+    if (registered !== null && !(registered instanceof LazyTracerProvider)) {
+      this.tracer = api.trace.getTracer(TRACER_NAME, TRACER_VERSION)
+      this.direct = null
+    } else {
+      this.tracer = null
+      this.direct = this.ownDirect
+    }
+  }
+
+  /**
+   * The app runs instrumentation-express (found around its layers at instrumentation: foreign-wrappers.js):
+   * whose layer spans stand (layer-spans.js).
+   */
+  expressInstrumentationFound (instrumentation) {
+    // Spans are off (OpenTelemetry failed to load): instrumentation-express's stay as the app configured them.
+    if (this.closed) return
+    this.layerSpans = settleLayerSpans(this.config.layerSpans, instrumentation)
   }
 
   /** The resource (resource.js), detected when nodebenchTrace() is called. */
@@ -220,12 +295,20 @@ class SpanPipeline {
    */
   registerGlobally (provider) {
     this.provider = provider
-    if (!api.trace.setGlobalTracerProvider(provider)) throw new Error('a global TracerProvider could not be registered')
+    // nodebench's own provider (exporter 'otlp') is the API's delegate, not in its global slot, so a NodeSDK the
+    // app starts later still registers its own (delegateTracerProvider); a SpanExporter's provider is registered.
+    const registered = provider instanceof LazyTracerProvider
+      ? delegateTracerProvider(provider)
+      : api.trace.setGlobalTracerProvider(provider)
+    if (!registered) throw new Error('a global TracerProvider could not be registered')
     this.registered = true
-    this.ownPropagation = api.propagation.setGlobalPropagator(new LazyPropagator())
+    const propagator = new LazyPropagator()
+    this.ownPropagation = api.propagation.setGlobalPropagator(propagator)
+    if (this.ownPropagation) this.propagator = propagator
     if (this.config.activeContext) {
       const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks')
-      api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())
+      const contextManager = new AsyncLocalStorageContextManager().enable()
+      if (api.context.setGlobalContextManager(contextManager)) this.contextManager = contextManager
     }
   }
 
@@ -236,14 +319,20 @@ class SpanPipeline {
   start (record, req) {
     this.ensureStarted()
     if (this.closed) return null
-    const activeSpan = activeServerSpan()
-    if (activeSpan !== undefined) {
-      // An HTTP server span is already active (e.g. instrumentation-http): ours become its children.
-      if (!activeSpan.isRecording()) return null
+    const globals = globalThis[OTEL_API_GLOBALS]
+    if (this.followsApp && (globals === undefined ? undefined : globals.trace) !== this.traceSlot) {
+      this.followRegisteredProvider(globals === undefined ? undefined : globals.trace)
+    }
+    const serverSpan = globals === undefined || globals.context === undefined ? undefined : requestServerSpan()
+    if (serverSpan !== undefined) {
+      // The request's SERVER span is another instrumentation's (instrumentation-http): ours become its children.
+      if (!serverSpan.isRecording()) return null
       record.sampled = true
-      record.parentSpan = activeSpan
+      record.parentSpan = serverSpan
       return null
     }
+    // exporter 'app' while the app has no provider: no spans.
+    if (this.direct === null && this.tracer === null) return null
     const parentContext = req.headers.traceparent !== undefined ? this.extract(req.headers) : api.ROOT_CONTEXT
     const remote = api.trace.getSpanContext(parentContext)
     const hasRemote = remote !== undefined && api.isSpanContextValid(remote)
@@ -291,7 +380,11 @@ class SpanPipeline {
   end (record, req) {
     if (!record.sampled) return
     try {
-      if (record.parentSpan !== null) record.parentSpan.setAttribute('http.route', record.route)
+      if (record.parentSpan !== null) {
+        record.parentSpan.setAttribute('http.route', record.route)
+        // instrumentation-express's layer spans stand (layerSpans): nodebench's would repeat them.
+        if (!this.layerSpans) return
+      }
       // Inside a router req.url is relative to its mount path until the router hands over: originalUrl is whole.
       const urlPath = pathOf(req.originalUrl || req.url)
       if (hasPendingNames()) this.awaitNames(record, urlPath)
@@ -310,13 +403,21 @@ class SpanPipeline {
   }
 
   write (record, urlPath) {
-    if (this.direct !== null) this.direct.write(record, urlPath)
-    else this.emitThroughTracer(record)
+    if (record.span !== null) {
+      this.emitThroughTracer(record)
+      return
+    }
+    // A record started before the app's provider came (or went) is written by the pipeline it started in.
+    const direct = this.direct !== null ? this.direct : record.parentSpan === null ? this.ownDirect : null
+    if (direct !== null) direct.write(record, urlPath)
+    else if (record.parentSpan !== null) this.emitThroughTracer(record)
   }
 
   /**
-   * Holds a record until its layers are named: until the export schedule comes round, or until the waiting
-   * spans make a full batch, when an export would go out anyway (so the queue is never the limit).
+   * Holds a record until its layers are named: nodebench's own export waits for its schedule, or until the
+   * waiting spans make a full batch, when an export would go out anyway (so the queue is never the limit).
+   * Spans through the app's provider wait only for the current turn of the event loop: the app's processor has
+   * a schedule of its own, and a wait here would add to it (seconds before the spans reach its exporter).
    */
   awaitNames (record, urlPath) {
     this.awaitingNames.push(record, urlPath)
@@ -324,7 +425,8 @@ class SpanPipeline {
     if (this.awaitingSpans >= this.batching.maxExportBatchSize) {
       this.writeAwaiting()
     } else if (this.awaitingTimer === null) {
-      this.awaitingTimer = setTimeout(() => this.writeAwaiting(), this.batching.scheduledDelayMillis)
+      const delay = this.direct === null ? 0 : this.batching.scheduledDelayMillis
+      this.awaitingTimer = setTimeout(() => this.writeAwaiting(), delay)
       this.awaitingTimer.unref()
     }
   }
@@ -363,7 +465,7 @@ class SpanPipeline {
 
   /** The app's own TracerProvider is in charge: spans go through its tracer. */
   emitThroughTracer (record) {
-    const tracer = this.tracer
+    const tracer = this.tracer !== null ? this.tracer : api.trace.getTracer(TRACER_NAME, TRACER_VERSION)
     const requestSpan = record.span !== null ? record.span : record.parentSpan
     const spans = new Array(record.segmentCount)
     for (let i = 0; i < record.segmentCount; i++) {
@@ -430,14 +532,28 @@ class SpanPipeline {
     } catch (err) {
       log('shutdown: spans could not all be exported: %s', err && err.message)
     } finally {
-      if (this.registered) {
-        // Leave the process as nodebench found it: no global provider, context manager or propagator.
-        api.trace.disable()
-        api.context.disable()
-        api.propagation.disable()
-      }
+      if (this.registered) this.unregister()
     }
   }
+
+  /**
+   * Leaves the process as nodebench found it: no provider, context manager or propagator of nodebench's; what
+   * the app registered since (a NodeSDK started after nodebench's first request) stays.
+   */
+  unregister () {
+    const globals = globalThis[OTEL_API_GLOBALS]
+    // A provider the app registers replaces nodebench's as the delegate: nodebench's is there only if none came.
+    if (registeredTracerProvider() === this.provider) api.trace.disable()
+    if (globals === undefined) return
+    if (this.contextManager !== null && globals.context === this.contextManager) api.context.disable()
+    if (this.propagator !== null && globals.propagation === this.propagator) api.propagation.disable()
+  }
+}
+
+/** What the API's global `trace` slot holds (the ProxyTracerProvider once a provider is registered), or undefined. */
+function traceSlot () {
+  const globals = globalThis[OTEL_API_GLOBALS]
+  return globals === undefined ? undefined : globals.trace
 }
 
 function noop () {}

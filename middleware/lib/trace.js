@@ -44,6 +44,8 @@ const METHOD = 'method'
  *   AsyncLocalStorage propagation for the whole process)
  * @param {boolean|object} [options.metrics] export the breakdown as OpenTelemetry metrics: true (OTLP push), or
  *   { otlp: true | { intervalMs }, prometheus: '/metrics' | { port, host } } (default false)
+ * @param {'nodebench'|'instrumentation-express'} [options.layerSpans] whose layer spans stand when the app runs
+ *   instrumentation-express (default 'nodebench': instrumentation-express is told to ignore its layer types)
  * @returns {Function} Express middleware with breakdown(), reset(), flush() and shutdown()
  */
 function nodebenchTrace (options) {
@@ -123,7 +125,8 @@ function nodebenchTrace (options) {
 
   const instrumenter = new AppInstrumenter({
     selfMiddleware: nodebenchTraceMiddleware,
-    onRootApp: (app) => wrapAppHandle(app, instrumenter, beginRequest)
+    onRootApp: (app) => wrapAppHandle(app, instrumenter, beginRequest),
+    onExpressInstrumentation: (instrumentation) => spans.expressInstrumentationFound(instrumentation)
   })
 
   function nodebenchTraceMiddleware (req, res, next) {

@@ -26,6 +26,7 @@ const INVALID = [
   [{ maxQueueSize: 0 }, 'NB_ERR_MAX_QUEUE_SIZE', /option "maxQueueSize" must be a positive integer \(spans\); received 0/],
   [{ maxOperations: 2.5 }, 'NB_ERR_MAX_OPERATIONS', /option "maxOperations" must be a positive integer; received 2\.5/],
   [{ activeContext: 1 }, 'NB_ERR_ACTIVE_CONTEXT', /option "activeContext" must be true or false; received 1/],
+  [{ layerSpans: 'express' }, 'NB_ERR_LAYER_SPANS', /option "layerSpans" must be 'nodebench' \(nodebench's layer spans stand, instrumentation-express's are turned off\) or 'instrumentation-express'.*; received 'express'/],
   [{ metrics: 'prometheus' }, 'NB_ERR_METRICS', /option "metrics" must be false, true \(OTLP push\), or \{ otlp, prometheus \}; received 'prometheus'/],
   [{ metrics: { push: true } }, 'NB_ERR_METRICS', /unknown key "push" in option "metrics"; expected otlp and prometheus/],
   [{ metrics: {} }, 'NB_ERR_METRICS', /option "metrics" must be .*, with otlp or prometheus on; received \{\}/],
@@ -112,12 +113,25 @@ test('OTEL_SERVICE_NAME and OTEL_TRACES_SAMPLER(_ARG) give the defaults', () => 
     { code: 'NB_ERR_SAMPLE_RATIO', message: /OTEL_TRACES_SAMPLER_ARG.*received 'lots'/ })
 })
 
-test('OTEL_TRACES_EXPORTER chooses the exporter when the option is not given: otlp or none; anything else fails', () => {
+test("OTEL_TRACES_EXPORTER chooses the exporter when the option is not given: otlp, none, or the app's SDK's", () => {
   assert.equal(normalizeOptions({}, { OTEL_TRACES_EXPORTER: 'none' }).exporter, 'none')
   assert.equal(normalizeOptions({}, { OTEL_TRACES_EXPORTER: ' OTLP ' }).exporter, 'otlp')
+  assert.equal(normalizeOptions({}, { OTEL_TRACES_EXPORTER: 'console,otlp' }).exporter, 'otlp')
   assert.equal(normalizeOptions({ exporter: 'otlp' }, { OTEL_TRACES_EXPORTER: 'none' }).exporter, 'otlp', 'the option wins')
-  assert.throws(() => normalizeOptions({}, { OTEL_TRACES_EXPORTER: 'zipkin' }), (err) => err.code === 'NB_ERR_EXPORTER' &&
-    /option "exporter \(from OTEL_TRACES_EXPORTER\)" must be "otlp" or "none"; received 'zipkin'/.test(err.message))
+  // An exporter only the app's SDK makes: nodebench's spans go through the app's provider (never a throw).
+  assert.equal(normalizeOptions({}, { OTEL_TRACES_EXPORTER: 'console' }).exporter, 'app')
+  assert.equal(normalizeOptions({}, { OTEL_TRACES_EXPORTER: 'zipkin' }).exporter, 'app')
+  assert.throws(() => normalizeOptions({ exporter: 'app' }, {}), (err) => err.code === 'NB_ERR_EXPORTER')
+})
+
+test('OTEL_SDK_DISABLED=true: no spans nor metrics of nodebench\'s, whatever the options or variables say; the options are still checked', () => {
+  const exporter = { export () {}, shutdown () { return Promise.resolve() } }
+  const env = { OTEL_SDK_DISABLED: ' TRUE ', OTEL_METRICS_EXPORTER: 'otlp' }
+  const disabled = normalizeOptions({ exporter, metrics: { prometheus: '/metrics' } }, env)
+  assert.equal(disabled.exporter, 'none')
+  assert.equal(disabled.metrics, false)
+  assert.equal(normalizeOptions({}, { OTEL_SDK_DISABLED: 'false' }).exporter, 'otlp')
+  assert.throws(() => normalizeOptions({ sampleRatio: 2 }, env), { code: 'NB_ERR_SAMPLE_RATIO' })
 })
 
 test('an exporter instance is accepted as it is', () => {
@@ -132,8 +146,11 @@ test('metrics from OpenTelemetry\'s variables when the option is not given; the 
   assert.deepEqual(metricsOf({ OTEL_METRICS_EXPORTER: 'otlp, prometheus', OTEL_EXPORTER_PROMETHEUS_PORT: '9500', OTEL_EXPORTER_PROMETHEUS_HOST: '127.0.0.1', OTEL_METRIC_EXPORT_INTERVAL: '1000' }),
     { otlp: { intervalMs: 1000 }, prometheus: { port: 9500, host: '127.0.0.1' } })
   assert.equal(metricsOf({ OTEL_METRICS_EXPORTER: 'prometheus' }, { metrics: false }), false)
-  assert.throws(() => metricsOf({ OTEL_METRICS_EXPORTER: 'console' }),
-    (err) => err.code === 'NB_ERR_METRICS' && /option "metrics \(from OTEL_METRICS_EXPORTER\)" must be a comma-separated list of otlp, prometheus and none; received 'console'/.test(err.message))
+  // console is the app's SDK's to make (NodeSDK): nodebench exports nothing for it, and does not fail.
+  assert.equal(metricsOf({ OTEL_METRICS_EXPORTER: 'console' }), false)
+  assert.deepEqual(metricsOf({ OTEL_METRICS_EXPORTER: 'console,otlp' }), { otlp: { intervalMs: 60000 }, prometheus: false })
+  assert.throws(() => metricsOf({ OTEL_METRICS_EXPORTER: 'graphite' }),
+    (err) => err.code === 'NB_ERR_METRICS' && /option "metrics \(from OTEL_METRICS_EXPORTER\)" must be a comma-separated list of otlp, prometheus, console \(the app's SDK's\) and none; received 'graphite'/.test(err.message))
   assert.throws(() => metricsOf({ OTEL_METRICS_EXPORTER: 'prometheus', OTEL_EXPORTER_PROMETHEUS_PORT: 'high' }),
     (err) => err.code === 'NB_ERR_METRICS' && /option "metrics\.prometheus\.port \(from OTEL_EXPORTER_PROMETHEUS_PORT\)" must be an integer from 1 to 65535; received NaN/.test(err.message))
 })

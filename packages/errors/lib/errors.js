@@ -18,6 +18,7 @@ const CODES = Object.freeze({
   NB_ERR_MAX_OPERATIONS: 'nodebenchTrace(options): maxOperations is not a positive integer',
   NB_ERR_ACTIVE_CONTEXT: 'nodebenchTrace(options): activeContext is not a boolean',
   NB_ERR_METRICS: 'nodebenchTrace(options): metrics is not one of the accepted forms, or asks for what this process cannot serve',
+  NB_ERR_LAYER_SPANS: "nodebenchTrace(options): layerSpans is not 'nodebench' or 'instrumentation-express'",
   // @nodebench/trace: the cluster breakdown
   NB_ERR_CLUSTER: 'nodebenchPrimary() called outside the primary, or the primary did not answer a worker',
   // @nodebench/services: the real components nodebench runs
