@@ -5,7 +5,7 @@ const {
   ORIGIN_SECONDS, ORIGIN_REMAINDER_MS,
   layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, toHrTime, exceptionEvent
 } = require('./span-attributes')
-const { dependencySpans } = require('./dependencies/spans')
+const { dependencySpans, dependencySpanCount } = require('./dependencies/spans')
 
 // nodebench's spans written as OTLP protobuf straight from a finished request record, the moment the
 // response ends: no span objects are made and nothing but bytes waits for the export.
@@ -461,8 +461,7 @@ class RecordSpanEncoder {
 
   /** Spans a record turns into. */
   static spanCount (record) {
-    const calls = record.dependencyCalls === null ? 0 : record.dependencyCalls.length
-    return record.segmentCount + calls + (record.parentSpan === null ? 1 : 0)
+    return record.segmentCount + dependencySpanCount(record) + (record.parentSpan === null ? 1 : 0)
   }
 
   /** @param {string} urlPath the request's path, without the query */

@@ -228,3 +228,23 @@ for (const [label, express] of EXPRESS_VERSIONS) {
     assert.equal(server.attributes['error.type'], undefined)
   })
 }
+
+test('an app\'s own OpenTelemetry CLIENT spans are its segment\'s dependencies; what nodebench times itself is not counted twice', { timeout: 60000 }, async () => {
+  const { execFile } = require('node:child_process')
+  const { breakdown } = await new Promise((resolve, reject) => {
+    execFile(process.execPath, [path.join(__dirname, 'fixtures', 'otel-client-app.js')], { timeout: 50_000, env: { ...process.env, OTEL_TRACES_SAMPLER: '' } },
+      (err, stdout, stderr) => err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)))
+  })
+  const orders = operation(breakdown, '/orders')
+  assertConsistent(orders)
+  assert.equal(segment(orders, 'callsNothing').dependencies, undefined)
+  const listOrders = segment(orders, 'listOrders')
+  const select = dependency(listOrders, 'postgresql', 'SELECT', 'orders')
+  assert.equal(select.count, 1)
+  assert.ok(select.meanMs >= 15, `${select.meanMs} ms`)
+  // The node:http call: once (from Node.js's channel), not again from instrumentation-http's CLIENT span.
+  const calls = listOrders.dependencies.filter((d) => d.system === 'http')
+  assert.equal(calls.length, 1, JSON.stringify(listOrders.dependencies))
+  assert.ok(calls[0].count <= 1, JSON.stringify(calls[0]))
+  assert.ok(!JSON.stringify(breakdown).includes('$1'), 'no query text')
+})

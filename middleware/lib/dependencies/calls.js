@@ -51,6 +51,8 @@ class DependencyCall {
     this.url = null
     this.statusCode = 0
     this.error = null
+    // A call the app's own instrumentation made a span of (otel-client.js): timed, not written again.
+    this.external = false
   }
 }
 

@@ -11,6 +11,7 @@ function dependencySpans (record) {
   if (calls === null) return NO_SPANS
   const spans = []
   for (const call of calls) {
+    if (call.external) continue
     const dependency = call.dependency
     let attributes = dependency.attributes
     if (call.url !== null || call.statusCode !== 0 || call.error !== null) {
@@ -34,7 +35,16 @@ function dependencySpans (record) {
 
 const NO_SPANS = Object.freeze([])
 
-module.exports = { dependencySpans }
+/** How many spans dependencySpans() makes of the record's calls. */
+function dependencySpanCount (record) {
+  const calls = record.dependencyCalls
+  if (calls === null) return 0
+  let count = 0
+  for (const call of calls) if (!call.external) count++
+  return count
+}
+
+module.exports = { dependencySpans, dependencySpanCount }
 
 /** The calls' CLIENT spans through an OpenTelemetry tracer (the app's provider), under their segments' spans. */
 function startDependencySpans (tracer, record, segmentSpans) {
