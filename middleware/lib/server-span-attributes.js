@@ -6,7 +6,10 @@ const { hostAndPort } = require('./dependencies/http-client')
 // (span-attributes.js's requestEndAttributes): the semantic conventions' required and recommended ones. Read
 // from the request when its spans are written, so only for sampled requests.
 
-/** url.scheme, server.address, server.port, network.protocol.version, client.address, user_agent.original, error.type. */
+/**
+ * url.scheme, server.address, server.port, network.protocol.version, client.address, user_agent.original and,
+ * on a failure, error.type.
+ */
 function serverSpanAttributes (req, record) {
   const attributes = {}
   const socket = req.socket ?? null

@@ -59,11 +59,7 @@ function unobserveMongoDrivers () {
 function startCommand (connection, ns, cmd) {
   try {
     if (cmd === null || typeof cmd !== 'object') return null
-    let name = null
-    for (const key in cmd) {
-      name = key
-      break
-    }
+    const name = commandName(cmd)
     if (name === null || NOT_CALLS.has(name)) return null
     const collection = collectionOf(cmd, name, ns)
     const database = ns !== null && typeof ns === 'object' && typeof ns.db === 'string' ? ns.db : null
@@ -82,6 +78,13 @@ function startCommand (connection, ns, cmd) {
     reportInternalError('time a MongoDB command', err)
     return null
   }
+}
+
+/** A command's name: its first key (`{ find: 'users', filter }`), read without making an array of its keys. */
+function commandName (cmd) {
+  // eslint-disable-next-line no-unreachable-loop
+  for (const key in cmd) return key
+  return null
 }
 
 /** The collection a command names (never a value of its query): `{ find: 'users' }`, `{ getMore: id, collection }`. */

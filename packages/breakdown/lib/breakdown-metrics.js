@@ -50,8 +50,8 @@ function histogramOf (stats) {
 }
 
 /**
- * The metrics of `aggregator`: `{ requests, segments, dependencies }`, each a list of `{ attributes, histogram }`
- * (a dependency's histogram has a count, its calls, and a sum only, as the remainder's). The
+ * The metrics of `aggregator`: `{ requests, segments, dependencies }`, each a list of `{ attributes,
+ * histogram }` (a dependency's histogram has a count, its calls, and a sum only, as the remainder's). The
  * remainder is a segment whose histogram has a count and a sum only (its per-request durations are not
  * recorded; its share is what the sums give). Segment order is the snapshot's path order; the remainder
  * comes last.
@@ -92,7 +92,9 @@ function breakdownMetrics (aggregator) {
             [ATTRIBUTES.dependencyOperation]: dependency.operation,
             [ATTRIBUTES.dependencyTarget]: dependency.target
           },
-          histogram: { count: dependency.calls, sum: dependency.totalMs / 1000, boundaries: [], counts: [dependency.calls] }
+          histogram: {
+            count: dependency.calls, sum: dependency.totalMs / 1000, boundaries: [], counts: [dependency.calls]
+          }
         })
       }
     }
@@ -109,4 +111,6 @@ function breakdownMetrics (aggregator) {
   return { requests, segments, dependencies }
 }
 
-module.exports = { REQUEST_METRIC, SEGMENT_METRIC, DEPENDENCY_METRIC, ATTRIBUTES, UNATTRIBUTED, BOUNDARIES_SECONDS, breakdownMetrics }
+module.exports = {
+  REQUEST_METRIC, SEGMENT_METRIC, DEPENDENCY_METRIC, ATTRIBUTES, UNATTRIBUTED, BOUNDARIES_SECONDS, breakdownMetrics
+}
