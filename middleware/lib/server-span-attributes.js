@@ -18,7 +18,7 @@ function serverSpanAttributes (req, record) {
   const headers = req.headers ?? {}
   const host = typeof headers.host === 'string' ? headers.host : null
   if (host !== null) {
-    const server = hostAndPort(null, host, scheme)
+    const server = hostAndPort(host, scheme)
     attributes['server.address'] = server.host
     attributes['server.port'] = server.port
   } else if (socket !== null && typeof socket.localAddress === 'string') {

@@ -14,16 +14,29 @@ const { RecordSpanEncoder, ProtoWriter, frameExportRequest, encodeResource, enco
 const { DependencyCall } = require('../lib/dependencies/calls')
 const { describeDependency } = require('../lib/dependencies/describe')
 const { attributeCalls } = require('../lib/dependencies/attribution')
-const { fullUrl } = require('../lib/dependencies/http-client')
+const { fullUrl, urlBase, hostAndPort } = require('../lib/dependencies/http-client')
 const { serverSpanAttributes } = require('../lib/server-span-attributes')
 
 const SCOPE = Object.freeze({ name: '@nodebench/trace', version: '0.1.0' })
-const FIND = describeDependency('mongodb', 'find', 'users', 'find users', '127.0.0.1', 27017, () => ({
-  'db.system.name': 'mongodb', 'db.operation.name': 'find', 'db.collection.name': 'users', 'server.address': '127.0.0.1', 'server.port': 27017
+const FIND = describeDependency('mongodb', '127.0.0.1:27017', 'find', 'users', () => ({
+  system: 'mongodb',
+  operation: 'find',
+  target: 'users',
+  spanName: 'find users',
+  attributes: {
+    'db.system.name': 'mongodb', 'db.operation.name': 'find', 'db.collection.name': 'users', 'server.address': '127.0.0.1', 'server.port': 27017
+  }
 }))
-const COUNT = describeDependency('mongodb', 'count', 'users', 'count users', '127.0.0.1', 27017, () => ({ 'db.system.name': 'mongodb' }))
-const API = describeDependency('http', 'GET', 'api.example:443', 'GET', 'api.example', 443, () => ({
-  'http.request.method': 'GET', 'server.address': 'api.example', 'server.port': 443
+const COUNT = describeDependency('mongodb', '127.0.0.1:27017', 'count', 'users', () => ({
+  system: 'mongodb', operation: 'count', target: 'users', spanName: 'count users', attributes: { 'db.system.name': 'mongodb' }
+}))
+const API = describeDependency('https:', 'api.example', 'GET', '', () => ({
+  system: 'http',
+  operation: 'GET',
+  target: 'api.example:443',
+  spanName: 'GET',
+  urlBase: 'https://api.example',
+  attributes: { 'http.request.method': 'GET', 'server.address': 'api.example', 'server.port': 443 }
 }))
 
 function idSequence (first = 1) {
@@ -60,8 +73,8 @@ function recordWithCalls () {
   call(record, FIND, auth, 1002, 1006)
   call(record, FIND, list, 1011, 1021)
   call(record, COUNT, list, 1015, 1025)
-  call(record, API, list, 1026, 1030, { url: fullUrl('https', 'api.example', 443, '/v1/x?key=secret'), statusCode: 503, error: '503' })
-  call(record, API, list, 1031, -1, { url: 'https://api.example/v1/late' })
+  call(record, API, list, 1026, 1030, { url: '/v1/x?key=secret', statusCode: 503, error: '503' })
+  call(record, API, list, 1031, -1, { url: '/v1/late' })
   record.route = '/users'
   record.finish({ statusCode: 500, getHeader: () => 'application/json' }, false)
   record.times[list * 2 + 1] = 1040
@@ -137,7 +150,11 @@ test('dependency CLIENT spans and the server span\'s attributes: the encoder wri
     })
 })
 
-test('url.full keeps the query\'s names, never its values', () => {
-  assert.equal(fullUrl('http', '127.0.0.1', 8080, '/a?x=1&y&z=%20'), 'http://127.0.0.1:8080/a?x=REDACTED&y&z=REDACTED')
-  assert.equal(fullUrl('https', '::1', 443, '/'), 'https://[::1]/')
+test('url.full keeps the query\'s names, never its values; the server is read from a Host header or an origin', () => {
+  assert.equal(fullUrl(urlBase('http', '127.0.0.1', 8080), '/a?x=1&y&z=%20'), 'http://127.0.0.1:8080/a?x=REDACTED&y&z=REDACTED')
+  assert.equal(fullUrl(urlBase('https', '::1', 443), '/'), 'https://[::1]/')
+  assert.deepEqual(hostAndPort('api.example', 'https'), { host: 'api.example', port: 443 })
+  assert.deepEqual(hostAndPort('[::1]:3000', 'http'), { host: '::1', port: 3000 })
+  assert.deepEqual(hostAndPort('http://127.0.0.1:8080', 'http'), { host: '127.0.0.1', port: 8080 })
+  assert.deepEqual(hostAndPort('https://api.example', 'https'), { host: 'api.example', port: 443 })
 })

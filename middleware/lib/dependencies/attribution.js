@@ -11,73 +11,86 @@
  * quadruples, in order of each (segment, dependency)'s first call; empty when the record made no call.
  */
 function attributeCalls (record) {
-  const calls = record.dependencyCalls
+  let calls = record.dependencyCalls
   if (calls === null) return []
-  const bySegment = new Map()
-  for (const call of calls) {
-    let list = bySegment.get(call.segment)
-    if (list === undefined) bySegment.set(call.segment, (list = []))
-    list.push(call)
+  // Calls are kept in the order they started, and segments never overlap, so a segment's calls are one run
+  // of them; a record that says otherwise is put in that order (a stable sort).
+  for (let i = 1; i < calls.length; i++) {
+    if (calls[i].segment < calls[i - 1].segment) {
+      calls = calls.slice().sort((a, b) => a.segment - b.segment)
+      break
+    }
   }
   const result = []
-  for (const [segment, segmentCalls] of bySegment) {
-    attributeSegment(segment, segmentCalls, record.entryStart(segment), record.entryEnd(segment), result)
+  let first = 0
+  while (first < calls.length) {
+    const segment = calls[first].segment
+    let last = first + 1
+    while (last < calls.length && calls[last].segment === segment) last++
+    attributeSegment(segment, calls, first, last, record.entryStart(segment), record.entryEnd(segment), result)
+    first = last
   }
   return result
 }
 
-function attributeSegment (segment, calls, segmentStart, segmentEnd, result) {
-  // Per dependency (in order of first call): its calls and its share of the union.
-  const dependencies = []
-  const counts = []
-  const times = []
-  const intervals = []
-  for (const call of calls) {
-    let at = dependencies.indexOf(call.dependency)
-    if (at === -1) {
-      at = dependencies.length
-      dependencies.push(call.dependency)
-      counts.push(0)
-      times.push(0)
-    }
-    counts[at]++
-    const start = Math.max(call.startMs, segmentStart)
-    const end = Math.min(call.endMs === -1 ? segmentEnd : call.endMs, segmentEnd)
-    if (end > start) intervals.push(start, end, at)
+/** Appends the quadruples of `calls[first, last)`, the calls of `segment`, to `result`. */
+function attributeSegment (segment, calls, first, last, segmentStart, segmentEnd, result) {
+  const at = result.length
+  let overlapping = false
+  let latestEnd = -Infinity
+  for (let i = first; i < last; i++) {
+    const call = calls[i]
+    const start = call.startMs > segmentStart ? call.startMs : segmentStart
+    let end = call.endMs === -1 ? segmentEnd : call.endMs
+    if (end > segmentEnd) end = segmentEnd
+    const ms = end > start ? end - start : 0
+    if (ms > 0 && start < latestEnd) overlapping = true
+    if (end > latestEnd) latestEnd = end
+    let entry = at
+    while (entry < result.length && result[entry + 1] !== call.dependency) entry += 4
+    if (entry === result.length) result.push(segment, call.dependency, 0, 0)
+    result[entry + 2]++
+    result[entry + 3] += ms
   }
-  if (intervals.length === 3) {
-    times[intervals[2]] = intervals[1] - intervals[0]
-  } else if (intervals.length > 3) {
-    splitOverlaps(intervals, times)
-  }
-  for (let at = 0; at < dependencies.length; at++) result.push(segment, dependencies[at], counts[at], times[at])
+  // One call at a time (the usual await after await): each call's own time. Else the union, split.
+  if (overlapping) splitOverlaps(calls, first, last, segmentStart, segmentEnd, result, at)
 }
 
 /**
- * A sweep over the intervals' edges: between two consecutive edges, the length goes in equal parts to the
- * dependencies with at least one call open there. `intervals`: flat (start, end, dependency index) triples.
+ * A sweep over the calls' edges: between two consecutive edges, the length goes in equal parts to the
+ * dependencies (entries of `result` from `at`) with at least one call open there.
  */
-function splitOverlaps (intervals, times) {
+function splitOverlaps (calls, first, last, segmentStart, segmentEnd, result, at) {
+  const starts = []
+  const ends = []
+  const entries = []
   const edges = []
-  for (let i = 0; i < intervals.length; i += 3) edges.push(intervals[i], intervals[i + 1])
+  for (let i = first; i < last; i++) {
+    const call = calls[i]
+    const start = Math.max(call.startMs, segmentStart)
+    const end = Math.min(call.endMs === -1 ? segmentEnd : call.endMs, segmentEnd)
+    if (end <= start) continue
+    let entry = at
+    while (result[entry + 1] !== call.dependency) entry += 4
+    starts.push(start)
+    ends.push(end)
+    entries.push(entry)
+    edges.push(start, end)
+  }
+  for (let entry = at; entry < result.length; entry += 4) result[entry + 3] = 0
   edges.sort((a, b) => a - b)
-  const open = new Array(times.length)
+  const open = new Set()
   for (let e = 0; e + 1 < edges.length; e++) {
     const from = edges[e]
     const to = edges[e + 1]
     if (to <= from) continue
-    open.fill(false)
-    let waitedOn = 0
-    for (let i = 0; i < intervals.length; i += 3) {
-      const dependency = intervals[i + 2]
-      if (intervals[i] <= from && intervals[i + 1] >= to && !open[dependency]) {
-        open[dependency] = true
-        waitedOn++
-      }
+    open.clear()
+    for (let i = 0; i < starts.length; i++) {
+      if (starts[i] <= from && ends[i] >= to) open.add(entries[i])
     }
-    if (waitedOn === 0) continue
-    const part = (to - from) / waitedOn
-    for (let dependency = 0; dependency < open.length; dependency++) if (open[dependency]) times[dependency] += part
+    if (open.size === 0) continue
+    const part = (to - from) / open.size
+    for (const entry of open) result[entry + 3] += part
   }
 }
 

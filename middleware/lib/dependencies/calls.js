@@ -40,7 +40,7 @@ function observing () {
 /**
  * One call to a dependency: what it is (`dependency`, an interned description: dependencies/describe.js), the
  * segment of the record that made it, when it started and ended (-1 while it runs), and what its span says
- * beside the description (`url`: an HTTP call's url.full; `statusCode`; `error`: its error.type).
+ * beside the description (`url`: an HTTP call's path and query, as asked; `statusCode`; `error`: its error.type).
  */
 class DependencyCall {
   constructor (dependency, segment, startMs) {

@@ -1,12 +1,15 @@
 'use strict'
 
 // What a dependency call is, as the breakdown, the metrics and the spans name it: system, operation and target
-// (`mongodb find users`, `http GET api.example:443`), and the span attributes every call of it shares. One
-// frozen object per distinct dependency, made on its first call and found again by a string key; their number
-// is bounded (an app calling many hosts or collections), past which calls are described as `other`.
+// (`mongodb find users`, `http GET api.example:443`), and what every span of it says (its name, the
+// conventions' db.* or http.* and server.* attributes). One frozen object per distinct dependency and server,
+// made on its first call, then found by the strings the call has at hand (the connection's address, the Host
+// header, the command's name and collection) in nested maps: no key is built per call. Their number is bounded
+// (an app calling many hosts or collections), past which calls are described as `other`.
 
 const MAX_DEPENDENCIES = 1000
 
+let count = 0
 const known = new Map()
 
 /** The description kept for calls the bound leaves out: attributed, under no name. */
@@ -16,23 +19,38 @@ const OTHER = Object.freeze({
   operation: 'other',
   target: 'other',
   spanName: 'other',
+  urlBase: null,
   attributes: Object.freeze({})
 })
 
 /**
- * The description of a dependency on the server at `host`:`port` (either may be null): `key` (system, operation
- * and target: what the breakdown and the metrics tell apart), and `attributes` (its span attributes, the
- * conventions' db.* or http.* and server.*), made only on its first call by `makeAttributes()`.
+ * The description of a call of `source` (a string naming where it comes from: 'mongodb', 'http:') to the
+ * server `server` (its address as the call has it), of `operation` on `target` (strings; '' when the server is
+ * the target). `describe()` makes it on the first such call: `{ system, operation, target, spanName,
+ * attributes, urlBase? }`.
  */
-function describeDependency (system, operation, target, spanName, host, port, makeAttributes) {
-  const serverKey = `${system} ${operation} ${target} ${host} ${port}`
-  let dependency = known.get(serverKey)
+function describeDependency (source, server, operation, target, describe) {
+  let byServer = known.get(source)
+  if (byServer === undefined) known.set(source, (byServer = new Map()))
+  let byOperation = byServer.get(server)
+  if (byOperation === undefined) byServer.set(server, (byOperation = new Map()))
+  let byTarget = byOperation.get(operation)
+  if (byTarget === undefined) byOperation.set(operation, (byTarget = new Map()))
+  let dependency = byTarget.get(target)
   if (dependency === undefined) {
-    if (known.size >= MAX_DEPENDENCIES) return OTHER
+    if (count >= MAX_DEPENDENCIES) return OTHER
+    const made = describe()
     dependency = Object.freeze({
-      key: `${system} ${operation} ${target}`, system, operation, target, spanName, attributes: Object.freeze(makeAttributes())
+      key: `${made.system} ${made.operation} ${made.target}`,
+      system: made.system,
+      operation: made.operation,
+      target: made.target,
+      spanName: made.spanName,
+      urlBase: made.urlBase ?? null,
+      attributes: Object.freeze(made.attributes)
     })
-    known.set(serverKey, dependency)
+    byTarget.set(target, dependency)
+    count++
   }
   return dependency
 }

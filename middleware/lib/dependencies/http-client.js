@@ -38,29 +38,40 @@ function unobserveHttpClients () {
   for (const [name, subscriber] of SUBSCRIPTIONS) diagnosticsChannel.unsubscribe(name, subscriber)
 }
 
-function begin (target, method, protocol, host, port, pathAndQuery) {
+/**
+ * Starts the call of `target` (the request object both channels hand over) to `server` (the Host header or
+ * origin, as the call has it), with the path and query it asks for (kept as they are: url.full is made of them,
+ * without the query's values, only when a span is written).
+ */
+function begin (target, protocol, server, method, pathAndQuery) {
   if (!observing()) {
     observeRequests()
-    return null
+    return
   }
-  const dependency = describeDependency('http', method, `${host}:${port}`, method, host, port, () => ({
-    'http.request.method': method,
-    'server.address': host,
-    'server.port': port
-  }))
+  const dependency = describeDependency(protocol, server, method, '', () => {
+    const scheme = protocol === 'https:' ? 'https' : 'http'
+    const { host, port } = hostAndPort(server, scheme)
+    return {
+      system: 'http',
+      operation: method,
+      target: `${host}:${port}`,
+      spanName: method,
+      urlBase: urlBase(scheme, host, port),
+      attributes: { 'http.request.method': method, 'server.address': host, 'server.port': port }
+    }
+  })
   const call = startCall(dependency)
-  if (call === null) return null
-  call.url = fullUrl(protocol, host, port, pathAndQuery)
+  if (call === null) return
+  call.url = typeof pathAndQuery === 'string' ? pathAndQuery : '/'
   target[kCall] = call
-  return call
 }
 
 // node:http: `request` is the ClientRequest.
 
 function onHttpRequestStart ({ request }) {
-  const protocol = request.protocol === 'https:' ? 'https' : 'http'
-  const { host, port } = hostAndPort(request.host, headerOf(request, 'host'), protocol)
-  begin(request, request.method, protocol, host, port, request.path)
+  const protocol = request.protocol === 'https:' ? 'https:' : 'http:'
+  const server = headerOf(request, 'host') ?? request.host ?? 'localhost'
+  begin(request, protocol, server, request.method, request.path)
 }
 
 function onHttpResponseFinish ({ request, response }) {
@@ -78,10 +89,8 @@ function onHttpRequestError ({ request, error }) {
 // undici (and fetch): `request` is undici's Request, `origin` a string or URL, `path` with its query.
 
 function onUndiciCreate ({ request }) {
-  const origin = new URL(String(request.origin))
-  const protocol = origin.protocol === 'https:' ? 'https' : 'http'
-  const port = origin.port === '' ? (protocol === 'https' ? 443 : 80) : Number(origin.port)
-  begin(request, request.method, protocol, origin.hostname, port, request.path)
+  const origin = String(request.origin)
+  begin(request, origin.startsWith('https:') ? 'https:' : 'http:', origin, request.method, request.path)
 }
 
 function onUndiciHeaders ({ request, response }) {
@@ -108,30 +117,35 @@ function headerOf (request, name) {
   }
 }
 
-/** The server's host and port, from the Host header (which says a port other than the default) or the option. */
-function hostAndPort (optionHost, hostHeader, protocol) {
-  const defaultPort = protocol === 'https' ? 443 : 80
-  const from = hostHeader ?? optionHost ?? 'localhost'
-  const match = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(from)
-  if (match === null) return { host: from, port: defaultPort }
+/**
+ * The server's host and port from a Host header (`api.example:8080`, `[::1]:3000`, `api.example`: the scheme's
+ * default port) or an origin (`https://api.example`).
+ */
+function hostAndPort (server, scheme) {
+  const defaultPort = scheme === 'https' ? 443 : 80
+  const authority = server.includes('//') ? server.slice(server.indexOf('//') + 2).replace(/\/.*$/, '') : server
+  const match = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(authority)
+  if (match === null) return { host: authority, port: defaultPort }
   const host = match[1].startsWith('[') ? match[1].slice(1, -1) : match[1]
   return { host, port: match[2] === undefined ? defaultPort : Number(match[2]) }
 }
 
+function urlBase (scheme, host, port) {
+  const defaultPort = scheme === 'https' ? 443 : 80
+  return `${scheme}://${host.includes(':') ? `[${host}]` : host}${port === defaultPort ? '' : `:${port}`}`
+}
+
 /** url.full without credentials (never taken) and without the query's values (the names stay). */
-function fullUrl (protocol, host, port, pathAndQuery) {
-  const defaultPort = protocol === 'https' ? 443 : 80
-  const authority = (host.includes(':') ? `[${host}]` : host) + (port === defaultPort ? '' : `:${port}`)
-  const path = typeof pathAndQuery === 'string' ? pathAndQuery : '/'
-  const query = path.indexOf('?')
-  if (query === -1) return `${protocol}://${authority}${path}`
-  const hash = path.indexOf('#', query)
-  const search = path.slice(query + 1, hash === -1 ? undefined : hash)
+function fullUrl (base, pathAndQuery) {
+  const query = pathAndQuery.indexOf('?')
+  if (query === -1) return base + pathAndQuery
+  const hash = pathAndQuery.indexOf('#', query)
+  const search = pathAndQuery.slice(query + 1, hash === -1 ? undefined : hash)
   const names = search.split('&').map((pair) => {
     const equals = pair.indexOf('=')
     return equals === -1 ? pair : `${pair.slice(0, equals)}=REDACTED`
   })
-  return `${protocol}://${authority}${path.slice(0, query)}?${names.join('&')}`
+  return `${base}${pathAndQuery.slice(0, query)}?${names.join('&')}`
 }
 
 function errorType (error) {
@@ -142,4 +156,4 @@ function errorType (error) {
   return '_OTHER'
 }
 
-module.exports = { observeHttpClients, unobserveHttpClients, fullUrl, hostAndPort }
+module.exports = { observeHttpClients, unobserveHttpClients, fullUrl, urlBase, hostAndPort }

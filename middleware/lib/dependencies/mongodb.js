@@ -63,15 +63,16 @@ function startCommand (connection, ns, cmd) {
     if (name === null || NOT_CALLS.has(name)) return null
     const collection = collectionOf(cmd, name, ns)
     const database = ns !== null && typeof ns === 'object' && typeof ns.db === 'string' ? ns.db : null
-    const { host, port } = serverOf(connection.address)
     const target = collection ?? database ?? ''
-    const dependency = describeDependency('mongodb', name, target, `${name} ${target}`.trim(), host, port, () => {
+    const address = typeof connection.address === 'string' ? connection.address : ''
+    const dependency = describeDependency('mongodb', address, name, target, () => {
+      const { host, port } = serverOf(address)
       const attributes = { 'db.system.name': 'mongodb', 'db.operation.name': name }
       if (collection !== null) attributes['db.collection.name'] = collection
       if (database !== null) attributes['db.namespace'] = database
       if (host !== null) attributes['server.address'] = host
       if (port !== null) attributes['server.port'] = port
-      return attributes
+      return { system: 'mongodb', operation: name, target, spanName: `${name} ${target}`.trim(), attributes }
     })
     return startCall(dependency)
   } catch (err) {

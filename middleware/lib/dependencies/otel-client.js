@@ -50,7 +50,9 @@ class DependencySpanProcessor {
         text(attributes['rpc.method']) ?? text(attributes['messaging.operation.name']) ?? span.name
       const target = text(attributes['db.collection.name']) ?? text(attributes['db.sql.table']) ??
         text(attributes['db.namespace']) ?? text(attributes['db.name']) ?? text(attributes['server.address']) ?? ''
-      const dependency = describeDependency(system, operation, target, span.name, null, null, () => ({}))
+      const dependency = describeDependency(system, '', operation, target, () => ({
+        system, operation, target, spanName: span.name, attributes: {}
+      }))
       const call = startCall(dependency)
       if (call === null) return
       call.external = true

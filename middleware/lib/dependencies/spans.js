@@ -1,5 +1,7 @@
 'use strict'
 
+const { fullUrl } = require('./http-client')
+
 // A dependency call's CLIENT span, as both span writers make it (otlp-encoder.js straight from the record,
 // sdk-spans.js through the SDK): a child of its segment's span, from the call's start to its end (a call still
 // running when the response finished ends with its segment), with its dependency's attributes and the call's
@@ -16,7 +18,7 @@ function dependencySpans (record) {
     let attributes = dependency.attributes
     if (call.url !== null || call.statusCode !== 0 || call.error !== null) {
       attributes = { ...attributes }
-      if (call.url !== null) attributes['url.full'] = call.url
+      if (call.url !== null && dependency.urlBase !== null) attributes['url.full'] = fullUrl(dependency.urlBase, call.url)
       if (call.statusCode !== 0) attributes['http.response.status_code'] = call.statusCode
       if (call.error !== null) attributes['error.type'] = call.error
     }

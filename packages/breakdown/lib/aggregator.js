@@ -170,10 +170,12 @@ class SegmentStats extends DurationStats {
     this.dependencies = null
   }
 
-  /** Adds `calls` calls to a dependency and the time they took of this segment (their union, `ms`). */
-  recordDependency (system, operation, target, calls, ms) {
+  /**
+   * Adds `calls` calls to a dependency and the time they took of this segment (their union, `ms`); `key` is
+   * `system operation target` (the middleware's descriptions carry it made).
+   */
+  recordDependency (key, system, operation, target, calls, ms) {
     if (this.dependencies === null) this.dependencies = new Map()
-    let key = `${system} ${operation} ${target}`
     let stats = this.dependencies.get(key)
     if (stats === undefined) {
       // Bounded: a segment calling many hosts or collections folds the rest into one `other` entry.
@@ -197,7 +199,7 @@ class SegmentStats extends DurationStats {
   }
 
   addDependencyState ({ system, operation, target, calls, totalMs }) {
-    this.recordDependency(system, operation, target, calls, totalMs)
+    this.recordDependency(`${system} ${operation} ${target}`, system, operation, target, calls, totalMs)
   }
 
   /** Its dependencies as plain objects (a state's), or undefined when it has none. */
@@ -686,8 +688,11 @@ function recordDependencies (operation, request) {
     const segmentPosition = positions.get(times[at])
     if (segmentPosition === undefined) continue
     const dependency = times[at + 1]
+    const key = typeof dependency.key === 'string'
+      ? dependency.key
+      : `${dependency.system} ${dependency.operation} ${dependency.target}`
     operation.pathStats[segmentPosition].recordDependency(
-      dependency.system, dependency.operation, dependency.target, times[at + 2], times[at + 3])
+      key, dependency.system, dependency.operation, dependency.target, times[at + 2], times[at + 3])
   }
 }
 
