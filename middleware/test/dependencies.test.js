@@ -146,7 +146,7 @@ function assertConsistent (op) {
 for (const [label, express] of EXPRESS_VERSIONS) {
   test(`${label}: MongoDB commands and outgoing calls are attributed to the segment that made them`, { timeout: 120000 }, async (t) => {
     const exporter = new InMemorySpanExporter()
-    const trace = nodebenchTrace({ serviceName: 'dependencies', exporter })
+    const trace = nodebenchTrace({ serviceName: 'dependencies', exporter, metrics: { prometheus: '/metrics' } })
     t.after(() => trace.shutdown())
     const app = await listen(buildApp(express, trace))
     t.after(() => app.close())
@@ -226,6 +226,13 @@ for (const [label, express] of EXPRESS_VERSIONS) {
     assert.match(server.attributes['client.address'], /127\.0\.0\.1/)
     assert.equal(typeof server.attributes['user_agent.original'], 'string')
     assert.equal(server.attributes['error.type'], undefined)
+
+    // Metrics: a series per operation, segment and dependency.
+    const metrics = await (await fetch(`${app.base}/metrics`)).text()
+    const series = metrics.split('\n').find((line) => line.startsWith('nodebench_dependency_duration_count{') &&
+      line.includes('nodebench_segment_name="listUsers"') && line.includes('nodebench_dependency_system="mongodb"'))
+    assert.ok(series, metrics.split('\n').filter((line) => line.includes('dependency')).slice(0, 5).join('\n'))
+    assert.match(series, /nodebench_dependency_operation="find",nodebench_dependency_target="users"/)
   })
 }
 
