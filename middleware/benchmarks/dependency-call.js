@@ -13,6 +13,7 @@
 const { parseArgs } = require('node:util')
 const { performance } = require('node:perf_hooks')
 const diagnosticsChannel = require('node:diagnostics_channel')
+const { EventEmitter } = require('node:events')
 const { BreakdownAggregator } = require('@nodebench/breakdown')
 const { RequestRecord } = require('../lib/request-record')
 const { observeMongoDrivers, unobserveMongoDrivers } = require('../lib/dependencies/mongodb')
@@ -63,7 +64,11 @@ async function run (instrumented) {
       await connection.command(NS, FIND)
       const request = outgoing()
       if (start.hasSubscribers) start.publish({ request })
-      if (finish.hasSubscribers) finish.publish({ request, response: { statusCode: 200 } })
+      // The response as node:http's IncomingMessage: an emitter whose body ends after its head.
+      const response = new EventEmitter()
+      response.statusCode = 200
+      if (finish.hasSubscribers) finish.publish({ request, response })
+      response.emit('end')
     }
     record.route = '/users'
     record.finish(RESPONSE, false)

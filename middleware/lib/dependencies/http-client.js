@@ -3,6 +3,7 @@
 const diagnosticsChannel = require('node:diagnostics_channel')
 const { startCall, endCall, guarded, observeRequests, observing } = require('./calls')
 const { describeDependency } = require('./describe')
+const { reportInternalError } = require('../internal-errors')
 
 // Outgoing HTTP calls, heard on the channels Node.js publishes them on: `http.client.*` for node:http (and
 // so every library built on it: axios, got, node-fetch), `undici:request:*` for fetch and undici. No wrapper,
@@ -74,11 +75,24 @@ function onHttpRequestStart ({ request }) {
   begin(request, protocol, server, request.method, request.path)
 }
 
+// Node.js publishes `http.client.response.finish` when the response's head has arrived: the call ends when its
+// body has been read (or the response is closed first, or never read: then it ends with its segment).
 function onHttpResponseFinish ({ request, response }) {
   const call = request[kCall]
   if (call === undefined) return
   call.statusCode = response.statusCode
-  endCall(call, response.statusCode >= 400 ? String(response.statusCode) : null)
+  response[kCall] = call
+  response.once('end', onHttpResponseEnd)
+  response.once('close', onHttpResponseEnd)
+}
+
+function onHttpResponseEnd () {
+  try {
+    const call = this[kCall]
+    if (call !== undefined) endCall(call, call.statusCode >= 400 ? String(call.statusCode) : null)
+  } catch (err) {
+    reportInternalError('time an outgoing call', err)
+  }
 }
 
 function onHttpRequestError ({ request, error }) {
