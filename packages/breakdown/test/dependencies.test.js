@@ -104,3 +104,16 @@ test('metrics: a dependency series per operation, segment and dependency, its co
   assert.equal(api.histogram.count, 8)
   assert.ok(Math.abs(api.histogram.sum - 0.024) < 1e-12)
 })
+
+test('terminal table: each segment\'s dependencies on the lines under it', () => {
+  const { renderTable } = require('..')
+  const aggregator = new BreakdownAggregator({ service: 'svc' })
+  recordSome(aggregator)
+  const lines = renderTable(aggregator.snapshot()).split('\n')
+  const list = lines.findIndex((line) => line.includes('listUsers'))
+  assert.match(lines[list + 1], /└ mongodb find users\s+│?\s*dependency\s+│?\s*1\.6 calls\s+│?\s*4\.800 .* 24\.00%/)
+  assert.match(lines[list + 2], /└ http GET api\.example:443 .*dependency .*0\.8 calls .*2\.400 .*12\.00%/)
+  assert.match(lines[list + 3], /unattributed/)
+  const auth = lines.findIndex((line) => line.includes(' auth '))
+  assert.match(lines[auth + 1], /└ mongodb find users/)
+})
