@@ -56,7 +56,7 @@ function segmentRowsWithDependencies (operation) {
         '',
         `  └ ${dependency.system} ${dependency.operation} ${dependency.target}`.trimEnd(),
         'dependency',
-        `${dependency.count}/call`.replace('/call', dependency.count === 1 ? ' call' : ' calls'),
+        `${dependency.count} ${dependency.count === 1 ? 'call' : 'calls'}`,
         ms(dependency.meanMs),
         '', '', '',
         percent(dependency.share)
