@@ -101,6 +101,7 @@ function nodebenchTrace (options) {
       record.ownNextFor = null
       if (record.skip) return
       aggregator.recordRequest(record)
+      if (record.dependencyCalls !== null) aggregator.recordDependencies(record)
       if (record.sampled) spans.end(record, record.request)
     } catch (err) {
       reportInternalError('finish request', err)

@@ -112,6 +112,8 @@ export interface RequestTiming {
 export declare class BreakdownAggregator {
   constructor (options?: { service?: string, maxOperations?: number })
   recordRequest (request: RequestTiming): void
+  /** After recordRequest(request), for a request that made calls: its segments' time per dependency. */
+  recordDependencies (request: RequestTiming): void
   reset (): void
   snapshot (options?: { pid?: number, droppedSpans?: number }): BreakdownSnapshot
   /** Everything this aggregator knows, for another process to merge exactly. */

@@ -482,8 +482,16 @@ class BreakdownAggregator {
       operation.segmentFor(info, position++).record(request.segmentDurationMs(i))
     }
     operation.notePath(position)
-    // Calls to dependencies inside the segments (the middleware's record has them only when some were made).
-    if (request.dependencyCalls != null) recordDependencies(operation, request)
+  }
+
+  /**
+   * After recordRequest(request): the time its segments waited on dependencies (`request.dependencyTimes()`),
+   * called only for a request that made calls. Apart from recordRequest, which every request runs, so that
+   * one stays what it was for the requests that make none (V8 inlines what it calls by its size).
+   */
+  recordDependencies (request) {
+    const operation = this.operationFor(request.method, request.route, request.format)
+    if (operation !== undefined) recordDependencies(operation, request)
   }
 
   /**

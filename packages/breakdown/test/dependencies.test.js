@@ -15,6 +15,11 @@ const FIND = { system: 'mongodb', operation: 'find', target: 'users' }
 const API = { system: 'http', operation: 'GET', target: 'api.example:443' }
 
 /** A request through auth, a router and listUsers; `times`: dependencyTimes()'s quadruples by entry index. */
+function record (aggregator, request) {
+  aggregator.recordRequest(request)
+  if (request.dependencyCalls !== null) aggregator.recordDependencies(request)
+}
+
 function request (responseTimeMs, entries, times) {
   return {
     method: 'GET',
@@ -34,7 +39,7 @@ function request (responseTimeMs, entries, times) {
 function recordSome (aggregator, from = 0, to = 10) {
   for (let i = from; i < to; i++) {
     // Entry 0 auth, 1 the router (a container), 2 listUsers.
-    aggregator.recordRequest(request(20, [[AUTH, 4], [ROUTER, 14], [LIST, 12]],
+    record(aggregator, request(20, [[AUTH, 4], [ROUTER, 14], [LIST, 12]],
       i % 5 === 4 ? null : [0, FIND, 1, 2, 2, FIND, 2, 6, 2, API, 1, 3]))
   }
 }
@@ -57,8 +62,8 @@ test('each segment lists its dependencies: calls and time per invocation, share 
 
 test('a segment that made no call has no dependencies entry', () => {
   const aggregator = new BreakdownAggregator()
-  aggregator.recordRequest(request(10, [[AUTH, 4], [LIST, 5]], null))
-  aggregator.recordRequest(request(10, [[AUTH, 4], [LIST, 5]], [1, API, 1, 2]))
+  record(aggregator, request(10, [[AUTH, 4], [LIST, 5]], null))
+  record(aggregator, request(10, [[AUTH, 4], [LIST, 5]], [1, API, 1, 2]))
   const [auth, list] = aggregator.snapshot().operations[0].segments
   assert.equal('dependencies' in auth, false)
   assert.equal(list.dependencies.length, 1)
@@ -83,7 +88,7 @@ test('a segment keeps at most 16 dependencies; the rest are folded into other', 
   const aggregator = new BreakdownAggregator()
   const times = []
   for (let i = 0; i < 40; i++) times.push(0, { system: 'http', operation: 'GET', target: `host${i}:443` }, 1, 1)
-  aggregator.recordRequest(request(100, [[AUTH, 50]], times))
+  record(aggregator, request(100, [[AUTH, 50]], times))
   const [auth] = aggregator.snapshot().operations[0].segments
   assert.equal(auth.dependencies.length, 16)
   const other = auth.dependencies.find((d) => d.system === 'other')
