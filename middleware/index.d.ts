@@ -1,6 +1,6 @@
 import type { BreakdownSnapshot } from '@nodebench/breakdown'
 
-export type { BreakdownSnapshot, OperationSnapshot, SegmentSnapshot, SegmentKind, ResponseFormat } from '@nodebench/breakdown'
+export type { BreakdownSnapshot, OperationSnapshot, SegmentSnapshot, DependencySnapshot, SegmentKind, ResponseFormat } from '@nodebench/breakdown'
 
 /** The shape of an OpenTelemetry SpanExporter (e.g. InMemorySpanExporter, OTLPTraceExporter). */
 export interface SpanExporterLike {
@@ -53,8 +53,9 @@ export interface NodebenchTraceOptions {
    */
   layerSpans?: 'nodebench' | 'instrumentation-express'
   /**
-   * The breakdown as OpenTelemetry metrics (http.server.request.duration and nodebench.segment.duration): true
-   * pushes OTLP every OTEL_METRIC_EXPORT_INTERVAL ms (60 s); `prometheus` serves the text format on a path of
+   * The breakdown as OpenTelemetry metrics (http.server.request.duration, nodebench.segment.duration and, once
+   * a segment called a dependency, nodebench.dependency.duration): true pushes OTLP every
+   * OTEL_METRIC_EXPORT_INTERVAL ms (60 s); `prometheus` serves the text format on a path of
    * the app (guarded by access.read) or on a server of its own. Default: from OTEL_METRICS_EXPORTER (otlp,
    * prometheus on OTEL_EXPORTER_PROMETHEUS_HOST:PORT, none), else false. In a node:cluster worker, a scrape
    * port from the environment is left to nodebenchPrimary().

@@ -1,7 +1,7 @@
 'use strict'
 
 const { ValueType } = require('@opentelemetry/api')
-const { breakdownMetrics, REQUEST_METRIC, SEGMENT_METRIC } = require('@nodebench/breakdown')
+const { breakdownMetrics, REQUEST_METRIC, SEGMENT_METRIC, DEPENDENCY_METRIC } = require('@nodebench/breakdown')
 const { detectResource } = require('./resource')
 const { refusal } = require('./access')
 const { reportInternalError } = require('./internal-errors')
@@ -21,7 +21,9 @@ const SCOPE = Object.freeze({ name: '@nodebench/trace', version: require('../pac
 const DESCRIPTIONS = Object.freeze({
   [REQUEST_METRIC]: 'Duration of HTTP server requests, from entering the Express app to the response\'s end',
   [SEGMENT_METRIC]: 'Duration of one layer\'s segment of a request (middleware, param handler, route handler, ' +
-    'error handler), and of the time no segment covers (unattributed)'
+    'error handler), and of the time no segment covers (unattributed)',
+  [DEPENDENCY_METRIC]: 'Time a segment waited on one dependency (a MongoDB command, an outgoing HTTP call; ' +
+    'overlapping calls counted once): count is the calls, sum the time'
 })
 // Resource attributes that the Prometheus exporter puts on every series (besides target_info), so that
 // PromQL can select a service and tell its instances apart whatever the scrape job's labels are.
@@ -125,16 +127,16 @@ function countingFailures (exporter, onFailure) {
   }
 }
 
-/** The ScopeMetrics of `aggregator`: two cumulative histograms. */
+/** The ScopeMetrics of `aggregator`: two cumulative histograms, three when segments waited on dependencies. */
 function scopeMetrics (aggregator, startTime, endTime, sdk) {
-  const { requests, segments } = breakdownMetrics(aggregator)
-  return {
-    scope: SCOPE,
-    metrics: [
-      histogramData(REQUEST_METRIC, requests, startTime, endTime, sdk),
-      histogramData(SEGMENT_METRIC, segments, startTime, endTime, sdk)
-    ]
-  }
+  const { requests, segments, dependencies } = breakdownMetrics(aggregator)
+  const metrics = [
+    histogramData(REQUEST_METRIC, requests, startTime, endTime, sdk),
+    histogramData(SEGMENT_METRIC, segments, startTime, endTime, sdk)
+  ]
+  // Only when some segment waited on a dependency: an app without any exports the two histograms it did.
+  if (dependencies.length > 0) metrics.push(histogramData(DEPENDENCY_METRIC, dependencies, startTime, endTime, sdk))
+  return { scope: SCOPE, metrics }
 }
 
 function histogramData (name, points, startTime, endTime, sdk) {

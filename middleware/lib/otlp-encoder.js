@@ -5,6 +5,7 @@ const {
   ORIGIN_SECONDS, ORIGIN_REMAINDER_MS,
   layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, toHrTime, exceptionEvent
 } = require('./span-attributes')
+const { dependencySpans, dependencySpanCount } = require('./dependencies/spans')
 
 // nodebench's spans written as OTLP protobuf straight from a finished request record, the moment the
 // response ends: no span objects are made and nothing but bytes waits for the export.
@@ -20,6 +21,7 @@ const {
 
 const SPAN_KIND_INTERNAL = 1 // the protobuf enum is the API's SpanKind + 1
 const SPAN_KIND_SERVER = 2
+const SPAN_KIND_CLIENT = 3
 const STATUS_OK = 0 // UNSET
 const STATUS_ERROR = 2
 const TRACE_FLAG_SAMPLED = 1
@@ -459,7 +461,7 @@ class RecordSpanEncoder {
 
   /** Spans a record turns into. */
   static spanCount (record) {
-    return record.segmentCount + (record.parentSpan === null ? 1 : 0)
+    return record.segmentCount + dependencySpanCount(record) + (record.parentSpan === null ? 1 : 0)
   }
 
   /** @param {string} urlPath the request's path, without the query */
@@ -499,7 +501,33 @@ class RecordSpanEncoder {
       else ids.write(preset, i * SPAN_ID_BYTES, SPAN_ID_BYTES, 'hex')
     }
     for (let i = 0; i < count; i++) this.writeSegment(writer, record, i)
+    if (record.dependencyCalls !== null) this.writeDependencies(writer, record)
     if (parentContext === null) this.writeRequest(writer, record, urlPath)
+  }
+
+  /** The CLIENT span of each call to a dependency, under its segment's span (dependencies/spans.js). */
+  writeDependencies (writer, record) {
+    const id = Buffer.allocUnsafe(SPAN_ID_BYTES)
+    const idWords = viewOf(id)
+    for (const span of dependencySpans(record)) {
+      this.spanIds.write(id, 0, idWords)
+      writer.tag(2, 2)
+      const at = writer.start()
+      this.writeIds(writer, id, 0, this.ids, span.segment * SPAN_ID_BYTES)
+      writer.tag(5, 2)
+      writer.string(span.name)
+      writer.tag(6, 0)
+      writer.varint(SPAN_KIND_CLIENT)
+      writeTime(writer, 7, span.startMs)
+      writeTime(writer, 8, span.endMs)
+      writeAttributes(writer, span.attributes, 9)
+      writer.tag(10, 0)
+      writer.varint(0)
+      writeCountsAndStatus(writer, span.error === null ? STATUS_OK : STATUS_ERROR, '')
+      writer.tag(16, 5)
+      writer.fixed32(FLAGS_LOCAL_PARENT)
+      writer.end(at)
+    }
   }
 
   writeIds (writer, spanId, spanIdAt, parentId, parentIdAt) {
@@ -609,6 +637,7 @@ class RecordSpanEncoder {
     writeFixed64Time(writer.view, at + template.endAt, record.endMs)
     writer.pos = at + head.length
     writeUrlPath(writer, urlPath)
+    if (record.serverAttributes !== null) writeAttributes(writer, record.serverAttributes, 9)
     writer.raw(template.tail)
     writer.tag(16, 5)
     writer.fixed32(remote !== null && remote.isRemote ? FLAGS_REMOTE_PARENT : FLAGS_LOCAL_PARENT)

@@ -2,6 +2,7 @@
 
 const { performance } = require('perf_hooks')
 const { isContainer } = require('@nodebench/breakdown')
+const { attributeCalls } = require('./dependencies/attribution')
 
 // Which record belongs to a response: a property of the response under nodebench's own symbol (invisible to
 // string keys, JSON and for-in). Until 2026-11-26 it was a WeakMap: under load (50 connections) its set and
@@ -153,6 +154,10 @@ class RequestRecord {
     // What ends it (trace.js's finishRecord), and the connection whose close would (response-end.js).
     this.onEnd = null
     this.socket = null
+    // The calls to dependencies its segments made (dependencies/calls.js), or null: none.
+    this.dependencyCalls = null
+    // The request span's attributes read from the request when its spans are written (server-span-attributes.js).
+    this.serverAttributes = null
   }
 
   openEntry (info) {
@@ -332,6 +337,11 @@ class RequestRecord {
     if (this.statusCode >= 500) this.errored = true
     this.format = formatOf(res[GET_HEADER]('content-type'))
     if (this.route === null) this.route = this.prefix ? this.prefix + '/*' : '*'
+  }
+
+  /** Each segment's time waiting on each dependency (dependencies/attribution.js), for the aggregator. */
+  dependencyTimes () {
+    return attributeCalls(this)
   }
 
   get responseTimeMs () {

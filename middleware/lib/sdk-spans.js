@@ -5,6 +5,7 @@ const { hrTimeDuration } = require('@opentelemetry/core')
 const { BatchSpanProcessor, TracerProvider, ParentBasedSampler, AlwaysOnSampler } = require('@opentelemetry/sdk-trace')
 const { reportInternalError } = require('./internal-errors')
 const { ensureRequestIds } = require('./trace-context')
+const { dependencySpans } = require('./dependencies/spans')
 const { layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, toHrTime, exceptionEvent } = require('./span-attributes')
 
 // nodebench's spans as OpenTelemetry SDK objects, and the SDK pipeline that carries them: used when the app
@@ -168,16 +169,28 @@ class DirectSpanWriter {
       spanContexts[i] = span.spanContext()
       this.processor.onEnd(span)
     }
+    if (record.dependencyCalls !== null) this.writeDependencies(record, traceId, spanContexts)
     if (record.parentSpan === null) {
       const attributes = requestEndAttributes(record)
       attributes['http.request.method'] = record.method
       attributes['url.path'] = urlPath
+      if (record.serverAttributes !== null) Object.assign(attributes, record.serverAttributes)
       this.processor.onEnd(new FinishedSpan(
         `${record.method} ${record.route}`, api.SpanKind.SERVER, traceId, record.spanId, record.remoteParent || undefined,
         toHrTime(record.startMs), toHrTime(record.endMs), attributes,
         record.statusCode >= 500 ? { code: api.SpanStatusCode.ERROR } : OK_STATUS, NO_EVENTS,
         this.resource, this.scope))
     }
+  }
+}
+
+/** The CLIENT span of each call to a dependency, under its segment's span (dependencies/spans.js). */
+DirectSpanWriter.prototype.writeDependencies = function writeDependencies (record, traceId, spanContexts) {
+  for (const span of dependencySpans(record)) {
+    this.processor.onEnd(new FinishedSpan(
+      span.name, api.SpanKind.CLIENT, traceId, this.ids.generateSpanId(), spanContexts[span.segment],
+      toHrTime(span.startMs), toHrTime(span.endMs), span.attributes,
+      span.error === null ? OK_STATUS : { code: api.SpanStatusCode.ERROR }, NO_EVENTS, this.resource, this.scope))
   }
 }
 

@@ -7,6 +7,8 @@ const { parseTraceparent, ensureRequestIds } = require('./trace-context')
 const { LazyTracerProvider, LazyPropagator } = require('./lazy-sdk')
 const { detectResource } = require('./resource')
 const { RecordExporter } = require('./otlp-export')
+const { serverSpanAttributes } = require('./server-span-attributes')
+const { startDependencySpans } = require('./dependencies/spans')
 const { layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, pathOf } = require('./span-attributes')
 const { settleLayerSpans } = require('./layer-spans')
 
@@ -387,6 +389,7 @@ class SpanPipeline {
       }
       // Inside a router req.url is relative to its mount path until the router hands over: originalUrl is whole.
       const urlPath = pathOf(req.originalUrl || req.url)
+      record.serverAttributes = serverSpanAttributes(req, record)
       if (hasPendingNames()) this.awaitNames(record, urlPath)
       else this.write(record, urlPath)
     } catch (err) {
@@ -484,10 +487,12 @@ class SpanPipeline {
       span.end(record.entryEnd(i))
       spans[i] = span
     }
+    if (record.dependencyCalls !== null) startDependencySpans(tracer, record, spans)
     if (record.span !== null) {
       const span = record.span
       span.updateName(`${record.method} ${record.route}`)
       span.setAttributes(requestEndAttributes(record))
+      if (record.serverAttributes !== null) span.setAttributes(record.serverAttributes)
       if (record.statusCode >= 500) span.setStatus({ code: api.SpanStatusCode.ERROR })
       span.end(record.endMs)
     }

@@ -16,6 +16,7 @@ const { joinCluster, clusterBreakdownAvailable, requestClusterBreakdown } = requ
 const { createMetrics } = require('./metrics-export')
 const { randomTraceId, randomSpanId, ensureRequestIds } = require('./trace-context')
 const { subscribe: subscribeToResponseEnds, watchEnd, releaseConnection } = require('./response-end')
+const dependencies = require('./dependencies')
 
 // Per-request reads of `req` and `res` go through computed keys: Express gives each request and response a
 // map of their own, so a named read misses V8's inline caches (see request-record.js).
@@ -51,6 +52,7 @@ const METHOD = 'method'
 function nodebenchTrace (options) {
   const config = normalizeOptions(options)
   subscribeToResponseEnds()
+  dependencies.startDependencies()
   const aggregator = newAggregator()
   const spans = createSpanPipeline(config)
   const exposePath = config.expose
@@ -101,6 +103,7 @@ function nodebenchTrace (options) {
       record.ownNextFor = null
       if (record.skip) return
       aggregator.recordRequest(record)
+      if (record.dependencyCalls !== null) aggregator.recordDependencies(record)
       if (record.sampled) spans.end(record, record.request)
     } catch (err) {
       reportInternalError('finish request', err)
@@ -117,6 +120,7 @@ function nodebenchTrace (options) {
     record.response = res
     // Keyed by the response (every layer call receives `res` too); neither `req` nor `res` is changed.
     attachRecord(res, record)
+    dependencies.enterRequestContext(record)
     record.onEnd = finishRecord
     watchEnd(record, res, onResponseFinish, onResponseClose)
     if (decorateResponse !== null) decorateResponse(res)
@@ -133,6 +137,7 @@ function nodebenchTrace (options) {
     const app = req[APP]
     if (app !== undefined && !instrumenter.isInstrumented(app)) {
       instrumenter.instrumentTree(app)
+      dependencies.onAppFound()
       if (spans.enabled) spans.ensureStarted()
     }
     let context = null

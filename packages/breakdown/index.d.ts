@@ -30,6 +30,25 @@ export interface SegmentSnapshot {
   totalMs: number
   /** The segment's total time / the operation's total response time. */
   share: number
+  /**
+   * The dependencies it waited on (MongoDB commands, outgoing HTTP calls), longest first; absent when it made no
+   * call. At most 16 a segment, the rest folded into `other other other`.
+   */
+  dependencies?: DependencySnapshot[]
+}
+
+/** A dependency a segment waited on: `mongodb find users`, `http GET api.example:443`. */
+export interface DependencySnapshot {
+  system: string
+  operation: string
+  target: string
+  /** Calls per invocation of the segment. */
+  count: number
+  /** Time waited per invocation of the segment (overlapping calls counted once). */
+  meanMs: number
+  totalMs: number
+  /** Its total time / the operation's total response time: part of its segment's share. */
+  share: number
 }
 
 export interface OperationSnapshot {
@@ -84,11 +103,17 @@ export interface RequestTiming {
   segmentCount: number
   segmentInfo (index: number): SegmentInfo
   segmentDurationMs (index: number): number
+  /** Calls to dependencies, when any were made (null or absent: none). */
+  dependencyCalls?: unknown[] | null
+  /** Flat [entry index, { system, operation, target }, calls, ms] quadruples: each segment's time per dependency. */
+  dependencyTimes? (): Array<number | { system: string, operation: string, target: string }>
 }
 
 export declare class BreakdownAggregator {
   constructor (options?: { service?: string, maxOperations?: number })
   recordRequest (request: RequestTiming): void
+  /** After recordRequest(request), for a request that made calls: its segments' time per dependency. */
+  recordDependencies (request: RequestTiming): void
   reset (): void
   snapshot (options?: { pid?: number, droppedSpans?: number }): BreakdownSnapshot
   /** Everything this aggregator knows, for another process to merge exactly. */
@@ -119,6 +144,8 @@ export declare function escapeMarkdown (text: unknown): string
 export declare const REQUEST_METRIC: 'http.server.request.duration'
 /** The name of the segment-duration histogram: `nodebench.segment.duration`. */
 export declare const SEGMENT_METRIC: 'nodebench.segment.duration'
+/** The name of the histogram of segments' time waiting on dependencies: `nodebench.dependency.duration`. */
+export declare const DEPENDENCY_METRIC: 'nodebench.dependency.duration'
 /** The attribute names of both histograms. */
 export declare const METRIC_ATTRIBUTES: Readonly<{
   method: 'http.request.method'
@@ -128,6 +155,9 @@ export declare const METRIC_ATTRIBUTES: Readonly<{
   segmentName: 'nodebench.segment.name'
   segmentKind: 'nodebench.segment.kind'
   segmentOrder: 'nodebench.segment.order'
+  dependencySystem: 'nodebench.dependency.system'
+  dependencyOperation: 'nodebench.dependency.operation'
+  dependencyTarget: 'nodebench.dependency.target'
 }>
 /** The segment name and kind of the time no segment covers. */
 export declare const UNATTRIBUTED: 'unattributed'
@@ -149,4 +179,6 @@ export interface MetricHistogram {
 export declare function breakdownMetrics (aggregator: BreakdownAggregator): {
   requests: Array<{ attributes: Record<string, string | number>, histogram: MetricHistogram }>
   segments: Array<{ attributes: Record<string, string | number>, histogram: MetricHistogram }>
+  /** Per operation, segment and dependency: count (the calls) and sum (the time waited) only. */
+  dependencies: Array<{ attributes: Record<string, string | number>, histogram: MetricHistogram }>
 }

@@ -3,7 +3,7 @@
 const { SCHEMA_VERSION, BreakdownAggregator, CONTAINER_KINDS, isContainer, round } = require('./lib/aggregator')
 const { renderTable, renderMarkdown, renderHtml, renderJson } = require('./lib/render')
 const { escapeHtml, escapeMarkdown } = require('./lib/escape')
-const { breakdownMetrics, REQUEST_METRIC, SEGMENT_METRIC, ATTRIBUTES, UNATTRIBUTED, BOUNDARIES_SECONDS } = require('./lib/breakdown-metrics')
+const { breakdownMetrics, REQUEST_METRIC, SEGMENT_METRIC, DEPENDENCY_METRIC, ATTRIBUTES, UNATTRIBUTED, BOUNDARIES_SECONDS } = require('./lib/breakdown-metrics')
 
 module.exports = {
   SCHEMA_VERSION,
@@ -20,6 +20,7 @@ module.exports = {
   breakdownMetrics,
   REQUEST_METRIC,
   SEGMENT_METRIC,
+  DEPENDENCY_METRIC,
   METRIC_ATTRIBUTES: ATTRIBUTES,
   UNATTRIBUTED,
   BOUNDARIES_SECONDS

@@ -184,8 +184,53 @@ class SegmentStats extends DurationStats {
     // another path, e.g. the first one or an error, does not reorder them).
     this.positionSum = 0
     this.firstSeen = firstSeen
+    // The dependencies it waited on (`system operation target` -> DependencyStats), made on its first call.
+    this.dependencies = null
+  }
+
+  /**
+   * Adds `calls` calls to a dependency and the time they took of this segment (their union, `ms`); `key` is
+   * `system operation target` (the middleware's descriptions carry it made).
+   */
+  recordDependency (key, system, operation, target, calls, ms) {
+    if (this.dependencies === null) this.dependencies = new Map()
+    let stats = this.dependencies.get(key)
+    if (stats === undefined) {
+      // Bounded: a segment calling many hosts or collections folds the rest into one `other` entry.
+      if (this.dependencies.size >= MAX_DEPENDENCIES_PER_SEGMENT - 1 && key !== OTHER_DEPENDENCY) {
+        key = OTHER_DEPENDENCY
+        stats = this.dependencies.get(key)
+        system = operation = target = 'other'
+      }
+      if (stats === undefined) {
+        stats = { system, operation, target, calls: 0, totalMs: 0 }
+        this.dependencies.set(key, stats)
+      }
+    }
+    stats.calls += calls
+    stats.totalMs += ms
+  }
+
+  addDependencies (other) {
+    if (other.dependencies === null) return
+    for (const dependency of other.dependencies.values()) this.addDependencyState(dependency)
+  }
+
+  addDependencyState ({ system, operation, target, calls, totalMs }) {
+    this.recordDependency(`${system} ${operation} ${target}`, system, operation, target, calls, totalMs)
+  }
+
+  /** Its dependencies as plain objects (a state's), or undefined when it has none. */
+  dependencyStates () {
+    if (this.dependencies === null) return undefined
+    return Array.from(this.dependencies.values(), ({ system, operation, target, calls, totalMs }) =>
+      ({ system, operation, target, calls, totalMs }))
   }
 }
+
+// Distinct dependencies kept per segment, the last of them `other other other`, where the rest are folded.
+const MAX_DEPENDENCIES_PER_SEGMENT = 16
+const OTHER_DEPENDENCY = 'other other other'
 
 // Kinds whose entries contain segments rather than being one: a router or mounted app (Express), and a route
 // whose handler runs a framework's own pipeline (NestJS: guards, interceptors, pipes, the controller method).
@@ -232,6 +277,8 @@ function combinedSegment (a, b) {
   combined.add(a)
   combined.add(b)
   combined.positionSum = a.positionSum + b.positionSum
+  combined.addDependencies(a)
+  combined.addDependencies(b)
   return combined
 }
 
@@ -456,6 +503,16 @@ class BreakdownAggregator {
   }
 
   /**
+   * After recordRequest(request): the time its segments waited on dependencies (`request.dependencyTimes()`),
+   * called only for a request that made calls. Apart from recordRequest, which every request runs, so that
+   * one stays what it was for the requests that make none (V8 inlines what it calls by its size).
+   */
+  recordDependencies (request) {
+    const operation = this.operationFor(request.method, request.route, request.format)
+    if (operation !== undefined) recordDependencies(operation, request)
+  }
+
+  /**
    * Everything this aggregator knows, as a JSON-safe object another process can merge exactly with
    * `mergeState()` (histograms included, compressed): how cluster workers' breakdowns become one.
    */
@@ -480,6 +537,7 @@ class BreakdownAggregator {
           line: view.info.line,
           aliases: aliasesOf(view.info.aliases),
           positionSum: view.stats.positionSum,
+          dependencies: view.stats.dependencyStates(),
           ...view.stats.exportState()
         }))
       }))
@@ -509,6 +567,9 @@ class BreakdownAggregator {
         const segment = operation.segmentOf(operation.stateInfo(segmentState))
         segment.positionSum += segmentState.positionSum
         segment.addState(segmentState)
+        if (Array.isArray(segmentState.dependencies)) {
+          for (const dependency of segmentState.dependencies) segment.addDependencyState(dependency)
+        }
       }
     }
   }
@@ -539,6 +600,7 @@ class BreakdownAggregator {
         const into = operation.segmentOf(info)
         into.positionSum += view.stats.positionSum
         into.add(view.stats)
+        into.addDependencies(view.stats)
       }
     }
   }
@@ -577,7 +639,7 @@ function operationSnapshot (operation) {
   let attributedMs = 0
   const segmentSnapshots = segments.map(({ name, info, stats: segment }, order) => {
     attributedMs += segment.totalMs
-    return {
+    const snapshot = {
       name,
       kind: info.kind,
       order,
@@ -592,6 +654,8 @@ function operationSnapshot (operation) {
       totalMs: round(segment.totalMs),
       share: totalMs > 0 ? segment.totalMs / totalMs : 0
     }
+    if (segment.dependencies !== null) snapshot.dependencies = dependencySnapshots(segment, totalMs)
+    return snapshot
   })
   return {
     method: operation.method,
@@ -610,6 +674,51 @@ function operationSnapshot (operation) {
     },
     unattributedShare: totalMs > 0 ? Math.max(0, totalMs - attributedMs) / totalMs : 0,
     segments: segmentSnapshots
+  }
+}
+
+/**
+ * A segment's dependencies, the longest waited on first: calls per invocation of the segment (`count`), time
+ * per invocation (`meanMs`, overlapping calls counted once) and share of the operation's response time.
+ */
+function dependencySnapshots (segment, operationTotalMs) {
+  const invocations = segment.count
+  return Array.from(segment.dependencies.values())
+    .sort((a, b) => b.totalMs - a.totalMs || compareText(a.system, b.system) || compareText(a.operation, b.operation) ||
+      compareText(a.target, b.target))
+    .map(({ system, operation, target, calls, totalMs }) => ({
+      system,
+      operation,
+      target,
+      count: invocations > 0 ? round(calls / invocations) : 0,
+      meanMs: invocations > 0 ? round(totalMs / invocations) : 0,
+      totalMs: round(totalMs),
+      share: operationTotalMs > 0 ? totalMs / operationTotalMs : 0
+    }))
+}
+
+/**
+ * Adds the dependency times of a request's segments (`request.dependencyTimes()`: flat [entry index,
+ * dependency { system, operation, target }, calls, ms] quadruples) to the operation's segments, found as
+ * recordRequest() found them: by their position among the request's segments.
+ */
+function recordDependencies (operation, request) {
+  const times = request.dependencyTimes()
+  if (times.length === 0) return
+  const positions = new Map()
+  let position = 0
+  for (let i = 0; i < request.segmentCount; i++) {
+    if (!isContainer(request.segmentInfo(i))) positions.set(i, position++)
+  }
+  for (let at = 0; at < times.length; at += 4) {
+    const segmentPosition = positions.get(times[at])
+    if (segmentPosition === undefined) continue
+    const dependency = times[at + 1]
+    const key = typeof dependency.key === 'string'
+      ? dependency.key
+      : `${dependency.system} ${dependency.operation} ${dependency.target}`
+    operation.pathStats[segmentPosition].recordDependency(
+      key, dependency.system, dependency.operation, dependency.target, times[at + 2], times[at + 3])
   }
 }
 
@@ -644,5 +753,6 @@ module.exports = {
   DurationStats,
   newHistogram,
   toMicros,
-  round
+  round,
+  MAX_DEPENDENCIES_PER_SEGMENT
 }

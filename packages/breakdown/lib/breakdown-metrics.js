@@ -12,6 +12,9 @@ const { orderedSegments } = require('./aggregator')
 
 const REQUEST_METRIC = 'http.server.request.duration'
 const SEGMENT_METRIC = 'nodebench.segment.duration'
+// The time a segment waited on one dependency (overlapping calls counted once), one series per operation,
+// segment and dependency: its count is the calls, its sum the time. As bounded as the breakdown's dependencies.
+const DEPENDENCY_METRIC = 'nodebench.dependency.duration'
 
 const ATTRIBUTES = Object.freeze({
   method: 'http.request.method',
@@ -20,7 +23,10 @@ const ATTRIBUTES = Object.freeze({
   format: 'nodebench.format',
   segmentName: 'nodebench.segment.name',
   segmentKind: 'nodebench.segment.kind',
-  segmentOrder: 'nodebench.segment.order'
+  segmentOrder: 'nodebench.segment.order',
+  dependencySystem: 'nodebench.dependency.system',
+  dependencyOperation: 'nodebench.dependency.operation',
+  dependencyTarget: 'nodebench.dependency.target'
 })
 
 /** The remainder's segment name and kind: the time of a response no segment covers. */
@@ -44,7 +50,8 @@ function histogramOf (stats) {
 }
 
 /**
- * The metrics of `aggregator`: `{ requests, segments }`, each a list of `{ attributes, histogram }`. The
+ * The metrics of `aggregator`: `{ requests, segments, dependencies }`, each a list of `{ attributes,
+ * histogram }` (a dependency's histogram has a count, its calls, and a sum only, as the remainder's). The
  * remainder is a segment whose histogram has a count and a sum only (its per-request durations are not
  * recorded; its share is what the sums give). Segment order is the snapshot's path order; the remainder
  * comes last.
@@ -52,6 +59,7 @@ function histogramOf (stats) {
 function breakdownMetrics (aggregator) {
   const requests = []
   const segments = []
+  const dependencies = []
   for (const operation of aggregator.operations) {
     const base = {
       [ATTRIBUTES.method]: operation.method, [ATTRIBUTES.route]: operation.route, [ATTRIBUTES.format]: operation.format
@@ -68,15 +76,27 @@ function breakdownMetrics (aggregator) {
     const ordered = orderedSegments(operation)
     for (const [order, { name, info, stats }] of ordered.entries()) {
       attributedMs += stats.totalMs
-      segments.push({
-        attributes: {
-          ...base,
-          [ATTRIBUTES.segmentName]: name ?? '<unnamed>',
-          [ATTRIBUTES.segmentKind]: info.kind,
-          [ATTRIBUTES.segmentOrder]: order
-        },
-        histogram: histogramOf(stats)
-      })
+      const attributes = {
+        ...base,
+        [ATTRIBUTES.segmentName]: name ?? '<unnamed>',
+        [ATTRIBUTES.segmentKind]: info.kind,
+        [ATTRIBUTES.segmentOrder]: order
+      }
+      segments.push({ attributes, histogram: histogramOf(stats) })
+      if (stats.dependencies === null) continue
+      for (const dependency of stats.dependencies.values()) {
+        dependencies.push({
+          attributes: {
+            ...attributes,
+            [ATTRIBUTES.dependencySystem]: dependency.system,
+            [ATTRIBUTES.dependencyOperation]: dependency.operation,
+            [ATTRIBUTES.dependencyTarget]: dependency.target
+          },
+          histogram: {
+            count: dependency.calls, sum: dependency.totalMs / 1000, boundaries: [], counts: [dependency.calls]
+          }
+        })
+      }
     }
     segments.push({
       attributes: {
@@ -88,7 +108,9 @@ function breakdownMetrics (aggregator) {
       histogram: { count, sum: Math.max(0, totalMs - attributedMs) / 1000, boundaries: [], counts: [count] }
     })
   }
-  return { requests, segments }
+  return { requests, segments, dependencies }
 }
 
-module.exports = { REQUEST_METRIC, SEGMENT_METRIC, ATTRIBUTES, UNATTRIBUTED, BOUNDARIES_SECONDS, breakdownMetrics }
+module.exports = {
+  REQUEST_METRIC, SEGMENT_METRIC, DEPENDENCY_METRIC, ATTRIBUTES, UNATTRIBUTED, BOUNDARIES_SECONDS, breakdownMetrics
+}

@@ -41,6 +41,32 @@ function segmentRows (operation) {
   return rows
 }
 
+/**
+ * The terminal table's rows: each segment followed by the dependencies it waited on (`└ mongodb find users`,
+ * calls per invocation of the segment, time waited per invocation, share of the response time), then
+ * `unattributed`.
+ */
+function segmentRowsWithDependencies (operation) {
+  const rows = segmentRows(operation)
+  const withDependencies = []
+  operation.segments.forEach((segment, i) => {
+    withDependencies.push(rows[i])
+    for (const dependency of segment.dependencies ?? []) {
+      withDependencies.push([
+        '',
+        `  └ ${dependency.system} ${dependency.operation} ${dependency.target}`.trimEnd(),
+        'dependency',
+        `${dependency.count} ${dependency.count === 1 ? 'call' : 'calls'}`,
+        ms(dependency.meanMs),
+        '', '', '',
+        percent(dependency.share)
+      ])
+    }
+  })
+  withDependencies.push(rows[rows.length - 1])
+  return withDependencies
+}
+
 // No rule between body rows: one line per segment.
 const COMPACT = { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' }
 
@@ -57,7 +83,7 @@ function renderTable (snapshot, { color = false } = {}) {
   let out = ''
   for (const operation of snapshot.operations) {
     const table = new Table({ head: HEADER, style, chars: COMPACT, colAligns: ['right', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right'] })
-    for (const row of segmentRows(operation)) table.push(row)
+    for (const row of segmentRowsWithDependencies(operation)) table.push(row)
     out += `${operationTitle(operation)}: ${operationSummary(operation)}\n${table.toString()}\n\n`
   }
   return out + droppedLine(snapshot)

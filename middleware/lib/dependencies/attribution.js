@@ -1,0 +1,97 @@
+'use strict'
+
+// How a segment's time splits among the dependencies it waited on. A call counts only while its segment is
+// open (clipped to the segment's start and end: a call left running when the segment handed on is the next
+// segment's wait, not its own). Calls that overlap count once: the union of their intervals, so a segment's
+// dependency time never exceeds its own. Where calls to different dependencies overlap, each moment is split
+// evenly among the dependencies waited on at that moment, so the dependencies' times add up to the union.
+
+/**
+ * The dependency time of each segment of a finished record: a flat array of [segment, dependency, calls, ms]
+ * quadruples, in order of each (segment, dependency)'s first call; empty when the record made no call.
+ */
+function attributeCalls (record) {
+  let calls = record.dependencyCalls
+  if (calls === null) return []
+  // Calls are kept in the order they started, and segments never overlap, so a segment's calls are one run
+  // of them; a record that says otherwise is put in that order (a stable sort).
+  for (let i = 1; i < calls.length; i++) {
+    if (calls[i].segment < calls[i - 1].segment) {
+      calls = calls.slice().sort((a, b) => a.segment - b.segment)
+      break
+    }
+  }
+  const result = []
+  let first = 0
+  while (first < calls.length) {
+    const segment = calls[first].segment
+    let last = first + 1
+    while (last < calls.length && calls[last].segment === segment) last++
+    attributeSegment(segment, calls, first, last, record.entryStart(segment), record.entryEnd(segment), result)
+    first = last
+  }
+  return result
+}
+
+/** Appends the quadruples of `calls[first, last)`, the calls of `segment`, to `result`. */
+function attributeSegment (segment, calls, first, last, segmentStart, segmentEnd, result) {
+  const at = result.length
+  let overlapping = false
+  let latestEnd = -Infinity
+  for (let i = first; i < last; i++) {
+    const call = calls[i]
+    const start = call.startMs > segmentStart ? call.startMs : segmentStart
+    let end = call.endMs === -1 ? segmentEnd : call.endMs
+    if (end > segmentEnd) end = segmentEnd
+    const ms = end > start ? end - start : 0
+    if (ms > 0 && start < latestEnd) overlapping = true
+    if (end > latestEnd) latestEnd = end
+    let entry = at
+    while (entry < result.length && result[entry + 1] !== call.dependency) entry += 4
+    if (entry === result.length) result.push(segment, call.dependency, 0, 0)
+    result[entry + 2]++
+    result[entry + 3] += ms
+  }
+  // One call at a time (the usual await after await): each call's own time. Else the union, split.
+  if (overlapping) splitOverlaps(calls, first, last, segmentStart, segmentEnd, result, at)
+}
+
+/**
+ * A sweep over the calls' edges: between two consecutive edges, the length goes in equal parts to the
+ * dependencies (entries of `result` from `at`) with at least one call open there.
+ */
+function splitOverlaps (calls, first, last, segmentStart, segmentEnd, result, at) {
+  const starts = []
+  const ends = []
+  const entries = []
+  const edges = []
+  for (let i = first; i < last; i++) {
+    const call = calls[i]
+    const start = Math.max(call.startMs, segmentStart)
+    const end = Math.min(call.endMs === -1 ? segmentEnd : call.endMs, segmentEnd)
+    if (end <= start) continue
+    let entry = at
+    while (result[entry + 1] !== call.dependency) entry += 4
+    starts.push(start)
+    ends.push(end)
+    entries.push(entry)
+    edges.push(start, end)
+  }
+  for (let entry = at; entry < result.length; entry += 4) result[entry + 3] = 0
+  edges.sort((a, b) => a - b)
+  const open = new Set()
+  for (let e = 0; e + 1 < edges.length; e++) {
+    const from = edges[e]
+    const to = edges[e + 1]
+    if (to <= from) continue
+    open.clear()
+    for (let i = 0; i < starts.length; i++) {
+      if (starts[i] <= from && ends[i] >= to) open.add(entries[i])
+    }
+    if (open.size === 0) continue
+    const part = (to - from) / open.size
+    for (const entry of open) result[entry + 3] += part
+  }
+}
+
+module.exports = { attributeCalls }

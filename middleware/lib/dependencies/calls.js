@@ -1,0 +1,93 @@
+'use strict'
+
+const { AsyncLocalStorage } = require('async_hooks')
+const { performance } = require('perf_hooks')
+const { reportInternalError } = require('../internal-errors')
+
+// Which request a dependency call belongs to: the record of the request current in the call's async context,
+// kept in an AsyncLocalStorage entered once per request (trace.js's beginRequest), not per segment. Segments of
+// one request never overlap, so the segment open in that record when the call starts owns the call.
+//
+// Nothing of this exists until there is something to observe (a MongoDB driver the app loaded, an outgoing
+// call heard on Node.js's channels): before, `enterRequest` is a no-op and no AsyncLocalStorage is made, since
+// one switches on async context propagation for the whole process (promise hooks on Node.js 20 and 22).
+
+let storage = null
+let enterRequest = noop
+
+function noop () {}
+
+function enterWithStorage (record) {
+  storage.enterWith(record)
+}
+
+/** Turns the request's context on: requests that begin from now on are found from their calls. */
+function observeRequests () {
+  if (storage !== null) return
+  storage = new AsyncLocalStorage()
+  enterRequest = enterWithStorage
+}
+
+/** Called by trace.js when a request begins: makes its record the one its async context finds. */
+function enterRequestContext (record) {
+  enterRequest(record)
+}
+
+function observing () {
+  return storage !== null
+}
+
+/**
+ * One call to a dependency: what it is (`dependency`, an interned description: dependencies/describe.js), the
+ * segment of the record that made it, when it started and ended (-1 while it runs), and what its span says
+ * beside the description (`url`: an HTTP call's path and query, as asked; `statusCode`; `error`: its error.type).
+ */
+class DependencyCall {
+  constructor (dependency, segment, startMs) {
+    this.dependency = dependency
+    this.segment = segment
+    this.startMs = startMs
+    this.endMs = -1
+    this.url = null
+    this.statusCode = 0
+    this.error = null
+    // A call the app's own instrumentation made a span of (otel-client.js): timed, not written again.
+    this.external = false
+  }
+}
+
+/**
+ * Starts a call in the current async context: the call, kept in its record, or null when no open segment of
+ * an unfinished request is current (a call at the app's start, a timer's, a request not timed).
+ */
+function startCall (dependency) {
+  if (storage === null) return null
+  const record = storage.getStore()
+  if (record === undefined || record.done) return null
+  const segment = record.runningSegment()
+  if (segment === -1) return null
+  const call = new DependencyCall(dependency, segment, performance.now())
+  if (record.dependencyCalls === null) record.dependencyCalls = [call]
+  else record.dependencyCalls.push(call)
+  return call
+}
+
+/** Ends a call (a second end is ignored); `errorType`: the error.type of a failed call, else null. */
+function endCall (call, errorType) {
+  if (call.endMs !== -1) return
+  call.endMs = performance.now()
+  if (errorType !== null && errorType !== undefined) call.error = errorType
+}
+
+/** A subscriber that reports its own failures: one thrown from a channel's subscriber reaches the app. */
+function guarded (what, fn) {
+  return function guardedSubscriber (message, name) {
+    try {
+      fn(message, name)
+    } catch (err) {
+      reportInternalError(what, err)
+    }
+  }
+}
+
+module.exports = { observeRequests, enterRequestContext, observing, startCall, endCall, guarded, DependencyCall }
