@@ -1,5 +1,7 @@
 'use strict'
 
+// nodebench-test: once. The matrix runs on the first line's Node.js and fetches Node.js 24 itself: another line would test the same.
+
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
@@ -30,9 +32,9 @@ test('bad arguments exit 2 with one line on stderr, before anything is fetched',
 })
 
 test('without named files, the files tagged to run once are left out, each with why; named files and --all run them', () => {
-  const listed = ['test/node-matrix.test.js', 'test/prepare.test.js', 'packages/services/test/nginx.test.js']
+  const listed = ['test/engines.test.js', 'test/prepare.test.js', 'packages/services/test/nginx.test.js']
   const { files, skipped } = filesToRun({ files: [], all: false }, listed)
-  assert.deepEqual(files, ['test/node-matrix.test.js', 'test/prepare.test.js'])
+  assert.deepEqual(files, ['test/engines.test.js', 'test/prepare.test.js'])
   assert.deepEqual(skipped.map(({ file }) => file), ['packages/services/test/nginx.test.js'])
   assert.match(skipped[0].reason, /Node\.js version/)
   assert.deepEqual(filesToRun({ files: [], all: true }, listed), { files: [], skipped: [] }, 'run.js runs its whole list')

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. The tarballs npm packs and what they hold: the Node.js version does not change what this tests.
 // The packages as the registry would ship them: each workspace package is packed with `npm pack` (its
 // `files` decide what goes in), unpacked into the node_modules of an app outside this checkout, and used
 // there. Third-party dependencies are linked from this checkout's node_modules, so the test needs no
