@@ -12,7 +12,8 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 const { temporaryDir, runCli } = require('./support')
-const { packPublished, PUBLISHED } = require('../tools/pack')
+const { PUBLISHED } = require('../tools/pack')
+const { packedPackages } = require('./packed')
 
 const ROOT = path.join(__dirname, '..')
 const SHOP = path.join(ROOT, 'packages', 'cli', 'test', 'fixtures', 'shop')
@@ -26,9 +27,9 @@ function installedDependency (dir, name) {
   throw new Error(`${name}, a dependency of ${dir}, is not installed in this checkout`)
 }
 
-/** Packs every published package (`npm run pack`'s tools/pack.js) and installs the tarballs into `<app>/node_modules`. */
-function installPacked (app, tarballs) {
-  const packed = packPublished(tarballs)
+/** Installs every published package's tarball (`npm run pack`'s, packed once per run) into `<app>/node_modules`. */
+function installPacked (app) {
+  const packed = packedPackages()
   const names = new Set(packed.map((entry) => entry.name))
   const links = new Map()
   for (const [index, entry] of packed.entries()) {
@@ -67,10 +68,8 @@ console.log(JSON.stringify({
 test('installed from their tarballs, the packages load without the checkout, and bench measures an app there', { timeout: 300_000 }, async (t) => {
   const dir = fs.realpathSync(temporaryDir(t, 'nodebench-packed-'))
   const app = path.join(dir, 'app')
-  const tarballs = path.join(dir, 'tarballs')
-  fs.mkdirSync(tarballs, { recursive: true })
   fs.mkdirSync(app)
-  const packed = installPacked(app, tarballs)
+  const packed = installPacked(app)
   const names = packed.map((entry) => entry.name)
   assert.deepEqual([...names].sort(), ['@nodebench/breakdown', '@nodebench/collector', '@nodebench/errors', '@nodebench/services',
     '@nodebench/trace', 'nodebench'])

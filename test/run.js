@@ -7,6 +7,8 @@
 // packages is built or installed (prepare.js), outside any test's time limit. A run that leaves a process it
 // started behind fails, naming each one (which is then stopped): leftover-processes.js.
 
+const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { prepareTestDependencies } = require('./prepare')
@@ -32,9 +34,12 @@ async function main () {
   }
   const runId = `${process.pid}-${Date.now()}`
   const before = runningProcesses()
+  // What the tests make once per run and share (test/packed.js), removed when the run ends.
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-test-run-'))
   const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...reporterArguments(), ...files], {
-    cwd: root, stdio: 'inherit', env: { ...process.env, [MARK]: runId }
+    cwd: root, stdio: 'inherit', env: { ...process.env, [MARK]: runId, NODEBENCH_TEST_RUN_DIR: runDir }
   })
+  fs.rmSync(runDir, { recursive: true, force: true })
   const left = await leftoverProcesses({ runId, root, before })
   if (left.length > 0) {
     console.error(`nodebench tests: the run left ${left.length} process${left.length === 1 ? '' : 'es'} it started running ` +
