@@ -1,40 +1,21 @@
 'use strict'
 
 // What the tests that install the packed tarballs into an app with npm share (test/runners.test.js,
-// test/packages.test.js): the Node.js line they run on, and `npm install` / `npm ci` into a folder outside the
+// test/packages.test.js): `npm install` / `npm ci` into a folder outside the
 // checkout, from the registry through the npm cache (--prefer-offline: a package already in the cache is not
 // asked for again); apps with many packages are kept installed in the user's cache between runs (cachedApp).
-//
-// They run once per CI run. What they check is how npm resolves the tarballs' dependencies and how test
-// runners' module registries load them (`node:` specifiers, ES modules in node_modules): neither depends on
-// the Node.js line, so the lowest supported one runs them (`npm test` on Node.js 20; where engine ranges
-// are strictest), and `npm run test:node -- 22 24` (test/node-matrix.js) skips them, saying why.
-// NODEBENCH_TEST_INSTALLS=1 runs them on any line (`NODEBENCH_TEST_INSTALLS=1 npm run test:node -- 24 <file>`;
-// test/runners.test.js so on Node.js 24.22.3, 2026-11-29: every runner the same with and without the line).
+// Both files run once per CI run (their `nodebench-test: once` tag, docs/development.md).
 
 const crypto = require('node:crypto')
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { setTimeout: sleep } = require('node:timers/promises')
-const semver = require('semver')
 const { userCacheDir } = require('@nodebench/services')
 
 const ROOT = path.join(__dirname, '..')
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 const INSTALL_TIMEOUT_MS = 600_000
-
-const lowestLine = semver.minVersion(require('../package.json').engines.node).major
-
-/** false when this Node.js line runs the install tests, else why they are skipped (node:test's `skip`). */
-function installTestsSkipped (env = process.env, version = process.versions.node) {
-  if (env.NODEBENCH_TEST_INSTALLS === '1') return false
-  const line = semver.major(version)
-  return line === lowestLine
-    ? false
-    : `run once per CI run, on Node.js ${lowestLine} (npm and the runners load the packages the same on Node.js ${line}); ` +
-      'NODEBENCH_TEST_INSTALLS=1 runs them here'
-}
 
 /**
  * Runs `command args` in `cwd`; resolves to `{ code, output }` (stdout and stderr together), never rejects.
@@ -181,4 +162,4 @@ async function inPool (items, limit, fn) {
   return results
 }
 
-module.exports = { ROOT, installTestsSkipped, runCommand, npmEnv, npm, inPool, withDirLock, cachedApp }
+module.exports = { ROOT, runCommand, npmEnv, npm, inPool, withDirLock, cachedApp }

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. eslint reads the sources: the Node.js version does not change what this tests.
 // `npm test` lints the whole repository with the project's eslint.config.js (neostandard): a problem fails
 // the suite with the file, line and rule.
 

@@ -4,27 +4,47 @@
 // taken from the npm registry and cached per user (@nodebench/services nodeBinary). Before each suite,
 // `npm ci --dry-run` runs under that version: it prints an EBADENGINE warning for every locked package that
 // does not support it, and any such warning fails the version. Test files may follow the versions, as with
-// `npm test`. Progress and the summary go to stderr; the suites' own output to stdout.
+// `npm test`. Without them, the files tagged `// nodebench-test: once` are left out (test-files.js): `npm test`
+// on the first line runs them, and the Node.js version does not change what they test; the skipped files and
+// why are printed first, and `--all` runs them too. Progress and the summary go to stderr; the suites' own
+// output to stdout.
 
 const path = require('node:path')
 const { spawn } = require('node:child_process')
 const { nodeBinary } = require('@nodebench/services')
+const { testFiles, splitOnce } = require('./test-files')
 
 const root = path.join(__dirname, '..')
 const VERSION_ARG = /^\d+(\.\d+){0,2}$/
-const USAGE = 'usage: npm run test:node -- <version>... [test files]   (e.g. 22 24, or 24.21.0)'
+const USAGE = 'usage: npm run test:node -- <version>... [--all | test files]   (e.g. 22 24, or 24.21.0)'
 
-/** `['22', '24', 'middleware/test/x.test.js']` -> `{ versions: ['22', '24'], files: [...] }`; throws a usage error. */
+/**
+ * `['22', '24', 'middleware/test/x.test.js']` -> `{ versions: ['22', '24'], files: [...], all: false }`; throws a
+ * usage error.
+ */
 function parseArguments (args) {
   const versions = []
   const files = []
+  let all = false
   for (const arg of args) {
-    if (VERSION_ARG.test(arg)) versions.push(arg)
+    if (arg === '--all') all = true
+    else if (VERSION_ARG.test(arg)) versions.push(arg)
     else if (/\.test\.[cm]?js$/.test(arg)) files.push(arg)
     else throw Object.assign(new Error(`"${arg}" is neither a Node.js version (22, 24.21, 24.21.0) nor a test file; ${USAGE}`), { usage: true })
   }
   if (versions.length === 0) throw Object.assign(new Error(`name at least one Node.js version; ${USAGE}`), { usage: true })
-  return { versions, files }
+  if (all && files.length > 0) throw Object.assign(new Error(`--all runs every file; name test files or give --all, not both; ${USAGE}`), { usage: true })
+  return { versions, files, all }
+}
+
+/**
+ * The files each version runs: those named, else every file, less the ones that run once unless `all`.
+ * Resolves to `{ files, skipped: [{ file, reason }] }`; `files` empty means run.js's own list (everything).
+ */
+function filesToRun ({ files, all }, listed = testFiles()) {
+  if (files.length > 0 || all) return { files, skipped: [] }
+  const { everyLine, once } = splitOnce(listed)
+  return { files: once.length === 0 ? [] : everyLine, skipped: once }
 }
 
 /**
@@ -112,10 +132,21 @@ async function main (args, io = { stdout: process.stdout, stderr: process.stderr
     log(err.message)
     return 2
   }
+  let plan
+  try {
+    plan = filesToRun(parsed)
+  } catch (err) {
+    log(err.message)
+    return 1
+  }
+  if (plan.skipped.length > 0) {
+    log(`${plan.skipped.length} file${plan.skipped.length === 1 ? '' : 's'} run once, by \`npm test\` on the first line, ` +
+      `not under these versions (--all runs them too):\n${plan.skipped.map(({ file, reason }) => `  ${file}: ${reason}`).join('\n')}`)
+  }
   const results = []
   for (const spec of parsed.versions) {
     try {
-      results.push(await runVersion(spec, parsed.files, io, log))
+      results.push(await runVersion(spec, plan.files, io, log))
     } catch (err) {
       results.push({ version: spec, ok: false, summary: err.code ? `${err.code}: ${err.message}` : err.message, seconds: 0 })
     }
@@ -130,4 +161,4 @@ if (require.main === module) {
   main(process.argv.slice(2)).then((code) => { process.exitCode = code })
 }
 
-module.exports = { parseArguments, environmentFor, engineWarnings, suiteCounts, main }
+module.exports = { parseArguments, filesToRun, environmentFor, engineWarnings, suiteCounts, main }

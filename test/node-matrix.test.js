@@ -1,10 +1,12 @@
 'use strict'
 
+// nodebench-test: once. The matrix runs on the first line's Node.js and fetches Node.js 24 itself: another line would test the same.
+
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const { Writable } = require('node:stream')
-const { parseArguments, environmentFor, engineWarnings, suiteCounts, main } = require('./node-matrix')
+const { parseArguments, filesToRun, environmentFor, engineWarnings, suiteCounts, main } = require('./node-matrix')
 
 function collector () {
   let text = ''
@@ -14,7 +16,9 @@ function collector () {
 
 test('versions and test files are told apart; anything else is a usage error', () => {
   assert.deepEqual(parseArguments(['22', '24.21.0', 'middleware/test/options.test.js']),
-    { versions: ['22', '24.21.0'], files: ['middleware/test/options.test.js'] })
+    { versions: ['22', '24.21.0'], files: ['middleware/test/options.test.js'], all: false })
+  assert.deepEqual(parseArguments(['22', '--all']), { versions: ['22'], files: [], all: true })
+  assert.throws(() => parseArguments(['22', '--all', 'test/lint.test.js']), (err) => err.usage && /^--all runs every file; name test files or give --all, not both/.test(err.message))
   assert.throws(() => parseArguments([]), (err) => err.usage && /^name at least one Node\.js version; usage: npm run test:node -- /.test(err.message))
   assert.throws(() => parseArguments(['latest']), (err) => err.usage && /^"latest" is neither a Node\.js version .* nor a test file/.test(err.message))
 })
@@ -25,6 +29,17 @@ test('bad arguments exit 2 with one line on stderr, before anything is fetched',
   assert.equal(await main(['v24'], { stdout: stdout.stream, stderr: stderr.stream }), 2)
   assert.equal(stdout.text(), '')
   assert.match(stderr.text(), /^nodebench tests: "v24" is neither a Node\.js version .*\n$/)
+})
+
+test('without named files, the files tagged to run once are left out, each with why; named files and --all run them', () => {
+  const listed = ['test/engines.test.js', 'test/prepare.test.js', 'packages/services/test/nginx.test.js']
+  const { files, skipped } = filesToRun({ files: [], all: false }, listed)
+  assert.deepEqual(files, ['test/engines.test.js', 'test/prepare.test.js'])
+  assert.deepEqual(skipped.map(({ file }) => file), ['packages/services/test/nginx.test.js'])
+  assert.match(skipped[0].reason, /Node\.js version/)
+  assert.deepEqual(filesToRun({ files: [], all: true }, listed), { files: [], skipped: [] }, 'run.js runs its whole list')
+  assert.deepEqual(filesToRun({ files: ['packages/services/test/nginx.test.js'], all: false }, listed),
+    { files: ['packages/services/test/nginx.test.js'], skipped: [] })
 })
 
 test('the version under test comes first on PATH, in a test run of its own', () => {

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. The tarballs npm packs and what they hold: the Node.js version does not change what this tests.
 // The packages as the registry would ship them: each workspace package is packed with `npm pack` (its
 // `files` decide what goes in), unpacked into the node_modules of an app outside this checkout, and used
 // there. Third-party dependencies are linked from this checkout's node_modules, so the test needs no
@@ -11,8 +12,9 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 const { temporaryDir, runCli } = require('./support')
-const { packPublished, PUBLISHED } = require('../tools/pack')
-const { installTestsSkipped, npm } = require('./app-install')
+const { PUBLISHED } = require('../tools/pack')
+const { packedPackages } = require('./packed')
+const { npm } = require('./app-install')
 
 const ROOT = path.join(__dirname, '..')
 const SHOP = path.join(ROOT, 'packages', 'cli', 'test', 'fixtures', 'shop')
@@ -26,9 +28,9 @@ function installedDependency (dir, name) {
   throw new Error(`${name}, a dependency of ${dir}, is not installed in this checkout`)
 }
 
-/** Packs every published package (`npm run pack`'s tools/pack.js) and installs the tarballs into `<app>/node_modules`. */
-function installPacked (app, tarballs) {
-  const packed = packPublished(tarballs)
+/** Installs every published package's tarball (`npm run pack`'s, packed once per run) into `<app>/node_modules`. */
+function installPacked (app) {
+  const packed = packedPackages()
   const names = new Set(packed.map((entry) => entry.name))
   const links = new Map()
   for (const [index, entry] of packed.entries()) {
@@ -68,10 +70,8 @@ console.log(JSON.stringify({
 test('installed from their tarballs, the packages load without the checkout, and bench measures an app there', { timeout: 300_000 }, async (t) => {
   const dir = fs.realpathSync(temporaryDir(t, 'nodebench-packed-'))
   const app = path.join(dir, 'app')
-  const tarballs = path.join(dir, 'tarballs')
-  fs.mkdirSync(tarballs, { recursive: true })
   fs.mkdirSync(app)
-  const packed = installPacked(app, tarballs)
+  const packed = installPacked(app)
   const names = packed.map((entry) => entry.name)
   assert.deepEqual([...names].sort(), ['@nodebench/breakdown', '@nodebench/collector', '@nodebench/errors', '@nodebench/services',
     '@nodebench/trace', 'nodebench'])
@@ -118,10 +118,9 @@ function lockedVersions (lock) {
 // An Express 4 app locked before proxy-addr 2.0.8 (test/fixtures/express4-app): the tarballs' own requirements
 // must leave its tree as it is locked. `nodebench` required Express 5.3, whose proxy-addr ^2.0.8 made npm move
 // the app's 2.0.7 rather than keep two copies. npm resolves the install from the lockfile alone
-// (--package-lock-only, the same tree `npm install` makes, without node_modules). Uses the registry: once per
-// CI run (test/app-install.js).
+// (--package-lock-only, the same tree `npm install` makes, without node_modules). Uses the registry; the file
+// runs once per CI run (its tag).
 test("installed into an app with a package-lock.json, the tarballs move no version of the app's own tree", {
-  skip: installTestsSkipped(),
   timeout: 600_000
 }, async (t) => {
   const dir = fs.realpathSync(temporaryDir(t, 'nodebench-lock-'))
@@ -131,7 +130,7 @@ test("installed into an app with a package-lock.json, the tarballs move no versi
   for (const file of ['package.json', 'package-lock.json']) fs.copyFileSync(path.join(fixture, file), path.join(app, file))
   const before = lockedVersions(JSON.parse(fs.readFileSync(path.join(app, 'package-lock.json'), 'utf8')))
   assert.equal(before['node_modules/proxy-addr'], '2.0.7', 'the fixture locks an older version than the newest its dependents allow')
-  const packed = packPublished(path.join(dir, 'tarballs'))
+  const packed = packedPackages()
   await npm(app, ['install', '--package-lock-only', ...packed.map(({ file }) => file)])
 
   const lock = JSON.parse(fs.readFileSync(path.join(app, 'package-lock.json'), 'utf8'))

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. How npm resolves the tarballs and how test runners' module registries load them (`node:` specifiers, ES modules in node_modules) do not depend on the Node.js line.
 // An app's own test suite passes the same with nodebench's line as without it, under every test runner Express
 // apps still use. Small Express apps, one per runner (Jest 26, 27, 29 and 30, Mocha, Vitest, `node --test`),
 // each with a real suite of its own (supertest requests through a middleware, a handler, a validation error and
@@ -12,18 +13,18 @@
 // What this catches: Jest 26's registry does not know `node:` specifiers, Jest 27's fails to parse
 // hdr-histogram-js's ES module loader (both failed an app's suite before).
 //
-// It installs from the registry (through the npm cache) and runs once per CI run: test/app-install.js says
-// on which Node.js line and why.
+// It installs from the registry (through the npm cache) and runs once per CI run, on the first line of the
+// matrix (its tag; `npm run test:node -- 24 test/runners.test.js` runs it on another: Node.js 24.22.3,
+// 2026-11-29, every runner the same with and without the line).
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const semver = require('semver')
-const { temporaryDir } = require('./support')
-const { packPublished, RUN_TIME } = require('../tools/pack')
+const { RUN_TIME } = require('../tools/pack')
+const { packedPackages } = require('./packed')
 const { userCacheDir } = require('@nodebench/services')
-const { installTestsSkipped, runCommand, npmEnv, inPool, withDirLock, cachedApp } = require('./app-install')
+const { runCommand, npmEnv, inPool, withDirLock, cachedApp } = require('./app-install')
 
 const SUITE_TIMEOUT_MS = 240_000
 // Two installs at once, the suites running beside them: with nothing installed yet, 101 s for the seven
@@ -216,20 +217,12 @@ async function runSuite (dir, runner, traced) {
   return { code, output, timedOut, results: readResults(dir, runner.style) }
 }
 
-test('the install tests run on the lowest supported Node.js line, elsewhere only with NODEBENCH_TEST_INSTALLS=1', () => {
-  const lowest = semver.minVersion(require('../package.json').engines.node)
-  assert.equal(installTestsSkipped({}, lowest.version), false)
-  const skipped = installTestsSkipped({}, `${lowest.major + 4}.0.0`)
-  assert.match(skipped, new RegExp(`^run once per CI run, on Node\\.js ${lowest.major} .*NODEBENCH_TEST_INSTALLS=1 runs them here$`))
-  assert.equal(installTestsSkipped({ NODEBENCH_TEST_INSTALLS: '1' }, `${lowest.major + 4}.0.0`), false)
-})
-
 test('an app\'s suite passes the same with app.use(nodebenchTrace()) under Jest 26, 27, 29, 30, Mocha, Vitest and node --test', {
-  skip: installTestsSkipped(),
   timeout: 1_800_000
 }, (t) => withDirLock(path.join(userCacheDir(), 'test-apps', 'runners'), async () => {
   const log = (line) => process.stderr.write(`runners: ${line}\n`)
-  const tarballs = packPublished(path.join(temporaryDir(t, 'nodebench-runners-'), 'tarballs'), RUN_TIME)
+  const runTime = new Set(RUN_TIME.map((dir) => require(`../${dir}/package.json`).name))
+  const tarballs = packedPackages().filter(({ name }) => runTime.has(name))
   const started = Date.now()
   // Installs run ahead of the suites; each runner's test waits for its own.
   const installs = new Map(RUNNERS.map((runner) => {

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. Prometheus is Debian's and the report reads it (metrics export runs on every line in middleware/test): the Node.js version does not change what this tests.
 // Fleet breakdowns against a real Prometheus (Debian's, started by the project): instances of a traced
 // service, each a process of its own exporting its breakdown as metrics (OTEL_METRICS_EXPORTER=prometheus),
 // are scraped; `nodebench report --source prometheus` must give the requests they served and the shares of

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. The sweep cells and the report bench makes of the example: the Node.js version does not change what this tests (split.test.js's trace runs on every line).
 // The example's workload under `nodebench bench`, on real processes and the real (embedded) database with small
 // reads: a sweep of two document counts and two back-end counts makes a cell per combination, each carrying its
 // values, every cell's front-end started with its back-ends; the report draws response time against documents,

@@ -1,5 +1,7 @@
 'use strict'
 
+// nodebench-test: once. The AngularJS port against the server's pages in Chromium: the Node.js version does not change what this tests.
+
 /* global angular, location -- in the functions that run in the page (page.evaluate, waitForFunction) */
 
 const { test } = require('node:test')

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. Apache and PHP are Debian's, the baseline targets and their ladder bench's: the Node.js version does not change what this tests.
 // bench with servers beside the app (kernel/targets.js), run as users run it: the shop app traced and untraced,
 // nodebench's bare node:http and Express servers answering the app's bytes and Apache httpd with PHP on
 // loopback, each cell's processes sampled, the ladder from bare node:http to the traced app in the report;

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. Prometheus is Debian's and bench only reads it (metrics export runs on every line in middleware/test): the Node.js version does not change what this tests.
 // `bench --breakdown-source prometheus`: each cell's breakdown read from the metrics of the processes bench
 // started, scraped by a real Prometheus: one the run starts when the `prometheus` service does not run, else
 // the service, whose targets bench adds for the run and removes after it.

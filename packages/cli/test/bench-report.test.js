@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. The report rendered from figures and checked in Chromium: the Node.js version does not change what this tests.
 // The bench report: its derived figures and sentences (summarize), its two files (writeReport), and the
 // HTML page opened in the real headless Chromium.
 

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. nginx and Prometheus are Debian's, the topology and its events bench's: the Node.js version does not change what this tests.
 // Scale-out as the TU Berlin study ran it: independent instances of the example app behind a real nginx
 // (Debian's, started by the project), on the real embedded database, their breakdowns read from a real
 // Prometheus; instances killed and added mid-run; --find-max; and the options that ask for them.

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. Chromium loads the example's pages and bench reads its figures: the Node.js version does not change what this tests.
 // `nodebench browser`: the study's client-side half in real Chromium (Debian's, through playwright-core),
 // against the real example app on the embedded database, and against a small server of the test's own for
 // the ways a page goes wrong.

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. compare on runs already measured (statistics and the report): the Node.js version does not change what this tests.
 // `nodebench compare <a> <b>` on runs already measured: real repetitions of the shop app (an A/A paired run,
 // test/fixtures/compare-aa, recorded by benchmarks/compare-false-positives.js), as they are and with a change
 // made in one segment; the study's schema-1 results; the false-positive rate of A/A comparisons; and every way

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. Jaeger is built with Go and the report renders what it holds (span export runs on every line in middleware/test and collector/test): the Node.js version does not change what this tests.
 // `nodebench report` against a real Jaeger fed by a real traced app, and `nodebench services ... jaeger`.
 
 const { test } = require('node:test')

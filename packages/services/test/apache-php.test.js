@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. Apache and PHP are Debian's: the Node.js version does not change what this tests.
 // Apache httpd with PHP as bench's apache-php target runs it: Debian's apache2 and libapache2-mod-php (installed
 // when missing, as root), a configuration of nodebench's own on loopback (prefork, mod_php, Debian's defaults),
 // a workload's PHP pages or a page of nodebench's that answers every path with one reply, and an error that

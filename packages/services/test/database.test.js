@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. FerretDB is built with Go: the Node.js version does not change what this tests.
 // Against the real FerretDB launcher, built through ensureGoBinary (the first run builds it, about a
 // minute; later runs find it in .cache/bin). Every test uses its own data and state dirs.
 

@@ -1,5 +1,7 @@
 'use strict'
 
+// nodebench-test: once. Builds made with Go: the Node.js version does not change what this tests.
+
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. nginx is Debian's: the Node.js version does not change what this tests.
 // nginx as bench runs it in front of independent instances: Debian's binary, a configuration of nodebench's
 // own on loopback, a reload that takes new upstreams, its own 5xx pages marked, and an access log that says
 // which instance served each request and what nginx retried.
