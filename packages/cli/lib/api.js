@@ -82,10 +82,8 @@ async function runBench (config, options = {}) {
 /** What `nodebench bench` prints on stdout for `results`: time shares, owners, what its passes found. */
 function renderBenchText (results) {
   // The sections a bench run may hold beyond the matrix, in page order.
-  const sections = [
-    require('./bench/report-database').databaseSection, require('./flame/pass').flameSection, require('./browser/pass').browserSection
-  ]
-  return require('./bench/terminal').renderText(results, { sections })
+  const sections = [require('./flame/pass').flameSection, require('./browser/pass').browserSection]
+  return require('./bench/report').renderText(results, { sections })
 }
 
 /** Profiles a flame run (flameConfig's `config`); resolves to `{ flamegraphs, comparison, files }` (flame/run.js). */

@@ -6,7 +6,7 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { findNamed, isNamed, plainForms } = require('../lib/bench/dominant')
-const { renderOwners } = require('../lib/bench/terminal')
+const { renderOwners } = require('../lib/bench/cells/text')
 
 const segment = (name, share, aliases = []) => ({ name, kind: 'handler', share, aliases })
 

@@ -11,7 +11,6 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { renderHtml, renderMarkdown } = require('../lib/bench/report')
 const { renderBenchText } = require('../lib/api')
-const { databaseSection } = require('../lib/bench/report-database')
 const { flameSection } = require('../lib/flame/pass')
 const { browserSection } = require('../lib/browser/pass')
 
@@ -35,7 +34,7 @@ test('the fixed runs are there, one of each kind the report shows', () => {
 for (const name of names) {
   test(`${name}: report.html, report.md and the terminal's text are as recorded`, { timeout: 120_000 }, async () => {
     const read = () => JSON.parse(fs.readFileSync(path.join(RUNS, name, 'results.json'), 'utf8'))
-    const sections = [databaseSection, flameSection, browserSection]
+    const sections = [flameSection, browserSection]
     same(path.join(RUNS, name, 'report.html'), await renderHtml(read(), { sections }))
     same(path.join(RUNS, name, 'report.md'), renderMarkdown(read(), { sections }))
     same(path.join(RUNS, name, 'terminal.txt'), renderBenchText(read()))

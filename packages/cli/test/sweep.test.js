@@ -11,7 +11,7 @@ const { checkWorkload, requestsOf } = require('../lib/kernel/workload')
 const { parseVaryOption, sweepOf, fillValues } = require('../lib/kernel/sweep')
 const { benchConfig } = require('../lib/bench/config')
 const { cellsOf } = require('../lib/bench/matrix')
-const { renderMarkdown } = require('../lib/bench/report-md')
+const { renderMarkdown } = require('../lib/bench/report')
 const { temporaryDir, runCli } = require('../../../test/support')
 
 const check = (source) => checkWorkload(source, { file: '/x/nodebench.workload.js', shown: 'nodebench.workload.js' })

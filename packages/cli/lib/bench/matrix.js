@@ -14,7 +14,7 @@ const { listenQueueCounters, listenQueueSince } = require('../kernel/listen-queu
 const { round } = require('../kernel/statistics')
 const { repetitionFigures, cellFigures, probeCell, checkWarmup, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
 const { readCollectionSizes, collectionChanges } = require('../kernel/collection-sizes')
-const { analyzeEvents } = require('./elasticity')
+const { analyzeEvents } = require('./scale-out/elasticity')
 
 // The load matrix of a bench run: for every cell (processes x topology x scenario x format), start the app with
 // that many processes (kernel/topology.js: a node:cluster app, or independent instances behind nginx), warm it

@@ -10,7 +10,7 @@ const { storeGrowth } = require('../kernel/collection-sizes')
 // nodebench's kept one, or MONGODB_URI), its collections' sizes before and after each cell, and the warning
 // when the store grew enough over the run to move the figures: results.json's `database`
 // (kernel/collection-sizes.js databaseOfRun). report.js adds this section to every bench report; the warning is
-// also one of "What limits these figures" (report-data.js).
+// also one of "What limits these figures" (cells/data.js).
 
 const TITLE = 'Database: collection sizes before and after each cell'
 

@@ -1,14 +1,13 @@
 'use strict'
 
-const { processesText } = require('../render/format')
-const { valuesText } = require('../kernel/sweep')
-const { scenarioLabel } = require('./scenario-label')
+const { processesText } = require('../../render/format')
+const { valuesText } = require('../../kernel/sweep')
+const { scenarioLabel } = require('../scenario-label')
 
 // The figures of the report's section on what each process used while a cell's load ran
 // (kernel/process-sampler.js): per cell, every process with its role, CPU% and resident memory, mean and max (the
 // KIT study's Tables I and II). A role of many processes (Apache's prefork pool) is one row, its processes'
-// figures summed at each sample. Its tables (one per cell, and how the cell was sampled) are in report-tables.js,
-// its charts (mean CPU% by process with its max) in report-charts.js, as the rest of the report's.
+// figures summed at each sample.
 
 // Past this many processes of one role, the role is one row.
 const ROLE_ROWS_ABOVE = 8

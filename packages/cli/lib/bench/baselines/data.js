@@ -1,17 +1,15 @@
 'use strict'
 
-const { isNumber, listText } = require('../render/format')
-const { TARGET_KINDS, LADDER } = require('../kernel/targets')
-const { targetsNotes } = require('./report-findings')
+const { isNumber, listText } = require('../../render/format')
+const { TARGET_KINDS, LADDER } = require('../../kernel/targets')
+const { targetsNotes } = require('./findings')
 
 // The figures of the report's section on the servers a run measured side by side (kernel/targets.js): each
 // target's figures per scenario, format and process count, as Apache Bench prints them (requests/s, time per
 // request, failed requests, the percentage of requests served within a time); the ladder from bare node:http to
 // the traced app ("this machine serves N req/s bare, Express M, your app untraced U, traced T") with the share of
 // the gap each step costs; and the workload's reference figures beside the run's (Paliwal's Table 2 for
-// examples/baseline). From results.json's `targets`, `cells` (the app's) and `targetCells` (the others'). Its
-// sentences (the ladder's, the notes) are in report-findings.js, its tables in report-tables.js, its charts in
-// report-charts.js, as the rest of the report's.
+// examples/baseline). From results.json's `targets`, `cells` (the app's) and `targetCells` (the others').
 
 /** A target's description from results.json, else from its kind. */
 function targetsOf (results) {

@@ -1,15 +1,14 @@
 'use strict'
 
-const { isNumber } = require('../render/format')
-const { valuesText } = require('../kernel/sweep')
-const { sweepLimits } = require('./report-findings')
+const { isNumber } = require('../../render/format')
+const { valuesText } = require('../../kernel/sweep')
+const { sweepLimits } = require('./findings')
 
 // The figures of the report's sweeps (kernel/sweep.js): each cell's response time against the value its scenario
 // varies first (the KIT study's Figs. 4 and 5 against documents, Fig. 6 against concurrent requests), one line per
 // scenario and its other values (a back-end count); the workload's reference comparisons (`reference.sweeps`: this
 // cell's response time over that one's at each value) beside the study's figures; and what this machine's cores
-// can show of them, from `results.machine.cores`, rather than claiming what they cannot. Its sentences are in
-// report-findings.js, its tables in report-tables.js, its charts in report-charts.js, as the rest of the report's.
+// can show of them, from `results.machine.cores`, rather than claiming what they cannot.
 
 const COMPARISON_MEASURES = Object.freeze(['ratio', 'gain'])
 

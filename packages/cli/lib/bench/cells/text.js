@@ -1,16 +1,11 @@
 'use strict'
 
 const { renderTable } = require('@nodebench/breakdown')
-const { textTable } = require('../render/tables')
-const { targetsSummary } = require('./report-targets')
-const { ladderSentence } = require('./report-findings')
-const { targetGroupTable, targetGroupTitle } = require('./report-tables')
-const { findNamed, isNamed } = require('./dominant')
-const { scenarioLabel } = require('./scenario-label')
+const { findNamed, isNamed } = require('../dominant')
+const { scenarioLabel } = require('../scenario-label')
 
-// What `nodebench bench` prints when it is done (the reports have the rest): each measured operation's time
-// shares, the function that owns its time here and in the workload's reference, and what each pass run after
-// the matrix says (its section's `text`).
+// What `nodebench bench` prints of the app's cells when it is done (the reports have the rest): each measured
+// operation's time shares, the function that owns its time here and in the workload's reference.
 
 /** The cells of the lowest process count, the study's Table 1 column. */
 function lowestProcesses (results) {
@@ -91,28 +86,4 @@ function percent (share) {
   return `${(share * 100).toFixed(2)}%`
 }
 
-/** The servers measured side by side: each group's figures and the ladder from bare node:http to the traced app. */
-function renderTargets (results) {
-  const targets = targetsSummary(results)
-  if (targets === null) return ''
-  const columns = ['target', 'req/s', 'time per request ms (ab)', 'failed', '50% ms', '98% ms', '100% ms']
-  const parts = []
-  for (const group of targets.groups) {
-    const table = targetGroupTable(group)
-    const indexes = columns.map((name) => table.head.indexOf(name))
-    const rows = table.rows.map((row) => (row.message ? row : { ...row, cells: indexes.map((i) => row.cells[i]) }))
-    parts.push(`${targetGroupTitle(group)}:\n${textTable({ head: columns, rows })}`)
-    if (group.ladder !== null) parts.push(`${ladderSentence(group, group.ladder)}\n`)
-  }
-  return parts.join('\n') + '\n'
-}
-
-/** Everything bench prints on stdout after a run (without --json); `sections`: the passes' (report.js). */
-function renderText (results, { sections = [] } = {}) {
-  const passes = sections.filter((s) => results[s.key] !== undefined && results[s.key] !== null)
-    .map((s) => s.text(results[s.key])).join('')
-  const app = results.cells.length === 0 ? '' : renderTimeShares(results) + '\n' + renderOwners(results)
-  return app + renderTargets(results) + passes
-}
-
-module.exports = { renderText, renderTimeShares, renderOwners, renderTargets }
+module.exports = { renderTimeShares, renderOwners }

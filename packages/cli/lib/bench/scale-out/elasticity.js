@@ -1,6 +1,6 @@
 'use strict'
 
-const { round, median } = require('../kernel/statistics')
+const { round, median } = require('../../kernel/statistics')
 
 // What happened around each event of an elasticity run (`--add-instance-at`, `--kill-instance-at`), read from
 // the load generator's per-second timeline (kernel/load-observer.js) and nginx's access log (which instance served

@@ -1,11 +1,11 @@
 'use strict'
 
-const { isNumber, processesText } = require('../render/format')
-const { findingsOf, notesOf } = require('./report-findings')
-const { databaseNotes } = require('./report-database')
-const { valuesText } = require('../kernel/sweep')
-const { findNamed, isNamed } = require('./dominant')
-const { scenarioLabel: labelOfScenario } = require('./scenario-label')
+const { isNumber, processesText } = require('../../render/format')
+const { findingsOf, notesOf } = require('./findings')
+const { databaseNotes } = require('../database')
+const { valuesText } = require('../../kernel/sweep')
+const { findNamed, isNamed } = require('../dominant')
+const { scenarioLabel: labelOfScenario } = require('../scenario-label')
 
 // The figures both renderers of the bench report show, derived once from a results.json (schema 1 to 3).
 // Nothing here trusts an optional field: a failed cell, a missing cell, a cell without a breakdown or a
@@ -392,7 +392,7 @@ function summarize (results) {
     .map(Number).filter(Number.isFinite)
   const processes = [...new Set(processCounts)].sort((a, b) => a - b)
   // A swept cell (kernel/sweep.js) differs from its neighbours by its values, not only its processes: the
-  // comparisons by process count leave it to the sweep section (report-sweep.js).
+  // comparisons by process count leave it to the sweep section (sweeps/).
   const unswept = cells.filter((c) => Object.keys(c.values).length === 0)
   const throughput = throughputSeries(unswept, scenarios, formats, workload)
   const sizes = responseSizes(cells, scenarios, formats, workload)
@@ -421,7 +421,7 @@ function summarize (results) {
       : [],
     cells,
     allCells,
-    // The cells of the servers beside the app (report-targets.js shows them).
+    // The cells of the servers beside the app (baselines/ shows them).
     targetCells: Array.isArray(results && results.targetCells)
       ? { total: results.targetCells.length, failed: results.targetCells.filter((cell) => cell && cell.status !== 'ok').length }
       : { total: 0, failed: 0 },

@@ -1,14 +1,13 @@
 'use strict'
 
-const { isNumber } = require('../render/format')
-const { scaleOutFindings, scaleOutNotes } = require('./report-findings')
+const { isNumber } = require('../../render/format')
+const { scaleOutFindings, scaleOutNotes } = require('./findings')
 
 // The figures of the bench report's scale-out section: the topologies beside each other at the same process
 // counts (node:cluster against independent instances behind nginx), the TU Berlin study's figures beside the
 // run's, --find-max's highest error-free throughput, failures by class, and the elasticity runs (instances added
-// or killed mid-run) second by second. Everything is computed from the summary's cells (report-data.js); a run
-// without any of it has no such section. Its sentences are in report-findings.js, its tables in
-// report-tables.js, its charts in report-charts.js, as the rest of the report's.
+// or killed mid-run) second by second. Everything is computed from the summary's cells (cells/data.js); a run
+// without any of it has no such section.
 
 function measured (cell) {
   return cell && cell.measured ? cell : null
