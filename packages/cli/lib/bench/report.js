@@ -29,8 +29,9 @@ const { htmlPage } = require('../render/page')
 // `app`: about the app's cells, left out of a run of other servers only.
 
 const SECTIONS = Object.freeze([
-  cells.answerSection, cells.findingsSection, cells.limitsSection, baselinesSection, sweepSection, ...cells.chartSections,
-  cells.cellsSection, cells.studySection, scaleOutSection, cells.breakdownsSection, processesSection, databaseSection
+  cells.answerSection, cells.findingsSection, cells.limitsSection, baselinesSection, sweepSection,
+  ...cells.chartSections, cells.cellsSection, cells.studySection, scaleOutSection, cells.breakdownsSection,
+  processesSection, databaseSection
 ])
 
 /** The report's sections that have something to show, each with its value, in page order. */
