@@ -6,6 +6,11 @@ const { escapeMarkdown } = require('@nodebench/breakdown')
 const { summarize } = require('./cells/data')
 const { headline } = require('./cells/tables')
 const cells = require('./cells')
+const { answerSection } = require('./owners')
+const { studySection, htmlVsJsonSection } = require('./study')
+const { timeShareCharts } = require('./owners/charts')
+const { latencyCharts, throughputCharts } = require('./cells/charts')
+const { htmlVsJsonCharts } = require('./study/charts')
 const { baselinesSection } = require('./baselines')
 const { sweepSection } = require('./sweeps')
 const { scaleOutSection } = require('./scale-out')
@@ -16,8 +21,10 @@ const { htmlPage } = require('../render/page')
 // The report of `nodebench bench`: report.html (self-contained, charts as inline SVG), report.md and what the
 // terminal shows, from a results.json. A report is a list of sections, one module per subject owning its
 // figures, sentences, tables and charts:
-//   cells/       the app's cells: where the time goes, what this shows and what limits it, the charts, the
-//                study beside the run, each cell's breakdown, the machine (cells/data.js: summarize)
+//   cells/       the app's cells: what this shows and what limits it, latency and throughput, the cells'
+//                table, each cell's breakdown, the machine (cells/data.js: summarize, the summary all read)
+//   owners/      where the time goes: the function that owns each operation's time (the answer, first)
+//   study/       the run beside its workload's reference (the study's findings, Table 1, HTML against JSON)
 //   baselines/   the servers measured side by side (the ladder from bare node:http to the traced app)
 //   sweeps/      response time against the varied values
 //   scale-out/   nginx beside node:cluster, --find-max, the elasticity runs
@@ -29,10 +36,15 @@ const { htmlPage } = require('../render/page')
 // `app`: about the app's cells, left out of a run of other servers only.
 
 const SECTIONS = Object.freeze([
-  cells.answerSection, cells.findingsSection, cells.limitsSection, baselinesSection, sweepSection,
-  ...cells.chartSections, cells.cellsSection, cells.studySection, scaleOutSection, cells.breakdownsSection,
-  processesSection, databaseSection
+  answerSection, cells.findingsSection, cells.limitsSection, baselinesSection, sweepSection,
+  cells.latencySection, cells.throughputSection, htmlVsJsonSection, cells.cellsSection, studySection,
+  scaleOutSection, cells.breakdownsSection, processesSection, databaseSection
 ])
+
+/** The charts of the app's sections, in page order (each section draws its own). */
+function chartsOf (summary) {
+  return [timeShareCharts, latencyCharts, throughputCharts, htmlVsJsonCharts].flatMap((charts) => charts(summary))
+}
 
 /** The report's sections that have something to show, each with its value, in page order. */
 function sectionsOf (results, passSections = []) {
@@ -90,4 +102,4 @@ async function writeReport (results, outDir, { sections = [] } = {}) {
   return { html, markdown }
 }
 
-module.exports = { summarize, renderMarkdown, renderHtml, renderText, writeReport }
+module.exports = { summarize, chartsOf, renderMarkdown, renderHtml, renderText, writeReport }

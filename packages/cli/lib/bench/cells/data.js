@@ -4,8 +4,9 @@ const { isNumber, processesText } = require('../../render/format')
 const { findingsOf, notesOf } = require('./findings')
 const { databaseNotes } = require('../database')
 const { valuesText } = require('../../kernel/sweep')
-const { findNamed, isNamed } = require('../dominant')
-const { scenarioLabel: labelOfScenario } = require('../scenario-label')
+const { findNamed } = require('../owners/dominant')
+const { workloadOf, scenarioLabel, dominantOf } = require('./workload')
+const { htmlVsJson, table1, dominance, responseSizes, sizeRatios } = require('../study/data')
 
 // The figures both renderers of the bench report show, derived once from a results.json (schema 1 to 3).
 // Nothing here trusts an optional field: a failed cell, a missing cell, a cell without a breakdown or a
@@ -25,37 +26,6 @@ const PERCENTILES = Object.freeze([
   Object.freeze({ key: 'p99', label: 'p99' }),
   Object.freeze({ key: 'max', label: 'max' })
 ])
-
-/** The workload's description of its scenarios and reference, from results.json; empty when absent. */
-function workloadOf (results) {
-  const workload = results && results.workload && typeof results.workload === 'object' ? results.workload : {}
-  const scenarios = workload.scenarios && typeof workload.scenarios === 'object' ? workload.scenarios : {}
-  const reference = workload.reference && typeof workload.reference === 'object' ? workload.reference : null
-  return {
-    name: typeof workload.name === 'string' ? workload.name : null,
-    file: typeof workload.file === 'string' ? workload.file : null,
-    formats: Array.isArray(workload.formats) ? workload.formats.map(String) : [],
-    scenarios,
-    reference,
-    scenario: (name) => (Object.hasOwn(scenarios, name) && scenarios[name] && typeof scenarios[name] === 'object' ? scenarios[name] : null)
-  }
-}
-
-/** A scenario's reference figure: `reference[kind][format]` of the workload's scenario, or null. */
-function referenceOf (workload, scenario, kind, format) {
-  const described = workload.scenario(scenario)
-  const table = described && described.reference && described.reference[kind]
-  return table && typeof table === 'object' && table[format] !== undefined ? table[format] : null
-}
-
-function scenarioLabel (workload, scenario) {
-  return labelOfScenario(workload.scenarios, scenario)
-}
-
-function dominantOf (workload, scenario) {
-  const described = workload.scenario(scenario)
-  return described && typeof described.dominant === 'string' ? described.dominant : null
-}
 
 /** { mean, min, max } from what the runner wrote (an object, or a bare number); null when unusable. */
 function rateOf (value) {
@@ -216,10 +186,6 @@ function ordered (known, ...lists) {
   return [...known.filter((item) => seen.delete(item)), ...seen]
 }
 
-function find (cells, scenario, format, processes) {
-  return cells.find((c) => c.scenario === scenario && c.format === format && c.processes === processes)
-}
-
 /** requests/s per process count of each operation and format, measured cells only. */
 function throughputSeries (cells, scenarios, formats, workload) {
   const series = []
@@ -247,128 +213,6 @@ function scalingSteps (series) {
       gain: point.mean / s.points[i].mean
     }))
   }))
-}
-
-function sideOf (cell) {
-  if (!cell || !cell.measured) return null
-  return {
-    requestsPerSec: cell.requestsPerSec.mean,
-    latencyMeanMs: isNumber(cell.latencyMs.mean) ? cell.latencyMs.mean : null
-  }
-}
-
-/** HTML beside JSON per operation and process count; `jsonOverHtml` is null when a side is missing. */
-function htmlVsJson (cells, scenarios, processes, workload) {
-  const rows = []
-  for (const scenario of scenarios) {
-    for (const count of processes) {
-      const html = find(cells, scenario, 'html', count)
-      const json = find(cells, scenario, 'json', count)
-      if (!html && !json) continue
-      const htmlSide = sideOf(html)
-      const jsonSide = sideOf(json)
-      const both = htmlSide !== null && jsonSide !== null
-      rows.push({
-        scenario,
-        label: scenarioLabel(workload, scenario),
-        processes: count,
-        html: htmlSide,
-        json: jsonSide,
-        missing: both ? null : [['html', html], ['json', json]].filter(([, c]) => !c || !c.measured).map(([f, c]) => `${f} ${c ? 'failed' : 'not measured'}`),
-        jsonOverHtml: both ? jsonSide.requestsPerSec / htmlSide.requestsPerSec : null,
-        htmlOverJsonLatency: both && htmlSide.latencyMeanMs !== null && jsonSide.latencyMeanMs
-          ? htmlSide.latencyMeanMs / jsonSide.latencyMeanMs
-          : null
-      })
-    }
-  }
-  return rows
-}
-
-/**
- * The reference's shares of the dominant function (the study's Table 1) beside the same share here, per
- * process count: scenarios that name a dominant function.
- */
-function table1 (cells, scenarios, formats, workload) {
-  const rows = []
-  for (const scenario of scenarios) {
-    const dominant = dominantOf(workload, scenario)
-    if (dominant === null) continue
-    for (const format of formats) {
-      const here = {}
-      const top = {}
-      const ofFormat = cells.filter((c) => c.scenario === scenario && c.format === format)
-      for (const cell of ofFormat.filter((c) => c.measured && c.operation)) {
-        here[cell.processes] = cell.studyFunctionShare === null ? null : cell.studyFunctionShare * 100
-        top[cell.processes] = cell.top
-      }
-      const studyShares = referenceOf(workload, scenario, 'shares', format) || {}
-      const failed = ofFormat.filter((c) => c.failed).map((c) => c.processes)
-      const label = scenarioLabel(workload, scenario)
-      rows.push({ scenario, label, format, function: dominant, here, top, failed, study: { ...studyShares } })
-    }
-  }
-  return rows
-}
-
-/** Which function owns each measured cell's time, here and in the study. */
-function dominance (cells, workload) {
-  return cells.filter((c) => c.measured && c.top).map((c) => {
-    const studyTable = referenceOf(workload, c.scenario, 'shares', c.format)
-    return {
-      scenario: c.scenario,
-      label: c.label,
-      format: c.format,
-      processes: c.processes,
-      title: c.title,
-      hereFunction: c.top.name,
-      hereShare: c.top.share,
-      studyFunction: c.studyFunction,
-      studyFunctionShare: c.studyFunctionShare,
-      studyPercent: studyTable && isNumber(studyTable[c.processes]) ? studyTable[c.processes] : null,
-      matches: c.studyFunction !== null && isNamed(c.top, c.studyFunction)
-    }
-  })
-}
-
-/** Bytes per response per operation and format (the lowest process count measured), beside the study's. */
-function responseSizes (cells, scenarios, formats, workload) {
-  const rows = []
-  for (const scenario of scenarios) {
-    for (const format of formats) {
-      const sizes = cells
-        .filter((c) => c.scenario === scenario && c.format === format && c.measured && c.bytesPerResponse !== null)
-        .sort((a, b) => a.processes - b.processes).map((c) => c.bytesPerResponse)
-      if (sizes.length === 0) continue
-      const studyBytes = referenceOf(workload, scenario, 'bytes', format)
-      rows.push({
-        scenario,
-        label: scenarioLabel(workload, scenario),
-        format,
-        bytes: sizes[0],
-        varies: sizes.some((size) => size !== sizes[0]),
-        studyBytes: isNumber(studyBytes) ? studyBytes : null
-      })
-    }
-  }
-  return rows
-}
-
-/** HTML bytes / JSON bytes per operation, here and in the study. */
-function sizeRatios (sizes) {
-  const ratios = []
-  for (const scenario of new Set(sizes.map((s) => s.scenario))) {
-    const html = sizes.find((s) => s.scenario === scenario && s.format === 'html')
-    const json = sizes.find((s) => s.scenario === scenario && s.format === 'json')
-    if (!html || !json || !json.bytes) continue
-    ratios.push({
-      scenario,
-      label: html.label,
-      here: html.bytes / json.bytes,
-      study: html.studyBytes !== null && json.studyBytes ? html.studyBytes / json.studyBytes : null
-    })
-  }
-  return ratios
 }
 
 /**

@@ -2,32 +2,19 @@
 
 const { escapeHtml, escapeMarkdown } = require('@nodebench/breakdown')
 const tables = require('./tables')
-const { renderCharts } = require('./charts')
-const { renderTimeShares, renderOwners } = require('./text')
+const { latencyCharts, throughputCharts } = require('./charts')
 const { sweepOf } = require('../sweeps')
 const { section } = require('../../render/page')
 const { htmlTable, markdownTable } = require('../../render/tables')
 const { htmlList, markdownList } = require('../../render/findings')
-const { chartGrid } = require('../../render/charts')
-const { processesText } = require('../../render/format')
+const { chartGrid, renderCharts } = require('../../render/charts')
 
-// The app's cells in the report: where the time goes (the answer, first), what this shows, what limits the
-// figures, the latency, throughput and HTML-against-JSON charts, the cells' table, the study beside the run,
-// each cell's breakdown, and the machine and configuration. data.js summarizes results.json (`summarize`),
-// findings.js says what it shows, tables.js, charts.js and text.js (the terminal's) show it. A section marked
-// `app` has nothing to show in a run of other servers only.
-
-const ANSWER_ABOUT = 'Which function owns each operation\'s response time: the segment with the largest share (its time / the ' +
-  'operation\'s response time in the app), at the lowest process count measured; then each segment\'s share in path order, ' +
-  'one bar per process count. Unattributed is Express\'s own routing, the gaps between layers and the socket flush.'
+// The app's cells in the report: what this shows, what limits the figures, the latency and throughput charts,
+// the cells' table, each cell's breakdown, and the machine and configuration. data.js summarizes results.json
+// (`summarize`, with the figures of owners/ and study/), findings.js says what it shows, tables.js and charts.js
+// show it. A section marked `app` has nothing to show in a run of other servers only.
 
 const BREAKDOWN_ABOUT = 'Share = the segment\'s time / the operation\'s response time in the app;'
-
-/** The charts of the cells' sections, rendered once per report. */
-function chartsOf (report) {
-  if (!report.charts) report.charts = renderCharts(report.summary)
-  return report.charts
-}
 
 function leftOutCaption (chart) {
   if (chart.leftOut.length === 0) return ''
@@ -36,36 +23,6 @@ function leftOutCaption (chart) {
 }
 
 const itself = (report) => report
-
-/** The answer, first on the page: who owns each operation's time, as a table and as stacked bars. */
-const answerSection = Object.freeze({
-  id: 'answer',
-  nav: 'Where the time goes',
-  app: true,
-  of: itself,
-  async html (report) {
-    const owners = tables.ownerTable(report.summary)
-    if (owners.rows.length === 0) {
-      return section('answer', 'Where the time goes', '<p class="left-out">No measured cell has a breakdown of its operation: which function owns the time is not known.</p>')
-    }
-    const charts = await chartsOf(report)
-    const bars = chartGrid(charts.filter((chart) => chart.kind === 'time-share'), leftOutCaption)
-    return section('answer', 'Where the time goes', `<p>${escapeHtml(ANSWER_ABOUT)}</p>\n` +
-      `<h3>At ${escapeHtml(processesText(owners.processes))}</h3>\n${htmlTable(owners, { bars: true })}\n${bars}`)
-  },
-  markdown (report) {
-    const owners = tables.ownerTable(report.summary)
-    return ['## Where the time goes\n', owners.rows.length === 0
-      ? 'No measured cell has a breakdown of its operation: which function owns the time is not known.\n'
-      : `The function that owns each operation's response time (the largest share), at ${processesText(owners.processes)}; ` +
-        'the time-share charts are in report.html beside this file.\n\n' + markdownTable(owners)].join('\n')
-  },
-  /** Each measured operation's time shares and the function that owns its time. */
-  text (report) {
-    const { results } = report
-    return results.cells.length === 0 ? '' : renderTimeShares(results) + '\n' + renderOwners(results)
-  }
-})
 
 const findingsSection = Object.freeze({
   id: 'findings',
@@ -102,27 +59,33 @@ const limitsSection = Object.freeze({
   }
 })
 
-/** A section of charts of one kind (report.html only: report.md points to it). */
-function chartsSection ({ kind, title, about, when = () => true }) {
+/** A section of charts of one kind, `charts(summary)` (report.html only: report.md points to it). */
+function chartsSection ({ kind, title, about, charts, when = () => true }) {
   return Object.freeze({
     id: kind,
     nav: title,
     app: true,
-    of: (report) => (when(report.summary) ? report : null),
-    async html (report) {
-      const charts = await chartsOf(report)
-      const body = chartGrid(charts.filter((chart) => chart.kind === kind), leftOutCaption) ||
-        '<p class="left-out">No measured cell to draw.</p>'
+    of: (report) => (when(report.summary) ? report.summary : null),
+    async html (summary) {
+      const body = chartGrid(await renderCharts(charts(summary)), leftOutCaption) || '<p class="left-out">No measured cell to draw.</p>'
       return section(kind, title, `<p>${escapeHtml(about)}</p>\n${body}`)
     }
   })
 }
 
-const chartSections = Object.freeze([
-  chartsSection({ kind: 'latency', title: 'Latency percentiles', about: 'Per operation and format: each percentile of latency as autocannon measured it, one line per process count.' }),
-  chartsSection({ kind: 'throughput', title: 'Requests per second by processes', about: 'Per operation: each format\'s requests/s against the number of processes.' }),
-  chartsSection({ kind: 'html-vs-json', title: 'HTML against JSON', about: 'Per operation and process count: requests/s and mean latency of each format side by side.', when: (summary) => summary.comparesFormats })
-])
+const latencySection = chartsSection({
+  kind: 'latency',
+  title: 'Latency percentiles',
+  about: 'Per operation and format: each percentile of latency as autocannon measured it, one line per process count.',
+  charts: latencyCharts
+})
+
+const throughputSection = chartsSection({
+  kind: 'throughput',
+  title: 'Requests per second by processes',
+  about: 'Per operation: each format\'s requests/s against the number of processes.',
+  charts: throughputCharts
+})
 
 const cellsSection = Object.freeze({
   id: 'cells',
@@ -131,34 +94,6 @@ const cellsSection = Object.freeze({
   of: itself,
   html: ({ summary }) => section('cells', 'Cells', htmlTable(tables.cellTable(summary))),
   markdown: ({ summary }) => ['## Cells\n', markdownTable(tables.cellTable(summary))].join('\n')
-})
-
-/** The workload's reference (a study) beside the run: JSON against HTML, its Table 1, who owns the time, sizes. */
-const studySection = Object.freeze({
-  id: 'study',
-  nav: 'Comparison with the study',
-  app: true,
-  of: (report) => (report.summary.hasReference ? report.summary : null),
-  html (summary) {
-    return section('study', 'Comparison with the study', [
-      ...(summary.comparesFormats ? ['<h3>JSON against HTML</h3>', htmlTable(tables.throughputTable(summary))] : []),
-      '<h3>Table 1: the share of response time of the study\'s longest-running function</h3>', htmlTable(tables.table1Table(summary)),
-      '<h3>Which function owns the time</h3>', htmlTable(tables.dominanceTable(summary)),
-      '<h3>Response sizes</h3>', htmlTable(tables.responseSizeTable(summary))
-    ].join('\n'))
-  },
-  markdown (summary) {
-    return [
-      '## Comparison with the study\n',
-      ...(summary.comparesFormats ? ['### JSON against HTML\n', markdownTable(tables.throughputTable(summary))] : []),
-      '### Table 1: the share of response time of the study\'s longest-running function\n',
-      markdownTable(tables.table1Table(summary)),
-      '### Which function owns the time\n',
-      markdownTable(tables.dominanceTable(summary)),
-      '### Response sizes\n',
-      markdownTable(tables.responseSizeTable(summary))
-    ].join('\n')
-  }
 })
 
 /** Each cell's breakdown: its operation's segments and their shares. */
@@ -210,12 +145,13 @@ const machineSection = Object.freeze({
 })
 
 module.exports = {
-  answerSection,
   findingsSection,
   limitsSection,
-  chartSections,
+  latencySection,
+  throughputSection,
   cellsSection,
-  studySection,
   breakdownsSection,
-  machineSection
+  machineSection,
+  chartsSection,
+  leftOutCaption
 }

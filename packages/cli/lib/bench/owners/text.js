@@ -1,7 +1,7 @@
 'use strict'
 
 const { renderTable } = require('@nodebench/breakdown')
-const { findNamed, isNamed } = require('../dominant')
+const { findNamed, isNamed } = require('./dominant')
 const { scenarioLabel } = require('../scenario-label')
 
 // What `nodebench bench` prints of the app's cells when it is done (the reports have the rest): each measured
