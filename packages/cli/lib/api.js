@@ -30,7 +30,7 @@ function benchPasses (config) {
 function benchConfig (values, options) {
   const config = benchFeatureConfig(values, options)
   // The app's cells only: the servers beside it (--baseline-targets, a workload's targets) are not compared.
-  const cells = values.baseline === undefined ? [] : require('./bench/matrix').cellsOf(config).filter((cell) => cell.target.kind === 'app')
+  const cells = values.baseline === undefined ? [] : require('./kernel/plan').cellsOf(config).filter((cell) => cell.target.kind === 'app')
   const against = require('./compare/baseline').baselineOf(values, config, cells, commandOptions('bench').usageError)
   return against === null ? config : Object.freeze({ ...config, ...against })
 }

@@ -10,7 +10,7 @@ const path = require('node:path')
 const { checkWorkload, requestsOf } = require('../lib/kernel/workload')
 const { parseVaryOption, sweepOf, fillValues } = require('../lib/kernel/sweep')
 const { benchConfig } = require('../lib/bench/config')
-const { cellsOf } = require('../lib/bench/matrix')
+const { cellsOf } = require('../lib/kernel/plan')
 const { renderMarkdown } = require('../lib/bench/report')
 const { temporaryDir, runCli } = require('../../../test/support')
 

@@ -7,7 +7,7 @@ const { startTopology } = require('../kernel/topology')
 const { openBreakdownSource, measuredOperation } = require('../kernel/breakdown-source')
 const { LoadObserver, latencyPercentiles } = require('../kernel/load-observer')
 const { runAutocannon } = require('../kernel/load')
-const { targetOf } = require('../kernel/targets')
+const { cellsOf, targetsOf } = require('../kernel/plan')
 const { startTarget, captureReply, replyFor } = require('../kernel/target-process')
 const { startProcessSampler } = require('../kernel/process-sampler')
 const { listenQueueCounters, listenQueueSince } = require('../kernel/listen-queue')
@@ -29,42 +29,8 @@ const { analyzeEvents } = require('./scale-out/elasticity')
 // the same way, without a breakdown. Every cell samples its processes' CPU and memory while the load runs
 // (kernel/process-sampler.js), and keeps Apache Bench's latency percentiles (kernel/load-observer.js). A cell
 // of the app with a database nodebench gave it counts the documents of each collection right before its measured
-// load and right after it (kernel/collection-sizes.js): how much the store grew under that load.
-
-const APP_ONLY = Object.freeze([targetOf({ kind: 'app' })])
-
-/**
- * The cells of the matrix, in run order: process counts outermost (the slowest change), as the study; then each
- * scenario's combinations of varied values (kernel/sweep.js), the first name outermost; a scenario's targets
- * innermost, the app first (the bare servers serve its answer). Targets other than the app run once per process
- * count in the first topology (as node:cluster), Apache once (its prefork pool is its own). A scenario that varies
- * `processes` runs its own counts, once, instead of the run's.
- */
-function cellsOf (config) {
-  const cells = []
-  for (const [processIndex, runProcesses] of config.processes.entries()) {
-    for (const [topologyIndex, topology] of (config.topologies ?? ['cluster']).entries()) {
-      for (const scenario of config.scenarios) {
-        const formats = config.workload.scenarios[scenario].formats
-        for (const format of config.formats) {
-          if (!formats.includes(format)) continue
-          for (const values of config.sweep?.byScenario[scenario] ?? [{}]) {
-            if (values.processes !== undefined && processIndex > 0) continue
-            const processes = values.processes ?? runProcesses
-            const first = processIndex === 0 || values.processes !== undefined
-            for (const target of config.targets ?? APP_ONLY) {
-              if (target.kind === 'app') cells.push({ scenario, format, processes, topology, values, target })
-              else if (target.kind === 'apache-php') {
-                if (topologyIndex === 0 && first) cells.push({ scenario, format, processes: null, topology: 'prefork', values, target })
-              } else if (topologyIndex === 0) cells.push({ scenario, format, processes, topology: 'cluster', values, target })
-            }
-          }
-        }
-      }
-    }
-  }
-  return cells
-}
+// load and right after it (kernel/collection-sizes.js): how much the store grew under that load. The cells are
+// the plan's (kernel/plan.js), compare's too.
 
 // The breakdown of a server that runs without nodebench: none.
 const NO_BREAKDOWN = Object.freeze({
@@ -107,9 +73,9 @@ async function runMatrix (config, options) {
     values: new Map(),
     broken: new Map(),
     about: {},
-    alone: (config.targets ?? APP_ONLY).length === 1,
+    alone: targetsOf(config).length === 1,
     // Whether a bare server of nodebench's serves the app's answers, taken once per scenario and format.
-    mirrors: (config.targets ?? APP_ONLY).some((target) => target.builtIn),
+    mirrors: targetsOf(config).some((target) => target.builtIn),
     roots: [...processes, { pid: process.pid, role: 'nodebench (load generator)', descendants: false }],
     databaseUri
   }
@@ -408,4 +374,4 @@ async function findMaxThroughput (base, sent, { record, config, proxied, bytes, 
   }
 }
 
-module.exports = { runMatrix, cellsOf }
+module.exports = { runMatrix }

@@ -15,6 +15,7 @@ const { callgrindCounts } = require('@nodebench/services')
 const { startUnderCallgrind } = require('../kernel/callgrind')
 const { repetitionFigures, cellFigures, probeCell, checkWarmup, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
 const { fillValues } = require('../kernel/sweep')
+const { cellsOf } = require('../kernel/plan')
 const { round } = require('../kernel/statistics')
 const { checkoutRevision } = require('./checkout')
 
@@ -33,27 +34,6 @@ const SIDES = Object.freeze(['a', 'b'])
 const REQUEST_TIMEOUT_SEC = 120
 // What a cell's list of windows keeps of each (the repetitions hold the same, and the load's figures).
 const WINDOW_FIGURES = Object.freeze(['from', 'to', 'instructions', 'instructionsPerRequest', 'allInstructionsPerRequest', 'gcPerRequest', 'compilePerRequest'])
-
-/**
- * The cells of a paired run, in run order (bench's: process counts outermost, then each scenario's combinations
- * of varied values; a scenario that varies `processes` runs its own counts, once).
- */
-function cellsOf (config) {
-  const cells = []
-  for (const [processIndex, runProcesses] of config.processes.entries()) {
-    for (const scenario of config.scenarios) {
-      const formats = config.workload.scenarios[scenario].formats
-      for (const format of config.formats) {
-        if (!formats.includes(format)) continue
-        for (const values of config.sweep?.byScenario[scenario] ?? [{}]) {
-          if (values.processes !== undefined && processIndex > 0) continue
-          cells.push({ scenario, format, processes: values.processes ?? runProcesses, topology: 'cluster', values })
-        }
-      }
-    }
-  }
-  return cells
-}
 
 /** The app of each side: a revision's checkout has the app at the same place as the checkout it came from. */
 async function prepareSides (config, log) {
@@ -379,4 +359,4 @@ async function runPaired (config, options = {}) {
   return { a: results[0], b: results[1], files }
 }
 
-module.exports = { runPaired, cellsOf }
+module.exports = { runPaired }
