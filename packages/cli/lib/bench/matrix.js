@@ -8,11 +8,12 @@ const { openBreakdownSource, measuredOperation } = require('../kernel/breakdown-
 const { LoadObserver, latencyPercentiles } = require('../kernel/load-observer')
 const { runAutocannon } = require('../kernel/load')
 const { cellsOf, targetsOf } = require('../kernel/plan')
+const { setUpCell, warmUpCell, tearDownCell } = require('../kernel/cell')
 const { startTarget, captureReply, replyFor } = require('../kernel/target-process')
 const { startProcessSampler } = require('../kernel/process-sampler')
 const { listenQueueCounters, listenQueueSince } = require('../kernel/listen-queue')
 const { round } = require('../kernel/statistics')
-const { repetitionFigures, cellFigures, probeCell, checkWarmup, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
+const { repetitionFigures, cellFigures, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
 const { readCollectionSizes, collectionChanges } = require('../kernel/collection-sizes')
 const { analyzeEvents } = require('./scale-out/elasticity')
 
@@ -185,21 +186,20 @@ async function runCell (config, cell, { env, values, log, onNotice, source: appS
       cellValues = context.values.get(key)
     } else {
       ranSetup = true
-      cellValues = { ...values, ...await runHook(definition.setup, `scenario '${scenario}' setup`, workload, { base, env, log, values }) }
+      cellValues = await setUpCell(workload, scenario, { base, env, log, values })
     }
     const sent = requestsOf(definition, format, { ...cellValues, ...varied })
     record.operation = { method: sent.method, route: null, format: null }
     // The cell's first requests: each distinct one once, checked, then the warm-up, every answer checked too (a
     // request the warm-up made fail, as a unique email registered twice, is named as the warm-up's).
-    const sample = await probeCell(base, sent).catch((err) => {
-      if (err.code || !bare) throw err
-      throw new NodebenchError(codes.NB_ERR_TARGET_START, `target '${target.name}' (${target.label}) does not answer at ${base}: ${err.cause?.code ?? err.message}`)
-    })
     const warmupRequests = config.warmups?.[scenario] ?? config.warmup
-    if (warmupRequests > 0) {
-      const warmup = { connections: Math.min(record.connections, warmupRequests), amount: warmupRequests, phase: 'warm-up' }
-      checkWarmup(await runAutocannon(base, sent, warmup), sent)
-    }
+    const warmup = { connections: Math.min(record.connections, warmupRequests), amount: warmupRequests }
+    const sample = await warmUpCell(base, sent, warmup, {
+      probeFailed (err) {
+        if (err.code || !bare) throw err
+        throw new NodebenchError(codes.NB_ERR_TARGET_START, `target '${target.name}' (${target.label}) does not answer at ${base}: ${err.cause?.code ?? err.message}`)
+      }
+    })
     if (target.kind === 'app' && !context.values.has(key)) {
       context.values.set(key, cellValues)
       // A request that changes is answered as the probe's was (its templates are filled in request by request).
@@ -289,10 +289,7 @@ async function runCell (config, cell, { env, values, log, onNotice, source: appS
       }
     }
     source.end()
-    if (definition.teardown !== null && ranSetup) {
-      await runHook(definition.teardown, `scenario '${scenario}' teardown`, workload, { env, log, values: cellValues })
-        .catch((err) => log(err.message))
-    }
+    if (ranSetup) await tearDownCell(workload, scenario, { env, log, values: cellValues })
   }
   return record
 }
