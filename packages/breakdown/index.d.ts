@@ -140,6 +140,16 @@ export declare function escapeHtml (text: unknown): string
 /** Escapes text for a Markdown table cell. */
 export declare function escapeMarkdown (text: unknown): string
 
+/**
+ * The one HTML page of nodebench (the breakdown above, the CLI's reports): self-contained, `title` as its <title>
+ * and <h1>, `headline` under it, links to `nav` when given, then `body` (HTML, escaped by its maker); `style`:
+ * CSS of the body's own parts, after the page's.
+ */
+export declare function htmlPage (page: { title: string, headline: string, nav?: Array<{ id: string, title: string }>, body: string, style?: string }): string
+
+/** A section of such a page: `<h2>` `title` (escaped), then `body` (HTML). */
+export declare function htmlSection (id: string, title: string, body: string): string
+
 /** The name of the request-duration histogram (OpenTelemetry's semantic conventions): `http.server.request.duration`. */
 export declare const REQUEST_METRIC: 'http.server.request.duration'
 /** The name of the segment-duration histogram: `nodebench.segment.duration`. */

@@ -3,6 +3,7 @@
 const { SCHEMA_VERSION, BreakdownAggregator, CONTAINER_KINDS, isContainer, round } = require('./lib/aggregator')
 const { renderTable, renderMarkdown, renderHtml, renderJson } = require('./lib/render')
 const { escapeHtml, escapeMarkdown } = require('./lib/escape')
+const { htmlPage, section: htmlSection } = require('./lib/page')
 const { breakdownMetrics, REQUEST_METRIC, SEGMENT_METRIC, DEPENDENCY_METRIC, ATTRIBUTES, UNATTRIBUTED, BOUNDARIES_SECONDS } = require('./lib/breakdown-metrics')
 
 module.exports = {
@@ -17,6 +18,8 @@ module.exports = {
   renderJson,
   escapeHtml,
   escapeMarkdown,
+  htmlPage,
+  htmlSection,
   breakdownMetrics,
   REQUEST_METRIC,
   SEGMENT_METRIC,

@@ -337,9 +337,7 @@ export interface NodeBinary {
  */
 export declare function nodeBinary (spec: string | number, options?: NodeBinaryOptions): Promise<NodeBinary>
 
-/** NODEBENCH_CACHE_DIR, else $XDG_CACHE_HOME/nodebench, else ~/.cache/nodebench. */
-export declare function userCacheDir (env?: NodeJS.ProcessEnv): string
-
+/** The codes of the errors this package throws (NodebenchError, from @nodebench/errors). */
 export type ErrorCode =
   | 'NB_ERR_INVALID_OPTION'
   | 'NB_ERR_GO_MISSING'
@@ -357,8 +355,3 @@ export type ErrorCode =
   | 'NB_ERR_APACHE_MISSING'
   | 'NB_ERR_APACHE_START'
   | 'NB_ERR_CALLGRIND'
-
-export declare const errorCodes: Readonly<{ [code in ErrorCode]: code }>
-
-/** nodebench's one error type (@nodebench/errors): `code` is one of errorCodes here. */
-export { NodebenchError } from '@nodebench/errors'

@@ -2,7 +2,7 @@
 
 const { ferretdbBinary, ferretdbVersion, startDatabase, resolveDatabase } = require('./lib/database')
 const { registerService, serviceNames, serviceOptions, serviceState, startService, stopService, serviceStatus } = require('./lib/services')
-const { userCacheDir, PROJECT_CACHE_DIR } = require('./lib/cache-dirs')
+const { PROJECT_CACHE_DIR } = require('./lib/cache-dirs')
 const { freeLoopbackPort } = require('./lib/processes')
 const { ensureChromium } = require('./lib/chromium')
 const { ensureValgrind } = require('./lib/valgrind')
@@ -11,7 +11,6 @@ const { ensurePrometheus } = require('./lib/prometheus-binary')
 const { ensureNginx, startNginx, parseAccessLog, PROXY_ERROR_MARK } = require('./lib/nginx')
 const { ensureApachePhp, startApachePhp } = require('./lib/apache-php')
 const { nodeBinary } = require('./lib/node-binary')
-const { codes, NodebenchError } = require('./lib/errors')
 
 // What an app, a test or the nodebench command uses: the database, the background services, the executables
 // nodebench runs and the Node.js binaries of the version matrix. What a package needs to add a service of its
@@ -41,8 +40,5 @@ module.exports = {
   ensureApachePhp,
   startApachePhp,
   nodeBinary,
-  userCacheDir,
-  PROJECT_CACHE_DIR,
-  errorCodes: codes,
-  NodebenchError
+  PROJECT_CACHE_DIR
 }

@@ -2,6 +2,7 @@
 
 const Table = require('cli-table3')
 const { escapeHtml, escapeMarkdown } = require('./escape')
+const { htmlPage, section } = require('./page')
 
 // Renderers return strings; callers decide where they go (stdout, a file, an HTTP response).
 
@@ -109,36 +110,30 @@ function renderMarkdown (snapshot) {
   return out + droppedLine(snapshot)
 }
 
-/** A self-contained HTML page with one table per operation. */
+// The page's own rule: the segment's name and kind read left-aligned.
+const PAGE_STYLE = 'td.c1,td.c2,th:nth-child(2),th:nth-child(3){text-align:left}\n'
+
+/** A self-contained HTML page (page.js, the reports' shell) with one table per operation. */
 function renderHtml (snapshot) {
-  const sections = snapshot.operations.map((operation) => {
+  const sections = snapshot.operations.map((operation, index) => {
     const rows = segmentRows(operation).map((row, i) => {
       const segment = operation.segments[i]
       const title = segment && segment.file ? ` title="${escapeHtml(segment.file + ':' + segment.line)}"` : ''
       return `<tr${title}>${row.map((cell, c) => `<td class="c${c}">${escapeHtml(cell)}</td>`).join('')}` +
         `<td class="bar"><span style="width:${(i < operation.segments.length ? segment.share : operation.unattributedShare) * 100}%"></span></td></tr>`
     }).join('\n')
-    return `<section><h2>${escapeHtml(operationTitle(operation))}</h2><p>${escapeHtml(operationSummary(operation))}</p>
+    return section(`operation-${index + 1}`, operationTitle(operation), `<p>${escapeHtml(operationSummary(operation))}</p>
 <table><thead><tr>${HEADER.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}<th></th></tr></thead><tbody>
 ${rows}
-</tbody></table></section>`
+</tbody></table>`)
   }).join('\n')
-  const body = sections || `<p>${escapeHtml(emptyMessage(snapshot))}</p>`
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>nodebench breakdown: ${escapeHtml(snapshot.service)}</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:2rem;color:#222}
-table{border-collapse:collapse;margin-bottom:1.5rem}
-th,td{padding:.25rem .6rem;border-bottom:1px solid #ddd;text-align:right;font-variant-numeric:tabular-nums}
-td.c1,td.c2,th:nth-child(2),th:nth-child(3){text-align:left}
-td.bar{width:12rem}td.bar span{display:block;height:.8rem;background:#4c78a8}
-</style></head><body>
-<h1>Where the time goes: ${escapeHtml(snapshot.service)}</h1>
-<p>Process ${escapeHtml(snapshot.pid)}, since ${escapeHtml(snapshot.since)}. Share = the segment's time / the operation's response time; <em>unattributed</em> is Express's own routing, gaps between layers and the socket flush.</p>
-${body}
-<p>${escapeHtml(droppedLine(snapshot))}</p>
-</body></html>
-`
+  return htmlPage({
+    title: `nodebench breakdown: ${snapshot.service}`,
+    headline: `Process ${snapshot.pid}, since ${snapshot.since}. Share = the segment's time / the operation's response time; ` +
+      'unattributed is Express\'s own routing, gaps between layers and the socket flush.',
+    body: `${sections || `<p>${escapeHtml(emptyMessage(snapshot))}</p>`}\n<p>${escapeHtml(droppedLine(snapshot))}</p>`,
+    style: PAGE_STYLE
+  })
 }
 
 function renderJson (snapshot) {

@@ -5,7 +5,6 @@ const { flameConfig } = require('./flame/config')
 const { browserConfig } = require('./browser/config')
 const { compareConfig } = require('./compare/config')
 const { commandOptions } = require('./command-options')
-const { readRun, inputError } = require('./compare/read-run')
 const { displayPath } = require('./kernel/paths')
 
 // nodebench from JavaScript: each feature's configuration (from the command line's option names) and its run,
@@ -30,37 +29,10 @@ function benchPasses (config) {
  */
 function benchConfig (values, options) {
   const config = benchFeatureConfig(values, options)
-  const { usageError } = commandOptions('bench')
-  if (values.baseline === undefined) {
-    if (values['fail-on'] !== undefined) throw usageError('--fail-on goes with --baseline <results.json>: a regression against a stored run')
-    return config
-  }
-  const failOn = values['fail-on'] === undefined ? null : Number(values['fail-on'])
-  if (failOn !== null && (String(values['fail-on']).trim() === '' || !Number.isFinite(failOn) || failOn < 0 || failOn > 1000)) {
-    throw usageError(`--fail-on must be a percentage from 0 to 1000 (e.g. 5); received '${values['fail-on']}'`)
-  }
-  const { file, results } = readRun(values.baseline)
-  if (results.workload.name !== config.workload.name) {
-    throw inputError(`--baseline ${displayPath(file)} ran workload '${results.workload.name}', this run '${config.workload.name}': compare needs the same workload`)
-  }
-  const key = ({ scenario, format, processes, topology, values }) =>
-    `${scenario}|${format}|${processes}|${topology ?? 'cluster'}|${JSON.stringify(values ?? {})}`
-  const stored = new Map(results.cells.filter((cell) => cell.status === 'ok').map((cell) => [key(cell), cell]))
   // The app's cells only: the servers beside it (--baseline-targets, a workload's targets) are not compared.
-  const common = require('./bench/matrix').cellsOf(config).filter((cell) => cell.target.kind === 'app' && stored.has(key(cell)))
-  if (common.length === 0) {
-    throw inputError(`--baseline ${displayPath(file)} measured no cell this run will (the same scenario, format, processes, topology and varied values)`)
-  }
-  // The same load on every common cell, checked now rather than after the run (compare-runs.js checks it again).
-  const load = (connections, amount, duration) => `${connections} connections, ${amount ?? duration} ${amount !== null && amount !== undefined ? 'requests' : 's'}`
-  for (const cell of common) {
-    const before = stored.get(key(cell))
-    const was = load(before.connections, before.amount, before.duration)
-    const connections = cell.values.connections ?? config.connections[cell.scenario]
-    const now = load(connections, config.amounts[cell.scenario], config.duration)
-    if (was !== now) throw inputError(`--baseline ${displayPath(file)} sent ${cell.scenario} (${cell.format}) ${was} per repetition, this run would send ${now}: compare needs the same load`)
-  }
-  return Object.freeze({ ...config, baseline: Object.freeze({ file, results }), failOn })
+  const cells = values.baseline === undefined ? [] : require('./kernel/plan').cellsOf(config).filter((cell) => cell.target.kind === 'app')
+  const against = require('./compare/baseline').baselineOf(values, config, cells, commandOptions('bench').usageError)
+  return against === null ? config : Object.freeze({ ...config, ...against })
 }
 
 /**
@@ -82,10 +54,8 @@ async function runBench (config, options = {}) {
 /** What `nodebench bench` prints on stdout for `results`: time shares, owners, what its passes found. */
 function renderBenchText (results) {
   // The sections a bench run may hold beyond the matrix, in page order.
-  const sections = [
-    require('./bench/report-database').databaseSection, require('./flame/pass').flameSection, require('./browser/pass').browserSection
-  ]
-  return require('./bench/terminal').renderText(results, { sections })
+  const sections = [require('./flame/pass').flameSection, require('./browser/pass').browserSection]
+  return require('./bench/report').renderText(results, { sections })
 }
 
 /** Profiles a flame run (flameConfig's `config`); resolves to `{ flamegraphs, comparison, files }` (flame/run.js). */

@@ -6,7 +6,7 @@ const { closest, optionErrorMessage } = require('./suggest')
 const { parseBenchArguments, parseDemoArguments } = require('./commands/bench')
 const { parseFlameArguments } = require('./commands/flame')
 const { parseBrowserArguments } = require('./commands/browser')
-const { parseReportArguments } = require('./commands/report')
+const { parseReportArguments } = require('./report/config')
 const { parseServicesArguments } = require('./commands/services')
 const { parseCompareArguments } = require('./commands/compare')
 

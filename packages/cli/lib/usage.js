@@ -92,7 +92,7 @@ Commands:
                          request drawn as waterfalls in report.html (--out, default runs/report-<time>)
   report --trace <id> [--jaeger <query-url>] [--json]
                          one trace's waterfall as text: every span at its start and length, by process
-  report --source prometheus --service <name> [--url <prometheus>] [--since 10m] [--json|--md]
+  report --source prometheus --service <name> [--prometheus <url>] [--since 10m] [--json|--md]
                          the breakdown of every instance of a service, from the metrics Prometheus holds
                          (nodebenchTrace({ metrics })); default URL: PROMETHEUS_URL, else the prometheus
                          service's, else http://localhost:9090. Names the instances it covered; --out <dir>

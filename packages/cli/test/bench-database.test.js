@@ -1,6 +1,6 @@
 'use strict'
 
-// The app's database in a run (kernel/database.js, kernel/collection-sizes.js, bench/report-database.js): an
+// The app's database in a run (kernel/database.js, kernel/collection-sizes.js, bench/database.js): an
 // empty embedded database per run unless the workload keeps its own, each cell's collection sizes before and
 // after its load, and the warning when the store grew enough to move the figures. Against the real embedded
 // database (FerretDB) and a real app whose store grows under load (test/fixtures/visits).

@@ -9,7 +9,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { summarize, renderMarkdown, renderHtml, writeReport } = require('../lib/bench/report')
-const { chartsOf } = require('../lib/bench/report-charts')
+const { chartsOf } = require('../lib/bench/report')
 const { checkReportInBrowser } = require('./page-check')
 const { temporaryDir } = require('../../../test/support')
 
@@ -216,7 +216,7 @@ test('a run of an app of its own, one format, no reference: the answer first, no
   assert.ok(html.indexOf('<h2>Where the time goes</h2>') < html.indexOf('<h2>What this shows</h2>'), 'the answer before the findings')
   assert.ok(markdown.indexOf('## Where the time goes') < markdown.indexOf('## What this shows'))
   // The owners' table: the function that owns the time, and the workload's expected one where it names it.
-  const owners = require('../lib/bench/report-tables').ownerTable(summary)
+  const owners = require('../lib/bench/owners/tables').ownerTable(summary)
   assert.deepEqual(owners.head, ['operation', 'format', 'owns the time', 'kind', 'share', 'next', 'unattributed', 'requests', 'mean ms', 'expected'])
   assert.deepEqual(owners.rows.map((row) => [row.cells[0], row.cells[2], row.cells[9]]),
     [['document read', 'document', '-'], ['document write', 'addDocument', 'addDocument (the same)'], ['collection read', 'viewCollection', '-']])

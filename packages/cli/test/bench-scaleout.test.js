@@ -10,7 +10,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseBenchArguments } = require('../lib/commands/bench')
-const { cellsOf } = require('../lib/bench/matrix')
+const { cellsOf } = require('../lib/kernel/plan')
 const { checkReportInBrowser } = require('./page-check')
 const { runCli, isolatedEnv, temporaryDir } = require('../../../test/support')
 

@@ -5,8 +5,8 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const { findNamed, isNamed, plainForms } = require('../lib/bench/dominant')
-const { renderOwners } = require('../lib/bench/terminal')
+const { findNamed, isNamed, plainForms } = require('../lib/bench/owners/dominant')
+const { renderOwners } = require('../lib/bench/owners/text')
 
 const segment = (name, share, aliases = []) => ({ name, kind: 'handler', share, aliases })
 

@@ -6,7 +6,7 @@
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const { analyzeEvents, settling } = require('../lib/bench/elasticity')
+const { analyzeEvents, settling } = require('../lib/bench/scale-out/elasticity')
 const { LoadObserver, classifyError } = require('../lib/kernel/load-observer')
 const { PROXY_ERROR_MARK } = require('@nodebench/services')
 

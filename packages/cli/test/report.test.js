@@ -29,16 +29,23 @@ test('parseArguments: report', () => {
   assert.deepEqual(parseArguments(['report', '--source', 'app', '--url', 'http://a/x', '--header', 'X-Nodebench-Token: a:b', '--header', 'authorization:Bearer t'], {}).headers,
     { 'x-nodebench-token': 'a:b', authorization: 'Bearer t' })
   assert.deepEqual(parseArguments(['report', '--source', 'prometheus', '--service', 'shop', '--since', '1h'], {}),
-    { command: 'report', source: 'prometheus', url: null, service: 'shop', since: '1h', format: 'table', outDir: null })
+    { command: 'report', source: 'prometheus', prometheus: null, service: 'shop', since: '1h', format: 'table', outDir: null, notices: [] })
   assert.deepEqual(parseArguments(['report', '--source', 'prometheus', '--md'], { OTEL_SERVICE_NAME: 'shop', PROMETHEUS_URL: 'http://p:9090' }),
-    { command: 'report', source: 'prometheus', url: 'http://p:9090', service: 'shop', since: '10m', format: 'md', outDir: null })
+    { command: 'report', source: 'prometheus', prometheus: 'http://p:9090', service: 'shop', since: '10m', format: 'md', outDir: null, notices: [] })
+  assert.equal(parseArguments(['report', '--source', 'prometheus', '--service', 's', '--prometheus', 'http://p:1'], { PROMETHEUS_URL: 'http://q:2' }).prometheus,
+    'http://p:1')
+  // The old spelling: --url is Prometheus's address still, with a line saying so.
+  assert.deepEqual(parseArguments(['report', '--source', 'prometheus', '--service', 's', '--url', 'http://p:1'], {}),
+    { command: 'report', source: 'prometheus', prometheus: 'http://p:1', service: 's', since: '10m', format: 'table', outDir: null, notices: ['--url with --source prometheus is deprecated: use --prometheus <url>'] })
   for (const [argv, message] of [
     [['report'], /--service is required/],
     [['report', '--source', 'app'], /--url is required/],
     [['report', '--source', 'zipkin'], /--source must be jaeger, prometheus or app; received 'zipkin'/],
     [['report', '--source', 'prometheus'], /report --source prometheus: --service is required/],
-    [['report', '--source', 'prometheus', '--service', 's', '--jaeger', 'http://j'], /--jaeger goes with --source jaeger; Prometheus's address is --url/],
-    [['report', '--service', 's', '--url', 'http://j'], /report --source jaeger: --url goes with --source app or prometheus/],
+    [['report', '--source', 'prometheus', '--service', 's', '--jaeger', 'http://j'], /--jaeger goes with --source jaeger; Prometheus's address is --prometheus/],
+    [['report', '--service', 's', '--url', 'http://j'], /report --source jaeger: --url goes with --source app; Jaeger's address is --jaeger$/],
+    [['report', '--service', 's', '--prometheus', 'http://p'], /^report: --prometheus goes with --source prometheus; received --source 'jaeger'$/],
+    [['report', '--source', 'prometheus', '--service', 's', '--url', 'http://p', '--prometheus', 'http://p'], /--url is the old spelling of --prometheus; give --prometheus only/],
     [['report', '--service', 's', '--since', 'soon'], /--since "soon" is neither a duration nor a time/],
     [['report', '--service', 's', '--json', '--md'], /--json and --md exclude each other/],
     [['report', '--bogus'], /report: unknown option '--bogus'$/],
@@ -49,6 +56,22 @@ test('parseArguments: report', () => {
   ]) {
     assert.throws(() => parseArguments(argv, {}), (err) => err.code === 'NB_ERR_USAGE' && message.test(err.message))
   }
+})
+
+test('report --source prometheus --url: the old spelling still reads Prometheus there, after one deprecation line', async () => {
+  const { main } = require('../lib/main')
+  // A port nothing listens on: the read fails at once, after the notice.
+  const server = require('node:net').createServer()
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  let stderr = ''
+  const code = await main(['report', '--source', 'prometheus', '--service', 'shop', '--url', `http://127.0.0.1:${port}`],
+    { stdout: { write () {} }, stderr: { write (text) { stderr += text } }, env: {} })
+  const lines = stderr.split('\n')
+  assert.equal(lines[0], 'nodebench report: --url with --source prometheus is deprecated: use --prometheus <url>')
+  assert.match(lines[1], new RegExp(`from Prometheus at http://127\\.0\\.0\\.1:${port}$`))
+  assert.equal(code, 1)
 })
 
 test('report --source jaeger and --source app print the same breakdown; bad input is one line and a non-zero exit', { timeout: 180_000 }, async (t) => {

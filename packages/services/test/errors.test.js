@@ -4,8 +4,9 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
-const { errorCodes, NodebenchError } = require('..')
 const errors = require('../lib/errors')
+
+const { codes: errorCodes, NodebenchError } = errors
 
 // Every coded error, how it is made, and what its message must say. The tests of each module throw them
 // for real; this file pins the wording and that no code goes untested.

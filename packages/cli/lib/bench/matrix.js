@@ -7,14 +7,15 @@ const { startTopology } = require('../kernel/topology')
 const { openBreakdownSource, measuredOperation } = require('../kernel/breakdown-source')
 const { LoadObserver, latencyPercentiles } = require('../kernel/load-observer')
 const { runAutocannon } = require('../kernel/load')
-const { targetOf } = require('../kernel/targets')
+const { cellsOf, targetsOf } = require('../kernel/plan')
+const { setUpCell, warmUpCell, tearDownCell } = require('../kernel/cell')
 const { startTarget, captureReply, replyFor } = require('../kernel/target-process')
 const { startProcessSampler } = require('../kernel/process-sampler')
 const { listenQueueCounters, listenQueueSince } = require('../kernel/listen-queue')
 const { round } = require('../kernel/statistics')
-const { repetitionFigures, cellFigures, probeCell, checkWarmup, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
+const { repetitionFigures, cellFigures, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
 const { readCollectionSizes, collectionChanges } = require('../kernel/collection-sizes')
-const { analyzeEvents } = require('./elasticity')
+const { analyzeEvents } = require('./scale-out/elasticity')
 
 // The load matrix of a bench run: for every cell (processes x topology x scenario x format), start the app with
 // that many processes (kernel/topology.js: a node:cluster app, or independent instances behind nginx), warm it
@@ -29,42 +30,8 @@ const { analyzeEvents } = require('./elasticity')
 // the same way, without a breakdown. Every cell samples its processes' CPU and memory while the load runs
 // (kernel/process-sampler.js), and keeps Apache Bench's latency percentiles (kernel/load-observer.js). A cell
 // of the app with a database nodebench gave it counts the documents of each collection right before its measured
-// load and right after it (kernel/collection-sizes.js): how much the store grew under that load.
-
-const APP_ONLY = Object.freeze([targetOf({ kind: 'app' })])
-
-/**
- * The cells of the matrix, in run order: process counts outermost (the slowest change), as the study; then each
- * scenario's combinations of varied values (kernel/sweep.js), the first name outermost; a scenario's targets
- * innermost, the app first (the bare servers serve its answer). Targets other than the app run once per process
- * count in the first topology (as node:cluster), Apache once (its prefork pool is its own). A scenario that varies
- * `processes` runs its own counts, once, instead of the run's.
- */
-function cellsOf (config) {
-  const cells = []
-  for (const [processIndex, runProcesses] of config.processes.entries()) {
-    for (const [topologyIndex, topology] of (config.topologies ?? ['cluster']).entries()) {
-      for (const scenario of config.scenarios) {
-        const formats = config.workload.scenarios[scenario].formats
-        for (const format of config.formats) {
-          if (!formats.includes(format)) continue
-          for (const values of config.sweep?.byScenario[scenario] ?? [{}]) {
-            if (values.processes !== undefined && processIndex > 0) continue
-            const processes = values.processes ?? runProcesses
-            const first = processIndex === 0 || values.processes !== undefined
-            for (const target of config.targets ?? APP_ONLY) {
-              if (target.kind === 'app') cells.push({ scenario, format, processes, topology, values, target })
-              else if (target.kind === 'apache-php') {
-                if (topologyIndex === 0 && first) cells.push({ scenario, format, processes: null, topology: 'prefork', values, target })
-              } else if (topologyIndex === 0) cells.push({ scenario, format, processes, topology: 'cluster', values, target })
-            }
-          }
-        }
-      }
-    }
-  }
-  return cells
-}
+// load and right after it (kernel/collection-sizes.js): how much the store grew under that load. The cells are
+// the plan's (kernel/plan.js), compare's too.
 
 // The breakdown of a server that runs without nodebench: none.
 const NO_BREAKDOWN = Object.freeze({
@@ -107,9 +74,9 @@ async function runMatrix (config, options) {
     values: new Map(),
     broken: new Map(),
     about: {},
-    alone: (config.targets ?? APP_ONLY).length === 1,
+    alone: targetsOf(config).length === 1,
     // Whether a bare server of nodebench's serves the app's answers, taken once per scenario and format.
-    mirrors: (config.targets ?? APP_ONLY).some((target) => target.builtIn),
+    mirrors: targetsOf(config).some((target) => target.builtIn),
     roots: [...processes, { pid: process.pid, role: 'nodebench (load generator)', descendants: false }],
     databaseUri
   }
@@ -219,21 +186,20 @@ async function runCell (config, cell, { env, values, log, onNotice, source: appS
       cellValues = context.values.get(key)
     } else {
       ranSetup = true
-      cellValues = { ...values, ...await runHook(definition.setup, `scenario '${scenario}' setup`, workload, { base, env, log, values }) }
+      cellValues = await setUpCell(workload, scenario, { base, env, log, values })
     }
     const sent = requestsOf(definition, format, { ...cellValues, ...varied })
     record.operation = { method: sent.method, route: null, format: null }
     // The cell's first requests: each distinct one once, checked, then the warm-up, every answer checked too (a
     // request the warm-up made fail, as a unique email registered twice, is named as the warm-up's).
-    const sample = await probeCell(base, sent).catch((err) => {
-      if (err.code || !bare) throw err
-      throw new NodebenchError(codes.NB_ERR_TARGET_START, `target '${target.name}' (${target.label}) does not answer at ${base}: ${err.cause?.code ?? err.message}`)
-    })
     const warmupRequests = config.warmups?.[scenario] ?? config.warmup
-    if (warmupRequests > 0) {
-      const warmup = { connections: Math.min(record.connections, warmupRequests), amount: warmupRequests, phase: 'warm-up' }
-      checkWarmup(await runAutocannon(base, sent, warmup), sent)
-    }
+    const warmup = { connections: Math.min(record.connections, warmupRequests), amount: warmupRequests }
+    const sample = await warmUpCell(base, sent, warmup, {
+      probeFailed (err) {
+        if (err.code || !bare) throw err
+        throw new NodebenchError(codes.NB_ERR_TARGET_START, `target '${target.name}' (${target.label}) does not answer at ${base}: ${err.cause?.code ?? err.message}`)
+      }
+    })
     if (target.kind === 'app' && !context.values.has(key)) {
       context.values.set(key, cellValues)
       // A request that changes is answered as the probe's was (its templates are filled in request by request).
@@ -323,10 +289,7 @@ async function runCell (config, cell, { env, values, log, onNotice, source: appS
       }
     }
     source.end()
-    if (definition.teardown !== null && ranSetup) {
-      await runHook(definition.teardown, `scenario '${scenario}' teardown`, workload, { env, log, values: cellValues })
-        .catch((err) => log(err.message))
-    }
+    if (ranSetup) await tearDownCell(workload, scenario, { env, log, values: cellValues })
   }
   return record
 }
@@ -408,4 +371,4 @@ async function findMaxThroughput (base, sent, { record, config, proxied, bytes, 
   }
 }
 
-module.exports = { runMatrix, cellsOf }
+module.exports = { runMatrix }

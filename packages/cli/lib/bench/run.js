@@ -132,7 +132,7 @@ async function runBench (config, options = {}) {
     results.openFiles = checkOpenFiles(config)
     if (!results.openFiles.enough) log(results.openFiles.note)
     save()
-    // The app's database and its collections' sizes cell by cell (report-database.js); none without one.
+    // The app's database and its collections' sizes cell by cell (database.js); none without one.
     const databaseUri = database.source === null ? null : database.uri
     const onRecord = (record, target) => {
       ;(target === undefined || target.kind === 'app' ? results.cells : results.targetCells).push(record)

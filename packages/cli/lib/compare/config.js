@@ -7,6 +7,7 @@ const { commandOptions } = require('../command-options')
 const { appTargetOf, workloadOf, nodeCommand } = require('../kernel/app-target')
 const { displayPath } = require('../kernel/paths')
 const { parseVaryOption, sweepOf } = require('../kernel/sweep')
+const { failOnOf } = require('./baseline')
 const { usageError, wholeNumber, listOf } = commandOptions('compare')
 
 // `compare`'s options -> a frozen configuration (what runCompare takes). Two kinds of comparison:
@@ -103,10 +104,7 @@ function numberList (text, name, min, max) {
 function compareConfig (values, { now = new Date() } = {}) {
   const runs = values.runs ?? []
   const paired = ['cmd-a', 'cmd-b', 'app-a', 'app-b', 'rev-a', 'rev-b'].some((name) => values[name] !== undefined)
-  const failOn = values['fail-on'] === undefined ? null : Number(values['fail-on'])
-  if (failOn !== null && (String(values['fail-on']).trim() === '' || !Number.isFinite(failOn) || failOn < 0 || failOn > 1000)) {
-    throw usageError(`--fail-on must be a percentage from 0 to 1000 (e.g. 5); received '${values['fail-on']}'`)
-  }
+  const failOn = failOnOf(values, usageError)
   const stamp = now.toISOString().replace(/[:.]/g, '-')
   const common = {
     failOn,

@@ -13,8 +13,10 @@ const { runAutocannon } = require('../kernel/load')
 const { nodeCommand } = require('../kernel/app-target')
 const { callgrindCounts } = require('@nodebench/services')
 const { startUnderCallgrind } = require('../kernel/callgrind')
-const { repetitionFigures, cellFigures, probeCell, checkWarmup, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
+const { repetitionFigures, cellFigures, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
 const { fillValues } = require('../kernel/sweep')
+const { cellsOf } = require('../kernel/plan')
+const { setUpCell, warmUpCell, tearDownCell } = require('../kernel/cell')
 const { round } = require('../kernel/statistics')
 const { checkoutRevision } = require('./checkout')
 
@@ -33,27 +35,6 @@ const SIDES = Object.freeze(['a', 'b'])
 const REQUEST_TIMEOUT_SEC = 120
 // What a cell's list of windows keeps of each (the repetitions hold the same, and the load's figures).
 const WINDOW_FIGURES = Object.freeze(['from', 'to', 'instructions', 'instructionsPerRequest', 'allInstructionsPerRequest', 'gcPerRequest', 'compilePerRequest'])
-
-/**
- * The cells of a paired run, in run order (bench's: process counts outermost, then each scenario's combinations
- * of varied values; a scenario that varies `processes` runs its own counts, once).
- */
-function cellsOf (config) {
-  const cells = []
-  for (const [processIndex, runProcesses] of config.processes.entries()) {
-    for (const scenario of config.scenarios) {
-      const formats = config.workload.scenarios[scenario].formats
-      for (const format of config.formats) {
-        if (!formats.includes(format)) continue
-        for (const values of config.sweep?.byScenario[scenario] ?? [{}]) {
-          if (values.processes !== undefined && processIndex > 0) continue
-          cells.push({ scenario, format, processes: values.processes ?? runProcesses, topology: 'cluster', values })
-        }
-      }
-    }
-  }
-  return cells
-}
 
 /** The app of each side: a revision's checkout has the app at the same place as the checkout it came from. */
 async function prepareSides (config, log) {
@@ -95,10 +76,15 @@ function recordOf (config, { scenario, format, processes, topology, values = {} 
   }
 }
 
-/** One cell on both sides, repetitions interleaved: resolves to the two records. */
-async function runTimeCell (config, cell, { targets, env, values, log, onNotice, databaseUri = null }) {
+/**
+ * One cell on both sides, the frame both measures share: `start(i, target, breakdowns)` resolves to side i's
+ * app (`{ base, stop(), source }`), its scenario's setup runs against it, `prepare(i, app, sent, record)` warms
+ * it up and resolves to the first answers' sample; then `measure(sides, records)`, each side's figures into its
+ * record, and `finish(sides, records)` what the measure adds. Any failure fails both records; the apps stop and
+ * the scenario's teardown runs once per side, always.
+ */
+async function pairedCell (config, cell, { targets, env, values, log }, { start, prepare, measure, finish }) {
   const workload = config.workload
-  const definition = workload.scenarios[cell.scenario]
   const breakdowns = await openBreakdownSource({ breakdownSource: 'app' }, { env, log })
   const records = SIDES.map(() => recordOf(config, cell))
   const apps = []
@@ -106,62 +92,80 @@ async function runTimeCell (config, cell, { targets, env, values, log, onNotice,
   try {
     const sides = []
     for (const [i, target] of targets.entries()) {
-      const source = breakdowns.forCell()
-      const running = await startTopology(target, {
-        topology: 'cluster', processes: cell.processes, env, source, log, onNotice, values: cell.values, start: workload.start
-      })
-      apps.push(running)
-      const base = running.base
-      cellValues[i] = { ...values, ...await runHook(definition.setup, `scenario '${cell.scenario}' setup`, workload, { base, env, log, values }) }
-      const sent = requestsOf(definition, cell.format, { ...cellValues[i], ...cell.values })
-      const warmupRequests = config.warmups?.[cell.scenario] ?? config.warmup
-      const warmup = { connections: Math.min(records[i].connections, warmupRequests), amount: warmupRequests, phase: 'warm-up' }
-      const sample = await probeCell(base, sent)
-      if (warmupRequests > 0) checkWarmup(await runAutocannon(base, sent, warmup), sent)
-      await source.begin(base)
-      sides.push({ base, sent, sample, source, read: null, reps: [] })
+      const app = await start(i, target, breakdowns)
+      apps.push(app)
+      cellValues[i] = await setUpCell(workload, cell.scenario, { base: app.base, env, log, values })
+      const sent = requestsOf(workload.scenarios[cell.scenario], cell.format, { ...cellValues[i], ...cell.values })
+      const sample = await prepare(i, app, sent, records[i])
+      sides.push({ app, base: app.base, sent, sample, source: app.source, read: null, reps: [] })
     }
-    // Both sides' repetitions take turns on the one database: the sizes around them are both sides'.
-    const sizesBefore = await readCollectionSizes(databaseUri)
-    for (let rep = 0; rep < config.reps; rep++) {
-      const line = []
-      for (const [i, side] of sides.entries()) {
-        const observer = new LoadObserver({ expectedStatus: side.sent.status })
-        const result = await runAutocannon(side.base, side.sent, {
-          connections: records[i].connections, amount: records[i].amount, duration: records[i].duration, observer, phase: `repetition ${rep + 1}`
-        })
-        const figures = repetitionFigures(result, side.sent, side.sample.bytes)
-        figures.failures = observer.summary().failures
-        const after = await side.source.read(side.base)
-        figures.operations = repetitionOperations(after, side.read)
-        side.read = after
-        side.reps.push(figures)
-        line.push(`${SIDES[i].toUpperCase()} ${Math.round(figures.requestsPerSec)} req/s`)
-      }
-      log(`repetition ${rep + 1}/${config.reps}: ${line.join(', ')}`)
-    }
+    await measure(sides, records)
     for (const [i, side] of sides.entries()) {
       const { reps, read } = side
       Object.assign(records[i], cellFigures(reps), { expectedStatus: side.sent.status, reps, breakdown: read })
       records[i].operation = measuredOperation(side.read, side.sent.method)
       takeExpectedErrors(read, records[i].operation, side.sent.status, records[i].statusCodes)
-      if (records[i].requests === 0) Object.assign(records[i], { status: 'failed', failure: 'no response completed' })
     }
-    if (sizesBefore !== null) {
-      const collections = collectionChanges(sizesBefore, await readCollectionSizes(databaseUri))
-      for (const record of records) record.collections = collections
-    }
+    await finish(sides, records)
   } catch (err) {
     for (const record of records) Object.assign(record, { status: 'failed', failure: err.message })
   } finally {
     for (const app of apps) await app.stop()
-    if (definition.teardown !== null) {
-      for (const [i] of apps.entries()) {
-        await runHook(definition.teardown, `scenario '${cell.scenario}' teardown`, workload, { env, log, values: cellValues[i] }).catch((err) => log(err.message))
-      }
-    }
+    for (const [i] of apps.entries()) await tearDownCell(workload, cell.scenario, { env, log, values: cellValues[i] })
   }
   return records
+}
+
+/** One cell on both sides, repetitions interleaved: resolves to the two records. */
+function runTimeCell (config, cell, context) {
+  const { env, log, onNotice, databaseUri = null } = context
+  let sizesBefore = null
+  return pairedCell(config, cell, context, {
+    async start (i, target, breakdowns) {
+      const source = breakdowns.forCell()
+      const running = await startTopology(target, {
+        topology: 'cluster', processes: cell.processes, env, source, log, onNotice, values: cell.values, start: config.workload.start
+      })
+      return { base: running.base, stop: () => running.stop(), source }
+    },
+    async prepare (i, app, sent, record) {
+      const warmupRequests = config.warmups?.[cell.scenario] ?? config.warmup
+      const warmup = { connections: Math.min(record.connections, warmupRequests), amount: warmupRequests }
+      const sample = await warmUpCell(app.base, sent, warmup)
+      await app.source.begin(app.base)
+      return sample
+    },
+    async measure (sides, records) {
+      // Both sides' repetitions take turns on the one database: the sizes around them are both sides'.
+      sizesBefore = await readCollectionSizes(databaseUri)
+      for (let rep = 0; rep < config.reps; rep++) {
+        const line = []
+        for (const [i, side] of sides.entries()) {
+          const observer = new LoadObserver({ expectedStatus: side.sent.status })
+          const result = await runAutocannon(side.base, side.sent, {
+            connections: records[i].connections, amount: records[i].amount, duration: records[i].duration, observer, phase: `repetition ${rep + 1}`
+          })
+          const figures = repetitionFigures(result, side.sent, side.sample.bytes)
+          figures.failures = observer.summary().failures
+          const after = await side.source.read(side.base)
+          figures.operations = repetitionOperations(after, side.read)
+          side.read = after
+          side.reps.push(figures)
+          line.push(`${SIDES[i].toUpperCase()} ${Math.round(figures.requestsPerSec)} req/s`)
+        }
+        log(`repetition ${rep + 1}/${config.reps}: ${line.join(', ')}`)
+      }
+    },
+    async finish (sides, records) {
+      for (const record of records) {
+        if (record.requests === 0) Object.assign(record, { status: 'failed', failure: 'no response completed' })
+      }
+      if (sizesBefore !== null) {
+        const collections = collectionChanges(sizesBefore, await readCollectionSizes(databaseUri))
+        for (const record of records) record.collections = collections
+      }
+    }
+  })
 }
 
 /**
@@ -183,91 +187,75 @@ function startEnvOf (start, values = {}) {
 }
 
 /** One cell on both sides under callgrind, windows interleaved: resolves to the two records. */
-async function runInstructionsCell (config, cell, { targets, env, values, log }) {
+function runInstructionsCell (config, cell, context) {
+  const { env, log } = context
   const workload = config.workload
-  const definition = workload.scenarios[cell.scenario]
-  const breakdowns = await openBreakdownSource({ breakdownSource: 'app' }, { env, log })
-  const records = SIDES.map(() => recordOf(config, cell))
-  const apps = []
-  const cellValues = SIDES.map(() => values)
   const discard = async (app) => fs.rmSync(await app.dump(), { force: true })
-  try {
-    const sides = []
-    for (const [i, target] of targets.entries()) {
+  return pairedCell(config, cell, context, {
+    async start (i, target, breakdowns) {
       log(`${SIDES[i].toUpperCase()}: starting the app under callgrind (Node.js starts in 10-40 s there)`)
       const argv = callgrindArgv(target, { values: cell.values, start: workload.start })
       const startEnv = startEnvOf(workload.start, cell.values)
       const app = await startUnderCallgrind(argv, {
         env: { ...env, ...startEnv }, cwd: target.cwd, graceMs: target.stopGraceMs, onProgress: log
       })
-      apps.push(app)
-      cellValues[i] = { ...values, ...await runHook(definition.setup, `scenario '${cell.scenario}' setup`, workload, { base: app.base, env, log, values }) }
-      const sent = requestsOf(definition, cell.format, { ...cellValues[i], ...cell.values })
+      app.source = breakdowns.forCell()
+      return app
+    },
+    async prepare (i, app, sent) {
       log(`${SIDES[i].toUpperCase()}: ${config.warmup} requests of warm-up`)
-      const warmup = { connections: 1, amount: config.warmup, timeoutSec: REQUEST_TIMEOUT_SEC, phase: 'warm-up' }
-      const sample = await probeCell(app.base, sent)
-      if (config.warmup > 0) checkWarmup(await runAutocannon(app.base, sent, warmup), sent)
-      const source = breakdowns.forCell()
-      await source.begin(app.base)
+      const warmup = { connections: 1, amount: config.warmup, timeoutSec: REQUEST_TIMEOUT_SEC }
+      const sample = await warmUpCell(app.base, sent, warmup)
+      await app.source.begin(app.base)
       await discard(app)
-      sides.push({ app, sent, sample, source, read: null, reps: [] })
-    }
-    for (let window = 0; window < config.reps; window++) {
-      const line = []
+      return sample
+    },
+    async measure (sides) {
+      for (let window = 0; window < config.reps; window++) {
+        const line = []
+        for (const [i, side] of sides.entries()) {
+          const load = { connections: 1, amount: config.window, timeoutSec: REQUEST_TIMEOUT_SEC, phase: `window ${window + 1}` }
+          const result = await runAutocannon(side.base, side.sent, load)
+          const file = await side.app.dump()
+          const counts = await callgrindCounts(file)
+          fs.rmSync(file, { force: true })
+          const figures = repetitionFigures(result, side.sent, side.sample.bytes)
+          const after = await side.source.read(side.base)
+          await discard(side.app)
+          const from = config.warmup + window * config.window
+          const perRequest = (count) => (figures.requests > 0 ? round(count / figures.requests, 1) : null)
+          Object.assign(figures, {
+            from,
+            to: from + figures.requests,
+            // The program's own work (less what garbage collection and compiling ran: callgrindCounts), and all of it.
+            instructions: counts.mutator,
+            instructionsPerRequest: perRequest(counts.mutator),
+            allInstructionsPerRequest: perRequest(counts.total),
+            gcPerRequest: perRequest(counts.gc),
+            compilePerRequest: perRequest(counts.compile),
+            operations: repetitionOperations(after, side.read)
+          })
+          side.read = after
+          side.reps.push(figures)
+          line.push(`${SIDES[i].toUpperCase()} ${Math.round(figures.instructionsPerRequest).toLocaleString('en-US')}`)
+        }
+        log(`window ${window + 1}/${config.reps}: instructions per request ${line.join(', ')}`)
+      }
+    },
+    finish (sides, records) {
       for (const [i, side] of sides.entries()) {
-        const load = { connections: 1, amount: config.window, timeoutSec: REQUEST_TIMEOUT_SEC, phase: `window ${window + 1}` }
-        const result = await runAutocannon(side.app.base, side.sent, load)
-        const file = await side.app.dump()
-        const counts = await callgrindCounts(file)
-        fs.rmSync(file, { force: true })
-        const figures = repetitionFigures(result, side.sent, side.sample.bytes)
-        const after = await side.source.read(side.app.base)
-        await discard(side.app)
-        const from = config.warmup + window * config.window
-        const perRequest = (count) => (figures.requests > 0 ? round(count / figures.requests, 1) : null)
-        Object.assign(figures, {
-          from,
-          to: from + figures.requests,
-          // The program's own work (less what garbage collection and compiling ran: callgrindCounts), and all of it.
-          instructions: counts.mutator,
-          instructionsPerRequest: perRequest(counts.mutator),
-          allInstructionsPerRequest: perRequest(counts.total),
-          gcPerRequest: perRequest(counts.gc),
-          compilePerRequest: perRequest(counts.compile),
-          operations: repetitionOperations(after, side.read)
-        })
-        side.read = after
-        side.reps.push(figures)
-        line.push(`${SIDES[i].toUpperCase()} ${Math.round(figures.instructionsPerRequest).toLocaleString('en-US')}`)
-      }
-      log(`window ${window + 1}/${config.reps}: instructions per request ${line.join(', ')}`)
-    }
-    for (const [i, side] of sides.entries()) {
-      const { reps, read } = side
-      Object.assign(records[i], cellFigures(reps), { expectedStatus: side.sent.status, reps, breakdown: read })
-      records[i].windows = {
-        warmup: config.warmup,
-        requests: config.window,
-        list: side.reps.map((rep) => Object.fromEntries(WINDOW_FIGURES.map((key) => [key, rep[key]])))
-      }
-      records[i].operation = measuredOperation(side.read, side.sent.method)
-      takeExpectedErrors(read, records[i].operation, side.sent.status, records[i].statusCodes)
-      const short = side.reps.some((rep) => rep.requests !== config.window || rep.unexpectedStatus > 0)
-      if (records[i].requests === 0 || short) {
-        Object.assign(records[i], { status: 'failed', failure: `a window did not get ${config.window} answers of status ${side.sent.status}` })
+        records[i].windows = {
+          warmup: config.warmup,
+          requests: config.window,
+          list: side.reps.map((rep) => Object.fromEntries(WINDOW_FIGURES.map((key) => [key, rep[key]])))
+        }
+        const short = side.reps.some((rep) => rep.requests !== config.window || rep.unexpectedStatus > 0)
+        if (records[i].requests === 0 || short) {
+          Object.assign(records[i], { status: 'failed', failure: `a window did not get ${config.window} answers of status ${side.sent.status}` })
+        }
       }
     }
-  } catch (err) {
-    for (const record of records) Object.assign(record, { status: 'failed', failure: err.message })
-  } finally {
-    for (const app of apps) await app.stop()
-    if (definition.teardown !== null) {
-      for (const [i] of apps.entries()) {
-        await runHook(definition.teardown, `scenario '${cell.scenario}' teardown`, workload, { env, log, values: cellValues[i] }).catch((err) => log(err.message))
-      }
-    }
-  }
-  return records
+  })
 }
 
 /** Each varied name's values over `combinations`, in order. */
@@ -379,4 +367,4 @@ async function runPaired (config, options = {}) {
   return { a: results[0], b: results[1], files }
 }
 
-module.exports = { runPaired, cellsOf }
+module.exports = { runPaired }

@@ -24,7 +24,7 @@ async function readSnapshot (config, { env, onProgress }) {
   }
   const since = parseSince(config.since)
   if (config.source === 'prometheus') {
-    const url = config.url ?? (await commandServices().serviceStatus('prometheus', { env })).uri ?? DEFAULT_PROMETHEUS_URL
+    const url = config.prometheus ?? config.url ?? (await commandServices().serviceStatus('prometheus', { env })).uri ?? DEFAULT_PROMETHEUS_URL
     onProgress(`reading the metrics of "${config.service}" since ${since.toISOString()} from Prometheus at ${url}`)
     return breakdownFromPrometheus({ url, service: config.service, since })
   }
@@ -59,10 +59,10 @@ async function readExemplars (snapshot, { url, onProgress }) {
 }
 
 /**
- * Resolves to `{ snapshot, traces, jaegerUi, page }` for `config`: `{ source: 'app', url, headers }`, `{ source:
- * 'prometheus', url (null: the prometheus service's, else localhost:9090), service, since }` or `{ source:
- * 'jaeger', jaeger, service, since }` (`since`: parseSince's text, e.g. '10m'), each with `outDir` (where
- * report.html goes; null: no page). `traces`: the exemplars' waterfalls by trace id (Jaeger; else {}),
+ * Resolves to `{ snapshot, traces, jaegerUi, page }` for `config`: `{ source: 'app', url, headers }`,
+ * `{ source: 'prometheus', prometheus (its address; null: the prometheus service's, else localhost:9090), service,
+ * since }` or `{ source: 'jaeger', jaeger, service, since }` (`since`: parseSince's text, e.g. '10m'), each with
+ * `outDir` (where report.html goes; null: no page). `traces`: the exemplars' waterfalls by trace id (Jaeger; else {}),
  * `jaegerUi`: whether Jaeger's own UI answers there (else null), `page`: report.html's path, or null.
  */
 async function runReport (config, { env = process.env, onProgress = () => {}, now = new Date() } = {}) {
