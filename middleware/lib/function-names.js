@@ -220,7 +220,10 @@ class FunctionNamer {
     const exported = this.exports.exportOf(fn)
     // A name of its own other than its factory's (helmet's `helmetMiddleware`) says more than the factory.
     const own = ownName !== null && ownName !== origin.owner ? ownName : null
-    const name = exported !== null ? exported.name : own || call
+    // A package's factory with a name that says nothing (express-mongo-sanitize's `middleware()`) is its package.
+    const generic = call === origin.owner && GENERIC_FACTORIES.has(origin.owner)
+    const byPackage = fromPackage !== null && generic ? fromPackage : null
+    const name = exported !== null ? exported.name : own || byPackage || call
     return {
       name,
       file: location.file,
@@ -293,6 +296,8 @@ class FunctionNamer {
   }
 }
 
+// Factory names that name no middleware in particular: a package's product made by one is named by its package.
+const GENERIC_FACTORIES = new Set(['middleware', 'createMiddleware', 'factory', 'create', 'handler', 'wrapper', 'plugin'])
 // How many wrappers deep describe() looks (`catchAsync(asyncHandler(fn))`).
 const MAX_WRAPPER_DEPTH = 4
 // The most other names a function is known by, kept beside its name.

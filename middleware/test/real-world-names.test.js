@@ -128,3 +128,32 @@ test('distinct layers with the same name and source line are distinct segments, 
     await trace.shutdown()
   }
 })
+
+test("a package's factory with a generic name is named by its package: express-mongo-sanitize's middleware()", async () => {
+  // express-mongo-sanitize 2 exports `function middleware (options) { return function (req, res, next) ... }`;
+  // it assigns req.query, which Express 5 forbids, so its apps are Express 4 apps.
+  const express4 = require('express4')
+  const mongoSanitize = require('express-mongo-sanitize')
+  const app = express4()
+  const trace = nodebenchTrace({ exporter: 'none' })
+  app.use(trace)
+  app.use(express4.json())
+  app.use(mongoSanitize())
+  app.post('/search', function search (req, res) { res.json(req.body) })
+  const { base, close } = await listen(app)
+  try {
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${base}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"$where":"1","name":"ada"}' })
+      assert.deepEqual(await res.json(), { name: 'ada' })
+    }
+    const [operation] = trace.breakdown().operations
+    // Express 4's own `query` and `expressInit` first.
+    assert.deepEqual(operation.segments.map((s) => s.name).slice(-3), ['jsonParser', 'express-mongo-sanitize', 'search'])
+    const sanitize = operation.segments.at(-2)
+    assert.match(sanitize.file, /node_modules[\\/]express-mongo-sanitize[\\/]/)
+    assert.ok(sanitize.aliases.includes('middleware'), JSON.stringify(sanitize.aliases))
+  } finally {
+    await close()
+    await trace.shutdown()
+  }
+})

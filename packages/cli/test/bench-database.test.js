@@ -141,3 +141,26 @@ test('bench: every run starts from an empty database, reports each cell\'s sizes
   assert.equal(runs[1].results.cells[0].collections[0].before, runs[0].results.cells[0].collections[0].before,
     'the second run started from the same state as the first, not from its 1,200 documents')
 })
+
+test('openDatabase: a --cmd that gives its app a database of its own is told so, once, before the run', async () => {
+  const notes = []
+  const onProgress = (line) => notes.push(line)
+  const cmd = (uri) => ({ starts: true, cmd: `PORT={port} MONGODB_URL=${uri} NODE_ENV=development node src/index.js` })
+  const env = { MONGODB_URI: 'mongodb://127.0.0.1:1/run' }
+  const fresh = { services: ['mongodb'], database: 'fresh' }
+
+  await openDatabase(cmd('mongodb://127.0.0.1:40949/shop'), { services: [] }, { env: {}, onProgress })
+  assert.equal(notes.length, 1, notes.join('\n'))
+  assert.match(notes[0], /^--cmd gives the app a MongoDB database \(mongodb:\/\/127\.0\.0\.1:40949\/shop\) that the workload does not declare: its collection sizes are not counted; add services: \['mongodb'\]/)
+
+  notes.length = 0
+  await openDatabase(cmd('mongodb://127.0.0.1:40949/shop'), fresh, { env, onProgress })
+  assert.equal(notes.length, 1, notes.join('\n'))
+  assert.match(notes[0], /^warning: --cmd gives the app its own database \(mongodb:\/\/127\.0\.0\.1:40949\/shop\), not the run's \(MONGODB_URI=mongodb:\/\/127\.0\.0\.1:1\/run\): the collection sizes are the run's\. Give the app the run's: --cmd 'MONGODB_URL=\$MONGODB_URI \.\.\.'/)
+
+  notes.length = 0
+  await openDatabase(cmd('mongodb://127.0.0.1:1/other'), fresh, { env, onProgress })
+  await openDatabase(cmd('$MONGODB_URI'), fresh, { env, onProgress })
+  await openDatabase({ starts: true, cmd: null, app: '/x' }, fresh, { env, onProgress })
+  assert.deepEqual(notes, [], 'the run\'s own database (another name on it), or none written in the command')
+})

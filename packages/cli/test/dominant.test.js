@@ -62,4 +62,7 @@ test('the owner list shows every scenario: those that name a dominant function a
   assert.match(lines[1], /user list \(json\) +getUsers \(userController\.getUsers\) +56\.00% +same function/)
   assert.match(lines[2], /login \(json\) +authController\.login +90\.00% +the largest share/)
   assert.doesNotMatch(text, /not seen/)
+  // Names longer than the usual column still leave the shares in one column.
+  const shareColumns = lines.slice(1).map((line) => line.search(/\d+\.\d\d%/) + line.match(/\d+\.\d\d%/)[0].length)
+  assert.equal(new Set(shareColumns).size, 1, text)
 })

@@ -46,12 +46,23 @@ async function startFreshDatabase ({ env, onProgress }) {
  * its process when nodebench knows it (FerretDB's), else null.
  */
 async function openDatabase (target, workload, { env, onProgress = () => {} }) {
+  const named = commandDatabase(target)
   if (!target.starts || !workload.services.includes('mongodb')) {
+    if (named !== null) {
+      onProgress(`--cmd gives the app a MongoDB database (${named}) that the workload does not declare: its collection ` +
+        "sizes are not counted; add services: ['mongodb'] to the workload (with database: 'keep' to use that running one)")
+    }
     const none = { source: null, embedded: false, fresh: false, pid: null, name: null }
     return { env, uri: env.MONGODB_URI ?? null, ...none, stop: async () => {} }
   }
   const fresh = !env.MONGODB_URI && workload.database !== 'keep'
   const database = fresh ? await startFreshDatabase({ env, onProgress }) : await resolveDatabase({ env, onProgress })
+  if (named !== null && hostsOf(named) !== hostsOf(database.uri)) {
+    onProgress(`warning: --cmd gives the app its own database (${named}), not the run's (MONGODB_URI=${database.uri}): ` +
+      `the collection sizes are the run's${fresh ? ', and the app\'s database does not start empty' : ''}. Give the app ` +
+      "the run's: --cmd 'MONGODB_URL=$MONGODB_URI ...' (in single quotes, so that your shell leaves it), or use the " +
+      "running one with database: 'keep' in the workload")
+  }
   return {
     env: { ...env, MONGODB_URI: database.uri },
     uri: database.uri,
@@ -62,6 +73,21 @@ async function openDatabase (target, workload, { env, onProgress = () => {} }) {
     name: database.source === 'MONGODB_URI' ? 'MongoDB' : 'FerretDB',
     stop: () => database.stop()
   }
+}
+
+// A MongoDB URI written in an app's command (`MONGODB_URL=mongodb://127.0.0.1:40949/shop node src/index.js`).
+const COMMAND_URI = /mongodb(?:\+srv)?:\/\/[^\s'"]+/
+
+/** The MongoDB URI a --cmd gives its app itself, or null. */
+function commandDatabase (target) {
+  const found = typeof target.cmd === 'string' ? COMMAND_URI.exec(target.cmd) : null
+  return found === null ? null : found[0]
+}
+
+/** A URI's hosts (`127.0.0.1:40949`), what tells two databases apart whatever database name follows. */
+function hostsOf (uri) {
+  const match = /^mongodb(?:\+srv)?:\/\/(?:[^@/]*@)?([^/?]*)/.exec(uri || '')
+  return match === null ? uri : match[1]
 }
 
 module.exports = { openDatabase }

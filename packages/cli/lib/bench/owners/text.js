@@ -58,6 +58,8 @@ function renderOwners (results) {
   const withReference = Boolean(results.workload && results.workload.reference)
   const lines = [`The function that owns each operation's time (share of response time), here${withReference ? ' and in the study' : ''} ` +
     `(${lowest} process${lowest === 1 ? '' : 'es'}):`]
+  // Each row: the operation, its function, the share, the verdict; the first two padded to the longest.
+  const rows = []
   for (const cell of results.cells) {
     if (cell.processes !== lowest || cell.status !== 'ok' || cell.breakdown === null) continue
     const operation = operationOf(cell)
@@ -67,7 +69,7 @@ function renderOwners (results) {
     const name = `${scenarioLabel(scenarios, cell.scenario)} (${cell.format}${cell.topology === 'nginx' ? ', nginx' : ''})`
     const expected = typeof described.dominant === 'string' ? described.dominant : null
     if (expected === null) {
-      lines.push(`  ${name.padEnd(24)} ${top.name.padEnd(15)} ${percent(top.share).padStart(8)}   the largest share`)
+      rows.push([name, top.name, percent(top.share), 'the largest share'])
       continue
     }
     const dominant = findNamed(operation, expected)
@@ -77,7 +79,13 @@ function renderOwners (results) {
     const verdict = isNamed(top, expected) ? 'same function' : `here ${top.name} leads (${percent(top.share)})`
     const studyText = withReference ? `study ${study === undefined ? '   n/a' : `${study.toFixed(2)}%`}   ` : ''
     const shown = dominant && dominant.name !== expected ? `${expected} (${dominant.name})` : expected
-    lines.push(`  ${name.padEnd(24)} ${shown.padEnd(15)} ${here.padStart(8)}   ${studyText}${verdict}`)
+    rows.push([name, shown, here, studyText + verdict])
+  }
+  const width = (column, least) => rows.reduce((most, row) => Math.max(most, row[column].length), least)
+  const nameWidth = width(0, 24)
+  const functionWidth = width(1, 15)
+  for (const [name, shown, share, rest] of rows) {
+    lines.push(`  ${name.padEnd(nameWidth)} ${shown.padEnd(functionWidth)} ${share.padStart(8)}   ${rest}`)
   }
   return lines.length > 1 ? lines.join('\n') + '\n' : ''
 }
