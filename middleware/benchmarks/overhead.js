@@ -66,14 +66,14 @@ function routeOf (variant) {
 // ratios, at least `min`.
 const TARGETS = Object.freeze([
   Object.freeze({ label: 'breakdown, a timed segment', variant: 'nodebench-breakdown', baseline: 'bare', figure: 'nsPerSegment', unit: 'ns', max: 150 }),
+  Object.freeze({ label: 'sampleRatio 0.1, an exported span over the breakdown', variant: 'nodebench-0.1', baseline: 'nodebench-breakdown', figure: 'microsPerSpan', unit: 'µs', max: 1 }),
+  Object.freeze({ label: 'sampleRatio 1 vs official instrumentation', variant: 'nodebench-1', baseline: 'otel-official', min: 3 }),
+  Object.freeze({ label: 'NestJS breakdown vs NestJS bare', variant: 'nest-breakdown', baseline: 'nest-bare', min: 0.95 }),
   // Issue 51: the real middleware stack (real-app.js), a segment at most 300 ns; and sampling nothing costs
   // nothing: the exporter on at sampleRatio 0 within 20 ns a segment of the breakdown alone, on either app.
   Object.freeze({ label: 'real stack breakdown, a timed segment', variant: 'real-breakdown', baseline: 'real-bare', figure: 'nsPerSegment', unit: 'ns', max: 300 }),
   Object.freeze({ label: 'sampleRatio 0 over the breakdown, a segment', variant: 'nodebench-0', baseline: 'nodebench-breakdown', figure: 'nsPerSegmentOverBreakdown', unit: 'ns', max: 20 }),
-  Object.freeze({ label: 'real stack sampleRatio 0 over the breakdown, a segment', variant: 'real-0', baseline: 'real-breakdown', figure: 'nsPerSegmentOverBreakdown', unit: 'ns', max: 20 }),
-  Object.freeze({ label: 'sampleRatio 0.1, an exported span over the breakdown', variant: 'nodebench-0.1', baseline: 'nodebench-breakdown', figure: 'microsPerSpan', unit: 'µs', max: 1 }),
-  Object.freeze({ label: 'sampleRatio 1 vs official instrumentation', variant: 'nodebench-1', baseline: 'otel-official', min: 3 }),
-  Object.freeze({ label: 'NestJS breakdown vs NestJS bare', variant: 'nest-breakdown', baseline: 'nest-bare', min: 0.95 })
+  Object.freeze({ label: 'real stack sampleRatio 0 over the breakdown, a segment', variant: 'real-0', baseline: 'real-breakdown', figure: 'nsPerSegmentOverBreakdown', unit: 'ns', max: 20 })
 ])
 
 // The --json report's layout. 2: each target's figure is `value`, its round-by-round figures `rounds` (they were
