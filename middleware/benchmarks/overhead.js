@@ -59,7 +59,7 @@ function routeOf (variant) {
   return NEST_VARIANTS.includes(variant) ? NEST_ROUTE : EXPRESS_ROUTE
 }
 
-// The targets (benchmarks/README.md, "Results by Node.js version"). The breakdown's and a span's are costs per
+// The targets (benchmarks/README.md, "Where the targets stand"). The breakdown's and a span's are costs per
 // unit of work, at most `max` (issue "Exact on every path, and near-free on Node.js 24"): ns of CPU per timed
 // segment over bare, and µs of CPU per exported span over the breakdown alone. Units travel between apps, where
 // a ratio depends on how much the app itself does (the benchmark app ~25 µs a request). The other two are
