@@ -65,10 +65,7 @@ function openSegment (record, layer, req, next) {
   if (current === next || (current === record.ownNext && current !== null)) {
     req.next = segmentEnd
     record.ownNext = segmentEnd
-    // Express's `next` is one for every layer of a router: stored when it changes. Each store of an object
-    // goes through V8's write barrier, whose slow path every store takes while the collector marks, as it
-    // does for much of a real middleware stack's time (benchmarks/LOG.md, 2026-11-29).
-    if (record.ownNextFor !== next) record.ownNextFor = next
+    record.ownNextFor = next
   }
   return segmentEnd
 }
