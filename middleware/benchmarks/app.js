@@ -5,7 +5,7 @@
 // with nodebench's breakdown. Run by overhead.js as a child process, one per measured run, so every variant
 // starts from a fresh process with the same heap and JIT state:
 //
-//   node benchmarks/app.js --variant bare|nodebench-0.1|nodebench-1|otel-official|nest-bare|... [--port 0]
+//   node benchmarks/app.js --variant bare|nodebench-0.1|nodebench-1|otel-official|nest-bare|real-bare|... [--port 0]
 //                          [--keep-alive-timeout ms]
 //
 // Prints `listening on http://127.0.0.1:<port>` when ready. On SIGTERM it stops accepting requests, flushes
@@ -24,12 +24,16 @@ const DEFAULT_VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebenc
 // between two reads of the clock, both kept, and nothing else (DESIGN.md: two reads a segment).
 // The NestJS variants are opt-in too (--variants nest-bare,nest-breakdown): each is compared with nest-bare.
 const NEST_VARIANTS = Object.freeze(['nest-bare', 'nest-breakdown'])
+// The real middleware stack (real-app.js: helmet, cors, compression, ...), opt-in too: bare, the breakdown
+// alone, and the exporter on at sampleRatio 0 and 0.1; each compared with real-bare.
+const REAL_VARIANTS = Object.freeze(['real-bare', 'real-breakdown', 'real-0', 'real-0.1'])
 const VARIANTS = Object.freeze([
-  ...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider', 'bare-clock', 'nodebench-0', 'nodebench-metrics', ...NEST_VARIANTS
+  ...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider', 'bare-clock', 'nodebench-0', 'nodebench-metrics', ...NEST_VARIANTS,
+  ...REAL_VARIANTS
 ])
 const METRICS_INTERVAL_MS = 1000
 const CLOCKED_FUNCTIONS = 11
-const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1 })
+const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1, 'real-0': 0, 'real-0.1': 0.1 })
 const FLUSH_TIMEOUT_MS = 3000
 
 function parseArguments (argv) {
@@ -260,9 +264,9 @@ function main () {
   const http = require('node:http')
   const express = requireExpress5()
   let tracing = null
-  if (variant.startsWith('nodebench-')) {
+  if (variant.startsWith('nodebench-') || (variant.startsWith('real-') && variant !== 'real-bare')) {
     const { nodebenchTrace } = require('@nodebench/trace')
-    if (variant === 'nodebench-breakdown') {
+    if (variant === 'nodebench-breakdown' || variant === 'real-breakdown') {
       tracing = nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'none' })
     } else if (variant === 'nodebench-metrics') {
       tracing = nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'none', metrics: { otlp: { intervalMs: METRICS_INTERVAL_MS } } })
@@ -272,7 +276,10 @@ function main () {
   }
   // The ten middleware and the handler: as many functions as the breakdown times segments on this app.
   const clockTimes = variant === 'bare-clock' ? new Float64Array(2 * CLOCKED_FUNCTIONS) : null
-  const server = http.createServer(createApp(express, tracing, clockTimes))
+  const app = REAL_VARIANTS.includes(variant)
+    ? require('./real-app').createRealApp(express, tracing)
+    : createApp(express, tracing, clockTimes)
+  const server = http.createServer(app)
   if (keepAliveTimeout !== null) server.keepAliveTimeout = keepAliveTimeout
 
   server.listen(port, '127.0.0.1', () => {
@@ -309,4 +316,4 @@ if (require.main === module) {
   main()
 }
 
-module.exports = { VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS, parseArguments, createApp }
+module.exports = { VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS, REAL_VARIANTS, parseArguments, createApp }

@@ -24,6 +24,7 @@
 // nest-breakdown are the NestJS example (examples/nest-cats), bare and with its breakdown. The sink runs
 // as its own process, as a collector does, so the instructions counted are the exporter's (encode, send, read
 // the answer) and not the collector's; under valgrind it is not traced (callgrind's --trace-children=no).
+// real-bare, real-breakdown, real-0 and real-0.1 are the same on the real middleware stack (real-app.js).
 // `client` is the client alone: the same requests to the bare app served by app.js in a process of its own
 // (not traced either), so that its count is the client's share of every Express variant's (the same requests
 // and the same responses), and a variant's count less it is its server's.
@@ -36,14 +37,16 @@ const { pathToFileURL } = require('node:url')
 const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { createApp } = require('./app')
+const { createRealApp } = require('./real-app')
 const { spawnServer, stopServer } = require('./child-server')
 
-const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1 })
+const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1, 'real-0': 0, 'real-0.1': 0.1 })
 const METRICS_EVERY = 1000
 // The reader's own schedule, far off: the pushes are the forced ones, every METRICS_EVERY requests.
 const METRICS_INTERVAL_MS = 24 * 60 * 60 * 1000
 const VARIANTS = Object.freeze([
-  'bare', 'nodebench-breakdown', ...Object.keys(SAMPLE_RATIOS), 'nodebench-metrics', 'nest-bare', 'nest-breakdown', 'client'
+  'bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1', 'nodebench-metrics', 'nest-bare', 'nest-breakdown', 'client',
+  'real-bare', 'real-breakdown', 'real-0', 'real-0.1'
 ])
 const CONCURRENCY = 4
 
@@ -75,14 +78,15 @@ function checkpoint (lines, served) {
 async function startTarget () {
   if (variant === 'nest-bare' || variant === 'nest-breakdown') return startNest()
   if (variant === 'client') return startOtherProcess()
-  const tracing = variant === 'bare'
+  const tracing = variant === 'bare' || variant === 'real-bare'
     ? null
-    : variant === 'nodebench-breakdown'
+    : variant === 'nodebench-breakdown' || variant === 'real-breakdown'
       ? nodebenchTrace({ exporter: 'none' })
       : variant === 'nodebench-metrics'
         ? nodebenchTrace({ exporter: 'none', metrics: { otlp: { intervalMs: METRICS_INTERVAL_MS } } })
         : nodebenchTrace({ exporter: 'otlp', sampleRatio: SAMPLE_RATIOS[variant] })
-  const server = createApp(express, tracing).listen(0, '127.0.0.1')
+  const app = variant.startsWith('real-') ? createRealApp(express, tracing) : createApp(express, tracing)
+  const server = app.listen(0, '127.0.0.1')
   await once(server, 'listening')
   return {
     server,

@@ -35,7 +35,7 @@ const { ensureValgrind, nodeBinary, callgrindCounts } = require('@nodebench/serv
 
 const VARIANTS = Object.freeze([
   'bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1', 'nodebench-metrics', 'nest-bare', 'nest-breakdown',
-  'client'
+  'client', 'real-bare', 'real-breakdown', 'real-0', 'real-0.1'
 ])
 // Each variant against its app bare: the Express app's with bare, the NestJS example's with nest-bare. `client`
 // (the client alone, the app in a process valgrind does not follow) is the client's share of every Express
@@ -44,6 +44,7 @@ const NEST_VARIANTS = new Set(['nest-bare', 'nest-breakdown'])
 
 function baselineOf (variant) {
   if (variant === 'client') return 'client'
+  if (variant.startsWith('real-')) return 'real-bare'
   return NEST_VARIANTS.has(variant) ? 'nest-bare' : 'bare'
 }
 const DEFAULT_CHECKPOINTS = '10000,30000,50000'
@@ -209,7 +210,6 @@ async function countAll (options, count) {
  * spans, per span (its excess over the breakdown's, when the breakdown was counted too, over the spans sent).
  */
 function summarize (countsByVariant) {
-  const breakdownWindows = countsByVariant['nodebench-breakdown'] ?? null
   const clientWindows = countsByVariant.client ?? null
   const rows = []
   for (const [variant, windows] of Object.entries(countsByVariant)) {
@@ -224,11 +224,16 @@ function summarize (countsByVariant) {
       const bareMutator = (bareWindow.instructions - bareWindow.gc - bareWindow.compile) / requests
       const segments = windows.segmentsPerRequest ?? null
       const spans = windows.spansPerRequest ?? null
-      const overBreakdown = breakdownWindows !== null && !isBaseline && !NEST_VARIANTS.has(variant) && variant !== 'nodebench-breakdown'
+      // A span's cost is over the breakdown alone of the same app (nodebench-breakdown, real-breakdown).
+      const breakdownVariant = variant.startsWith('real-') ? 'real-breakdown' : 'nodebench-breakdown'
+      const breakdownWindows = countsByVariant[breakdownVariant] ?? null
+      const spanVariant = !isBaseline && !NEST_VARIANTS.has(variant) && variant !== breakdownVariant
+      const overBreakdown = breakdownWindows !== null && spanVariant
         ? perRequest - breakdownWindows[i].instructions / requests
         : null
       // The server alone: the count less the client's in the same window (Express variants, `client` counted).
-      const client = clientWindows !== null && variant !== 'client' && !NEST_VARIANTS.has(variant) ? clientWindows[i] : null
+      // (Not the real stack's: its responses are not the benchmark app's, nor then the client's work.)
+      const client = clientWindows !== null && variant !== 'client' && !NEST_VARIANTS.has(variant) && !variant.startsWith('real-') ? clientWindows[i] : null
       const serverPerRequest = client === null ? null : perRequest - client.instructions / requests
       const clientMutator = client === null ? null : (client.instructions - client.gc - client.compile) / requests
       const serverMutator = client === null ? null : mutator - clientMutator

@@ -30,7 +30,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 const autocannon = require('autocannon')
 const Table = require('cli-table3')
-const { VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS } = require('./app')
+const { VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS, REAL_VARIANTS } = require('./app')
 const { spawnServer, stopServer } = require('./child-server')
 
 const APP_SCRIPT = path.join(__dirname, 'app.js')
@@ -42,18 +42,24 @@ const AUTOCANNON_CLI = require.resolve('autocannon/autocannon.js')
 const EXPRESS_ROUTE = Object.freeze({ path: '/api/items/42', headers: {} })
 const NEST_ROUTE = Object.freeze({ path: '/api/v1/cats?limit=5', headers: { 'x-api-key': 'cats' } })
 // Each variant is compared with its app bare: the Express app's variants with bare, the NestJS ones with
-// nest-bare (--paired runs them at the same time).
-const BASELINES = new Set(['bare', 'nest-bare'])
+// nest-bare, the real stack's (real-app.js) with real-bare (--paired runs them at the same time).
+const BASELINES = new Set(['bare', 'nest-bare', 'real-bare'])
 
 function baselineOf (variant) {
+  if (REAL_VARIANTS.includes(variant)) return 'real-bare'
   return NEST_VARIANTS.includes(variant) ? 'nest-bare' : 'bare'
+}
+
+/** The breakdown alone on the variant's app: what a sampled variant's spans are counted over. */
+function breakdownOf (variant) {
+  return REAL_VARIANTS.includes(variant) ? 'real-breakdown' : 'nodebench-breakdown'
 }
 
 function routeOf (variant) {
   return NEST_VARIANTS.includes(variant) ? NEST_ROUTE : EXPRESS_ROUTE
 }
 
-// The targets (benchmarks/README.md, "Results by Node.js version"). The breakdown's and a span's are costs per
+// The targets (benchmarks/README.md, "Where the targets stand"). The breakdown's and a span's are costs per
 // unit of work, at most `max` (issue "Exact on every path, and near-free on Node.js 24"): ns of CPU per timed
 // segment over bare, and µs of CPU per exported span over the breakdown alone. Units travel between apps, where
 // a ratio depends on how much the app itself does (the benchmark app ~25 µs a request). The other two are
@@ -62,7 +68,12 @@ const TARGETS = Object.freeze([
   Object.freeze({ label: 'breakdown, a timed segment', variant: 'nodebench-breakdown', baseline: 'bare', figure: 'nsPerSegment', unit: 'ns', max: 150 }),
   Object.freeze({ label: 'sampleRatio 0.1, an exported span over the breakdown', variant: 'nodebench-0.1', baseline: 'nodebench-breakdown', figure: 'microsPerSpan', unit: 'µs', max: 1 }),
   Object.freeze({ label: 'sampleRatio 1 vs official instrumentation', variant: 'nodebench-1', baseline: 'otel-official', min: 3 }),
-  Object.freeze({ label: 'NestJS breakdown vs NestJS bare', variant: 'nest-breakdown', baseline: 'nest-bare', min: 0.95 })
+  Object.freeze({ label: 'NestJS breakdown vs NestJS bare', variant: 'nest-breakdown', baseline: 'nest-bare', min: 0.95 }),
+  // Issue 51: the real middleware stack (real-app.js), a segment at most 300 ns; and sampling nothing costs
+  // nothing: the exporter on at sampleRatio 0 within 20 ns a segment of the breakdown alone, on either app.
+  Object.freeze({ label: 'real stack breakdown, a timed segment', variant: 'real-breakdown', baseline: 'real-bare', figure: 'nsPerSegment', unit: 'ns', max: 300 }),
+  Object.freeze({ label: 'sampleRatio 0 over the breakdown, a segment', variant: 'nodebench-0', baseline: 'nodebench-breakdown', figure: 'nsPerSegmentOverBreakdown', unit: 'ns', max: 20 }),
+  Object.freeze({ label: 'real stack sampleRatio 0 over the breakdown, a segment', variant: 'real-0', baseline: 'real-breakdown', figure: 'nsPerSegmentOverBreakdown', unit: 'ns', max: 20 })
 ])
 
 // The --json report's layout. 2: each target's figure is `value`, its round-by-round figures `rounds` (they were
@@ -468,10 +479,13 @@ function roundCosts (runs, target, byVariant, paired) {
   if (target.figure === 'nsPerSegment') {
     if (row.segmentsPerRequest) for (const micros of over.values()) costs.push(micros * 1000 / row.segmentsPerRequest)
   } else {
+    // Over the breakdown alone: per exported span, or per timed segment (nsPerSegmentOverBreakdown).
     const breakdown = cpuOverBareByRound(runs, target.baseline, paired)
-    if (row.spansExportedPerRequest) {
+    const perSegment = target.figure === 'nsPerSegmentOverBreakdown'
+    const divisor = perSegment ? row.segmentsPerRequest / 1000 : row.spansExportedPerRequest
+    if (divisor) {
       for (const [round, micros] of over) {
-        if (breakdown.has(round)) costs.push((micros - breakdown.get(round)) / row.spansExportedPerRequest)
+        if (breakdown.has(round)) costs.push((micros - breakdown.get(round)) / divisor)
       }
     }
   }
@@ -524,6 +538,7 @@ function summarize (runs, variants, { paired = false } = {}) {
       overheadMicrosPerRequest: null,
       overheadMicrosByThread: null,
       nsPerSegment: null,
+      nsPerSegmentOverBreakdown: null,
       microsPerSpan: null
     }
   }
@@ -543,14 +558,16 @@ function summarize (runs, variants, { paired = false } = {}) {
       row.nsPerSegment = row.overheadMicrosPerRequest * 1000 / row.segmentsPerRequest
     }
   }
-  // A span's cost: what a sampled variant costs over the breakdown alone, per span it exported.
-  const breakdown = byVariant['nodebench-breakdown']
+  // A span's cost: what a sampled variant costs over the breakdown alone of its app, per span it exported; and
+  // what having the exporter on costs a segment over the breakdown alone (sampleRatio 0: no span at all).
   for (const variant of variants) {
     const row = byVariant[variant]
-    if (breakdown === undefined || variant === 'nodebench-breakdown' || !row.spansExportedPerRequest) continue
+    const breakdown = byVariant[breakdownOf(variant)]
+    if (breakdown === undefined || variant === breakdownOf(variant) || BASELINES.has(variant)) continue
     if (row.overheadMicrosPerRequest === null || breakdown.overheadMicrosPerRequest === null) continue
     const spanMicros = row.overheadMicrosPerRequest - breakdown.overheadMicrosPerRequest
-    row.microsPerSpan = spanMicros / row.spansExportedPerRequest
+    if (row.segmentsPerRequest) row.nsPerSegmentOverBreakdown = spanMicros * 1000 / row.segmentsPerRequest
+    if (row.spansExportedPerRequest) row.microsPerSpan = spanMicros / row.spansExportedPerRequest
   }
   for (const variant of variants) {
     // The ratio to the variant's own app, bare (the Express app's bare, or nest-bare).
@@ -588,8 +605,8 @@ function formatNumber (value, digits) {
 
 function renderTable (summary) {
   const table = new Table({
-    head: ['variant', 'req/s', 'p50 ms', 'p99 ms', summary.paired ? 'ratio to bare (paired CPU)' : 'ratio to bare', 'app CPU µs/req', 'ns/segment', 'µs/span', 'spans exported/req', 'OTLP MB/run'],
-    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    head: ['variant', 'req/s', 'p50 ms', 'p99 ms', summary.paired ? 'ratio to bare (paired CPU)' : 'ratio to bare', 'app CPU µs/req', 'ns/segment', 'ns/segment over breakdown', 'µs/span', 'spans exported/req', 'OTLP MB/run'],
+    colAligns: ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
     style: { head: [], border: [] }
   })
   for (const row of summary.variants) {
@@ -601,6 +618,7 @@ function renderTable (summary) {
       formatNumber(row.ratioToBare, 3),
       formatNumber(row.cpuMicrosPerRequest, 0),
       row.nsPerSegment === null ? '-' : row.nsPerSegment.toFixed(0),
+      row.nsPerSegmentOverBreakdown === null ? '-' : row.nsPerSegmentOverBreakdown.toFixed(0),
       row.microsPerSpan === null ? '-' : row.microsPerSpan.toFixed(2),
       row.spansExportedPerRequest === null ? '-' : row.spansExportedPerRequest.toFixed(2),
       row.otlpBytesPerRun === null ? '-' : (row.otlpBytesPerRun / 1e6).toFixed(1)
@@ -640,8 +658,8 @@ function renderThreadTable (summary) {
 
 function renderTargets (summary) {
   return summary.targets.map((target) => {
-    const needs = target.figure === 'microsPerSpan'
-      ? `${target.variant}, ${target.baseline} and bare`
+    const needs = target.figure === 'microsPerSpan' || target.figure === 'nsPerSegmentOverBreakdown'
+      ? `${target.variant}, ${target.baseline} and ${baselineOf(target.variant)}`
       : `${target.variant} and ${target.baseline}`
     if (target.value === null) return `${target.label}: not measured (needs ${needs})`
     const cost = target.max !== undefined

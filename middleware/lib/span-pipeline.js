@@ -335,13 +335,30 @@ class SpanPipeline {
     }
     // exporter 'app' while the app has no provider: no spans.
     if (this.direct === null && this.tracer === null) return null
-    const parentContext = req.headers.traceparent !== undefined ? this.extract(req.headers) : api.ROOT_CONTEXT
+    // Without an incoming `traceparent` the ratio alone decides, before anything else is done for spans: a
+    // request that is not sampled costs this test and no more (sampleRatio 0: not even a random number).
+    const headers = req.headers
+    if (headers.traceparent === undefined) {
+      const ratio = this.config.sampleRatio
+      if (ratio <= 0 || (ratio < 1 && Math.random() >= ratio)) return null
+      return this.open(record, req, api.ROOT_CONTEXT, undefined)
+    }
+    const parentContext = this.extract(headers)
     const remote = api.trace.getSpanContext(parentContext)
     const hasRemote = remote !== undefined && api.isSpanContextValid(remote)
     const sampled = hasRemote
       ? (remote.traceFlags & api.TraceFlags.SAMPLED) !== 0
       : Math.random() < this.config.sampleRatio
     if (!sampled) return null
+    return this.open(record, req, parentContext, hasRemote ? remote : undefined)
+  }
+
+  /**
+   * A sampled request: its record marked, and the request span opened if nodebench owns it (the app's tracer).
+   * `remote`: the incoming parent's span context, when valid.
+   */
+  open (record, req, parentContext, remote) {
+    const hasRemote = remote !== undefined
     record.sampled = true
     let requestSpan
     if (this.direct !== null) {

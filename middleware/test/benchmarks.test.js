@@ -492,3 +492,40 @@ test('segment-instructions.js: the requests between two runs, bare taken from no
   assert.throws(() => parseArguments(['--requests', '3000,1000']), /--requests must be two request counts, the smaller first/)
   assert.throws(() => parseArguments(['--layers', '0']), /--layers must be a whole number of at least 1; received 0/)
 })
+
+test('overhead.js: the real middleware stack runs as real-bare, real-breakdown and real-0, each against real-bare', { timeout: 180_000 }, async () => {
+  const report = JSON.parse(await runScript('overhead.js', ['--rounds', '1', '--duration', '1', '--warmup', '0', '--variants', 'real-bare,real-breakdown,real-0', '--sink', 'none', '--json']))
+  const byVariant = Object.fromEntries(report.runs.map((run) => [run.variant, run]))
+  // helmet, cors, compression, express.json, morgan, the rate limiter, passport, the request id, the controller.
+  assert.equal(byVariant['real-breakdown'].segmentsPerRequest, 9)
+  assert.equal(byVariant['real-0'].segmentsPerRequest, 9)
+  const rows = Object.fromEntries(report.summary.variants.map((row) => [row.variant, row]))
+  assert.equal(rows['real-bare'].ratioToBare, 1)
+  assert.equal(typeof rows['real-breakdown'].nsPerSegment, 'number')
+  assert.equal(typeof rows['real-0'].nsPerSegmentOverBreakdown, 'number', 'real-0 over real-breakdown, a segment')
+  const targets = Object.fromEntries(report.summary.targets.map((target) => [target.label, target]))
+  assert.equal(typeof targets['real stack breakdown, a timed segment'].value, 'number')
+  assert.equal(typeof targets['real stack sampleRatio 0 over the breakdown, a segment'].value, 'number')
+
+  // The traced stack answers as the bare one: the same status, body (but its request id) and real headers.
+  const express = require('express')
+  const { nodebenchTrace } = require('..')
+  const { createRealApp } = require('../benchmarks/real-app.js')
+  const answers = []
+  for (const tracing of [null, nodebenchTrace({ exporter: 'none' })]) {
+    const server = createRealApp(express, tracing).listen(0, '127.0.0.1')
+    try {
+      await new Promise((resolve) => server.once('listening', resolve))
+      const response = await fetch(`http://127.0.0.1:${server.address().port}/api/items/42`)
+      const body = await response.json()
+      delete body.requestId
+      const headers = ['content-security-policy', 'access-control-allow-origin', 'vary', 'ratelimit-policy', 'x-request-id']
+      answers.push([response.status, body, headers.map((name) => response.headers.get(name) !== null)])
+    } finally {
+      server.close()
+      if (tracing !== null) await tracing.shutdown()
+    }
+  }
+  assert.deepEqual(answers[1], answers[0])
+  assert.deepEqual(answers[0][2], [true, true, true, true, true])
+})
