@@ -51,7 +51,7 @@ class PrometheusClient {
     } catch (err) {
       const reason = err.name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (err.cause && (err.cause.code || err.cause.message)) || err.message
       throw new NodebenchError(codes.NB_ERR_PROMETHEUS_UNREACHABLE,
-        `Prometheus is not reachable at ${this.url} (${reason}); start one with \`nodebench services start prometheus\`, or give its URL with --url`)
+        `Prometheus is not reachable at ${this.url} (${reason}); start one with \`nodebench services start prometheus\`, or give its URL with --prometheus`)
     }
     const text = await response.text()
     let body = null

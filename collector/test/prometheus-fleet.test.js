@@ -42,7 +42,7 @@ async function send (base, path, count, status = 200) {
 }
 
 function report (url, since, extra = []) {
-  return runCli(['report', '--source', 'prometheus', '--url', url, '--service', SERVICE, '--since', since.toISOString(), ...extra])
+  return runCli(['report', '--source', 'prometheus', '--prometheus', url, '--service', SERVICE, '--since', since.toISOString(), ...extra])
 }
 
 const ITEMS = 'GET /api/items/:id json'
@@ -159,9 +159,9 @@ test('bad input gets one clear line: an unreachable Prometheus, a URL that is no
   const prometheus = await startTestPrometheus(t)
   const since = new Date(Date.now() - 60_000)
   const closed = await freeLoopbackPort()
-  const unreachable = await runCli(['report', '--source', 'prometheus', '--url', `http://127.0.0.1:${closed}`, '--service', SERVICE])
+  const unreachable = await runCli(['report', '--source', 'prometheus', '--prometheus', `http://127.0.0.1:${closed}`, '--service', SERVICE])
   assert.equal(unreachable.code, 1)
-  assert.match(unreachable.stderr, /\nnodebench: Prometheus is not reachable at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); start one with `nodebench services start prometheus`, or give its URL with --url\n$/)
+  assert.match(unreachable.stderr, /\nnodebench: Prometheus is not reachable at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); start one with `nodebench services start prometheus`, or give its URL with --prometheus\n$/)
 
   const page = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>an app</h1>'))
   await new Promise((resolve) => page.listen(0, '127.0.0.1', resolve))
