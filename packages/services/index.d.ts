@@ -337,6 +337,9 @@ export interface NodeBinary {
  */
 export declare function nodeBinary (spec: string | number, options?: NodeBinaryOptions): Promise<NodeBinary>
 
+/** NODEBENCH_CACHE_DIR, else $XDG_CACHE_HOME/nodebench, else ~/.cache/nodebench. */
+export declare function userCacheDir (env?: NodeJS.ProcessEnv): string
+
 /** The codes of the errors this package throws (NodebenchError, from @nodebench/errors). */
 export type ErrorCode =
   | 'NB_ERR_INVALID_OPTION'

@@ -2,7 +2,7 @@
 
 const { ferretdbBinary, ferretdbVersion, startDatabase, resolveDatabase } = require('./lib/database')
 const { registerService, serviceNames, serviceOptions, serviceState, startService, stopService, serviceStatus } = require('./lib/services')
-const { PROJECT_CACHE_DIR } = require('./lib/cache-dirs')
+const { userCacheDir, PROJECT_CACHE_DIR } = require('./lib/cache-dirs')
 const { freeLoopbackPort } = require('./lib/processes')
 const { ensureChromium } = require('./lib/chromium')
 const { ensureValgrind } = require('./lib/valgrind')
@@ -40,5 +40,6 @@ module.exports = {
   ensureApachePhp,
   startApachePhp,
   nodeBinary,
+  userCacheDir,
   PROJECT_CACHE_DIR
 }
