@@ -160,7 +160,9 @@ test('openDatabase: a --cmd that gives its app a database of its own is told so,
 
   notes.length = 0
   await openDatabase(cmd('mongodb://127.0.0.1:1/other'), fresh, { env, onProgress })
+  await openDatabase(cmd('mongodb://LocalHost:1/other'), fresh, { env, onProgress })
+  await openDatabase(cmd('mongodb://[::1]:1/other'), fresh, { env, onProgress })
   await openDatabase(cmd('$MONGODB_URI'), fresh, { env, onProgress })
   await openDatabase({ starts: true, cmd: null, app: '/x' }, fresh, { env, onProgress })
-  assert.deepEqual(notes, [], 'the run\'s own database (another name on it), or none written in the command')
+  assert.deepEqual(notes, [], 'the run\'s own database (another name on it, its host spelt another way), or none written in the command')
 })

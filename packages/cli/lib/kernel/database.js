@@ -85,9 +85,12 @@ function commandDatabase (target) {
 }
 
 /** A URI's hosts (`127.0.0.1:40949`), what tells two databases apart whatever database name follows. */
+/** A URI's hosts, comparable: lower case, in order, each loopback spelling (localhost, 127.0.0.1, [::1]) one. */
 function hostsOf (uri) {
   const match = /^mongodb(?:\+srv)?:\/\/(?:[^@/]*@)?([^/?]*)/.exec(uri || '')
-  return match === null ? uri : match[1]
+  if (match === null) return uri
+  const loopback = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])(?=:|$)/
+  return match[1].toLowerCase().split(',').map((host) => host.replace(loopback, 'loopback')).sort().join(',')
 }
 
 module.exports = { openDatabase }
