@@ -20,9 +20,12 @@ const { NodebenchError, codes } = require('./errors')
 // Names: the Prometheus exporter's (`http_server_request_duration_count`), or with the unit suffix that
 // OTLP ingestion adds (`..._seconds_count`, Prometheus 3, Mimir). A service is selected by `service_name`
 // (the exporter puts it on every series), else by `job` (what OTLP ingestion makes of service.name).
+//
+// The dependencies a segment waited on come from nodebench.dependency.duration (a series per operation, segment
+// and dependency: its count the calls, its sum the time waited): each segment's `dependencies`, as in process.
 
-const METRIC_PATTERN = '(http_server_request_duration|nodebench_segment_duration)(_seconds)?_(bucket|count|sum)'
-const NAME = /^(http_server_request_duration|nodebench_segment_duration)(?:_seconds)?_(bucket|count|sum)$/
+const METRIC_PATTERN = '(http_server_request_duration|nodebench_segment_duration|nodebench_dependency_duration)(_seconds)?_(bucket|count|sum)'
+const NAME = /^(http_server_request_duration|nodebench_segment_duration|nodebench_dependency_duration)(?:_seconds)?_(bucket|count|sum)$/
 // How far before the window a series' baseline sample may lie: Prometheus's default lookback (staleness).
 const LOOKBACK_MS = 5 * 60_000
 const PERCENTILES = Object.freeze({ p50: 0.5, p95: 0.95, p99: 0.99 })
@@ -146,15 +149,63 @@ function foldSeries (series, sinceSec, untilSec) {
     let segment = operation.segments.get(segmentKey)
     if (segment === undefined) {
       segment = {
-        name: segmentName, kind: labels.nodebench_segment_kind, histogram: new SummedHistogram(), orderWeight: 0
+        name: segmentName,
+        kind: labels.nodebench_segment_kind,
+        histogram: new SummedHistogram(),
+        orderWeight: 0,
+        dependencies: null
       }
       operation.segments.set(segmentKey, segment)
+    }
+    if (metric === 'nodebench_dependency_duration') {
+      if (kind !== 'bucket') addDependency(segment, labels, kind, increase)
+      continue
     }
     segment.histogram.add(kind, labels, increase)
     // A segment seen at different positions (a request that took another path) sits at its mean position.
     if (kind === 'count') segment.orderWeight += Number(labels.nodebench_segment_order) * increase
   }
   return { operations, instances }
+}
+
+/** Adds a dependency series' increase (its calls, or the seconds waited) to its segment's. */
+function addDependency (segment, labels, kind, increase) {
+  const system = labels.nodebench_dependency_system ?? 'other'
+  const operation = labels.nodebench_dependency_operation ?? ''
+  const target = labels.nodebench_dependency_target ?? ''
+  const key = `${system} ${operation} ${target}`
+  segment.dependencies ??= new Map()
+  let dependency = segment.dependencies.get(key)
+  if (dependency === undefined) {
+    dependency = { system, operation, target, calls: 0, seconds: 0 }
+    segment.dependencies.set(key, dependency)
+  }
+  if (kind === 'count') dependency.calls += increase
+  else dependency.seconds += increase
+}
+
+/**
+ * A segment's dependencies as the middleware's snapshot gives them (the longest waited on first): calls and time
+ * per invocation of the segment, and share of the operation's response time; undefined when it waited on none.
+ */
+function dependencySnapshots (segment, operationTotalMs) {
+  if (segment.dependencies === null) return undefined
+  const invocations = segment.histogram.count
+  const list = Array.from(segment.dependencies.values()).filter((dependency) => dependency.calls > 0)
+  if (list.length === 0) return undefined
+  const text = (x, y) => (x < y ? -1 : x > y ? 1 : 0)
+  return list
+    .sort((a, b) => b.seconds - a.seconds || text(a.system, b.system) || text(a.operation, b.operation) ||
+      text(a.target, b.target))
+    .map(({ system, operation, target, calls, seconds }) => ({
+      system,
+      operation,
+      target,
+      count: roundMs(calls / invocations),
+      meanMs: roundMs(seconds * 1000 / invocations),
+      totalMs: roundMs(seconds * 1000),
+      share: operationTotalMs > 0 ? seconds * 1000 / operationTotalMs : 0
+    }))
 }
 
 function operationSnapshot (operation) {
@@ -182,6 +233,8 @@ function operationSnapshot (operation) {
       for (const [name, q] of Object.entries(PERCENTILES)) snapshot[`${name}Ms`] = roundMs(histogram.quantileMs(q))
       snapshot.totalMs = roundMs(histogram.sum * 1000)
       snapshot.share = totalMs > 0 ? histogram.sum * 1000 / totalMs : 0
+      const dependencies = dependencySnapshots(segment, totalMs)
+      if (dependencies !== undefined) snapshot.dependencies = dependencies
       return snapshot
     })
   return {
