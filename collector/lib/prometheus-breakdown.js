@@ -1,6 +1,6 @@
 'use strict'
 
-const { SCHEMA_VERSION, UNATTRIBUTED, roundMs } = require('@nodebench/breakdown')
+const { SCHEMA_VERSION, UNATTRIBUTED, roundMs, dependencySnapshots } = require('@nodebench/breakdown')
 const { PrometheusClient } = require('./prometheus-client')
 const { NodebenchError, codes } = require('./errors')
 
@@ -177,35 +177,11 @@ function addDependency (segment, labels, kind, increase) {
   segment.dependencies ??= new Map()
   let dependency = segment.dependencies.get(key)
   if (dependency === undefined) {
-    dependency = { system, operation, target, calls: 0, seconds: 0 }
+    dependency = { system, operation, target, calls: 0, totalMs: 0 }
     segment.dependencies.set(key, dependency)
   }
   if (kind === 'count') dependency.calls += increase
-  else dependency.seconds += increase
-}
-
-/**
- * A segment's dependencies as the middleware's snapshot gives them (the longest waited on first): calls and time
- * per invocation of the segment, and share of the operation's response time; undefined when it waited on none.
- */
-function dependencySnapshots (segment, operationTotalMs) {
-  if (segment.dependencies === null) return undefined
-  const invocations = segment.histogram.count
-  const list = Array.from(segment.dependencies.values()).filter((dependency) => dependency.calls > 0)
-  if (list.length === 0) return undefined
-  const text = (x, y) => (x < y ? -1 : x > y ? 1 : 0)
-  return list
-    .sort((a, b) => b.seconds - a.seconds || text(a.system, b.system) || text(a.operation, b.operation) ||
-      text(a.target, b.target))
-    .map(({ system, operation, target, calls, seconds }) => ({
-      system,
-      operation,
-      target,
-      count: roundMs(calls / invocations),
-      meanMs: roundMs(seconds * 1000 / invocations),
-      totalMs: roundMs(seconds * 1000),
-      share: operationTotalMs > 0 ? seconds * 1000 / operationTotalMs : 0
-    }))
+  else dependency.totalMs += increase * 1000
 }
 
 function operationSnapshot (operation) {
@@ -233,8 +209,9 @@ function operationSnapshot (operation) {
       for (const [name, q] of Object.entries(PERCENTILES)) snapshot[`${name}Ms`] = roundMs(histogram.quantileMs(q))
       snapshot.totalMs = roundMs(histogram.sum * 1000)
       snapshot.share = totalMs > 0 ? histogram.sum * 1000 / totalMs : 0
-      const dependencies = dependencySnapshots(segment, totalMs)
-      if (dependencies !== undefined) snapshot.dependencies = dependencies
+      // As the middleware's snapshot gives them: calls and time per invocation of the segment, and share.
+      const dependencies = Array.from(segment.dependencies?.values() ?? []).filter((dependency) => dependency.calls > 0)
+      if (dependencies.length > 0) snapshot.dependencies = dependencySnapshots(dependencies, histogram.count, totalMs)
       return snapshot
     })
   return {

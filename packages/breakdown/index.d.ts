@@ -130,6 +130,13 @@ export declare function isContainer (info: { kind: SegmentKind }): boolean
 /** Milliseconds rounded to the microsecond, as every figure of a snapshot is. */
 export declare function roundMs (ms: number): number
 
+/** A segment's dependencies as a snapshot gives them, the longest waited on first (per invocation of the segment). */
+export declare function dependencySnapshots (
+  dependencies: Iterable<{ system: string, operation: string, target: string, calls: number, totalMs: number }>,
+  invocations: number,
+  operationTotalMs: number
+): Array<{ system: string, operation: string, target: string, count: number, meanMs: number, totalMs: number, share: number }>
+
 /** A call to a dependency made inside a segment (`endMs` -1: still running when the segment ended). */
 export interface DependencyCall {
   segment: number

@@ -1,6 +1,6 @@
 'use strict'
 
-const { SCHEMA_VERSION, BreakdownAggregator, CONTAINER_KINDS, isContainer, round } = require('./lib/aggregator')
+const { SCHEMA_VERSION, BreakdownAggregator, CONTAINER_KINDS, isContainer, round, dependencySnapshots } = require('./lib/aggregator')
 const { renderTable, renderMarkdown, renderHtml, renderJson } = require('./lib/render')
 const { escapeHtml, escapeMarkdown } = require('./lib/escape')
 const { attributeCalls } = require('./lib/attribution')
@@ -14,6 +14,7 @@ module.exports = {
   isContainer,
   roundMs: round,
   attributeCalls,
+  dependencySnapshots,
   renderTable,
   renderMarkdown,
   renderHtml,
