@@ -17,6 +17,7 @@ const { startJaeger, JaegerClient, breakdownFromJaeger } = require('@nodebench/c
 const { startServer } = require('../lib/serve')
 const { seed } = require('../seed')
 const { startTestDatabase } = require('./helpers')
+const { runCli } = require('../../../test/support')
 
 const USER_AGENT = 'nodebench-traces-test/1.0'
 const SPAN_KIND_CLIENT = 3
@@ -144,6 +145,17 @@ test('Jaeger holds the request spans\' HTTP attributes and each MongoDB command 
       assert.ok(dependency.share > 0 && dependency.meanMs <= segment.meanMs + 1e-9)
     }
   }
+
+  // `nodebench report --source jaeger`: each command on the row under the segment that ran it.
+  const report = await runCli(['report', '--source', 'jaeger', '--jaeger', jaeger.queryUrl, '--service', 'mongo-admin',
+    '--since', start.toISOString(), '--md'])
+  assert.equal(report.code, 0, report.stderr)
+  const section = report.stdout.slice(report.stdout.indexOf('### GET /api/db/:database/:collection \\[json\\]'))
+  const lines = section.split('\n')
+  const handler = lines.findIndex((line) => /^\| \d+ \| viewCollection \| handler \|/.test(line))
+  assert.ok(handler > 0, section)
+  assert.match(lines[handler + 1], /^\| +\| +└ mongodb (find|count) users \| dependency \| [\d.]+ calls? \| [\d.]+ \|/)
+  assert.match(lines[handler + 2], /^\| +\| +└ mongodb (find|count) users \| dependency \|/)
 
   // A failure: the database gone, the read answers 503; its span says so with error.type.
   await database.stop()
