@@ -1,6 +1,6 @@
 'use strict'
 
-const { SCHEMA_VERSION, UNATTRIBUTED, roundMs } = require('@nodebench/breakdown')
+const { SCHEMA_VERSION, UNATTRIBUTED, roundMs, dependencySnapshots } = require('@nodebench/breakdown')
 const { PrometheusClient } = require('./prometheus-client')
 const { NodebenchError, codes } = require('./errors')
 
@@ -20,9 +20,12 @@ const { NodebenchError, codes } = require('./errors')
 // Names: the Prometheus exporter's (`http_server_request_duration_count`), or with the unit suffix that
 // OTLP ingestion adds (`..._seconds_count`, Prometheus 3, Mimir). A service is selected by `service_name`
 // (the exporter puts it on every series), else by `job` (what OTLP ingestion makes of service.name).
+//
+// The dependencies a segment waited on come from nodebench.dependency.duration (a series per operation, segment
+// and dependency: its count the calls, its sum the time waited): each segment's `dependencies`, as in process.
 
-const METRIC_PATTERN = '(http_server_request_duration|nodebench_segment_duration)(_seconds)?_(bucket|count|sum)'
-const NAME = /^(http_server_request_duration|nodebench_segment_duration)(?:_seconds)?_(bucket|count|sum)$/
+const METRIC_PATTERN = '(http_server_request_duration|nodebench_segment_duration|nodebench_dependency_duration)(_seconds)?_(bucket|count|sum)'
+const NAME = /^(http_server_request_duration|nodebench_segment_duration|nodebench_dependency_duration)(?:_seconds)?_(bucket|count|sum)$/
 // How far before the window a series' baseline sample may lie: Prometheus's default lookback (staleness).
 const LOOKBACK_MS = 5 * 60_000
 const PERCENTILES = Object.freeze({ p50: 0.5, p95: 0.95, p99: 0.99 })
@@ -146,15 +149,39 @@ function foldSeries (series, sinceSec, untilSec) {
     let segment = operation.segments.get(segmentKey)
     if (segment === undefined) {
       segment = {
-        name: segmentName, kind: labels.nodebench_segment_kind, histogram: new SummedHistogram(), orderWeight: 0
+        name: segmentName,
+        kind: labels.nodebench_segment_kind,
+        histogram: new SummedHistogram(),
+        orderWeight: 0,
+        dependencies: null
       }
       operation.segments.set(segmentKey, segment)
+    }
+    if (metric === 'nodebench_dependency_duration') {
+      if (kind !== 'bucket') addDependency(segment, labels, kind, increase)
+      continue
     }
     segment.histogram.add(kind, labels, increase)
     // A segment seen at different positions (a request that took another path) sits at its mean position.
     if (kind === 'count') segment.orderWeight += Number(labels.nodebench_segment_order) * increase
   }
   return { operations, instances }
+}
+
+/** Adds a dependency series' increase (its calls, or the seconds waited) to its segment's. */
+function addDependency (segment, labels, kind, increase) {
+  const system = labels.nodebench_dependency_system ?? 'other'
+  const operation = labels.nodebench_dependency_operation ?? ''
+  const target = labels.nodebench_dependency_target ?? ''
+  const key = `${system} ${operation} ${target}`
+  segment.dependencies ??= new Map()
+  let dependency = segment.dependencies.get(key)
+  if (dependency === undefined) {
+    dependency = { system, operation, target, calls: 0, totalMs: 0 }
+    segment.dependencies.set(key, dependency)
+  }
+  if (kind === 'count') dependency.calls += increase
+  else dependency.totalMs += increase * 1000
 }
 
 function operationSnapshot (operation) {
@@ -182,6 +209,9 @@ function operationSnapshot (operation) {
       for (const [name, q] of Object.entries(PERCENTILES)) snapshot[`${name}Ms`] = roundMs(histogram.quantileMs(q))
       snapshot.totalMs = roundMs(histogram.sum * 1000)
       snapshot.share = totalMs > 0 ? histogram.sum * 1000 / totalMs : 0
+      // As the middleware's snapshot gives them: calls and time per invocation of the segment, and share.
+      const dependencies = Array.from(segment.dependencies?.values() ?? []).filter((dependency) => dependency.calls > 0)
+      if (dependencies.length > 0) snapshot.dependencies = dependencySnapshots(dependencies, histogram.count, totalMs)
       return snapshot
     })
   return {

@@ -1,13 +1,15 @@
 'use strict'
 
 const { BreakdownAggregator, CONTAINER_KINDS } = require('@nodebench/breakdown')
+const { dependencyTimes, CallDescriptions } = require('./span-dependencies')
 
 // Breakdowns from spans, as stored in Jaeger: the same BreakdownAggregator the middleware feeds in
 // process, fed with requests rebuilt from nodebench's spans. A request is nodebench's request span
 // (`nodebench.kind` = request), or the HTTP server span its segment spans hang under when the app runs
 // instrumentation-http; its segments are the nodebench spans below it, in start order, routers excluded
 // (they contain segments; their own time is routing, as in process), and so are framework routes (a NestJS
-// route, whose pipeline's units are its segments).
+// route, whose pipeline's units are its segments). The CLIENT spans under a segment's span are the calls it
+// waited on (span-dependencies.js).
 
 const SEGMENT_KINDS = new Set([
   'middleware', 'param', 'handler', 'error-handler', 'guard', 'interceptor', 'pipe', 'response', 'filter'
@@ -28,6 +30,7 @@ function breakdownFromSpans (spans, { service, maxOperations } = {}) {
   let earliest = null
   for (const request of requests) {
     aggregator.recordRequest(request)
+    if (request.dependencyTimes().length > 0) aggregator.recordDependencies(request)
     const key = `${request.method} ${request.route} ${request.format}`
     let list = durationsByOperation.get(key)
     if (list === undefined) durationsByOperation.set(key, (list = []))
@@ -73,7 +76,7 @@ class SegmentInfos {
 }
 
 /** The requests in `spans`, each shaped as BreakdownAggregator.recordRequest expects. */
-function requestsFromSpans (spans, infos = new SegmentInfos()) {
+function requestsFromSpans (spans, infos = new SegmentInfos(), descriptions = new CallDescriptions()) {
   const byId = new Map()
   const children = new Map()
   for (const span of spans) {
@@ -100,7 +103,8 @@ function requestsFromSpans (spans, infos = new SegmentInfos()) {
     const segments = []
     collectSegments(requestSpan, children, segments)
     segments.sort((a, b) => (a.startNs < b.startNs ? -1 : a.startNs > b.startNs ? 1 : 0))
-    requests.push(toRequest(requestSpan, segments, infos))
+    const timeDependencies = () => dependencyTimes(requestSpan, segments, children, descriptions)
+    requests.push(toRequest(requestSpan, segments, infos, timeDependencies))
   }
   return requests
 }
@@ -126,10 +130,12 @@ function collectSegments (span, children, segments) {
   }
 }
 
-function toRequest (span, segments, segmentInfos) {
+/** A request as recordRequest takes it; `dependencyTimes()` (recordDependencies'): worked out once, when asked. */
+function toRequest (span, segments, segmentInfos, timeDependencies) {
   const attributes = span.attributes
   const status = attributes['http.response.status_code']
   const infos = segmentInfos.of(segments)
+  let times = null
   return {
     traceId: span.traceId,
     spanId: span.spanId,
@@ -144,7 +150,8 @@ function toRequest (span, segments, segmentInfos) {
     aborted: attributes['nodebench.aborted'] === true,
     segmentCount: segments.length,
     segmentInfo: (i) => infos[i],
-    segmentDurationMs: (i) => nanosToMs(segments[i].endNs - segments[i].startNs)
+    segmentDurationMs: (i) => nanosToMs(segments[i].endNs - segments[i].startNs),
+    dependencyTimes: () => (times ??= timeDependencies())
   }
 }
 

@@ -155,6 +155,41 @@ test('an instance that restarts (the same series, its counters back to zero) doe
   assert.match(later.stderr, /\nnodebench: Prometheus at .* holds metrics of "fleet-app", but no request between .*; widen --since\n$/)
 })
 
+test('the dependencies each segment waited on: read back from nodebench.dependency.duration as the instance recorded them', { timeout: 120_000 }, async (t) => {
+  const prometheus = await startTestPrometheus(t)
+  const instance = await startInstance(t, await freeLoopbackPort())
+  writeTargets(prometheus.targetsDir, 'fleet', [{ address: `127.0.0.1:${instance.metricsPort}`, path: '/metrics' }], { fleet: 'dependencies' })
+  await waitForScrapes({ url: prometheus.url, labels: { fleet: 'dependencies' }, count: 1, after: new Date() })
+  const since = new Date()
+  // The handler of each relay asks the app itself for the item: `http GET 127.0.0.1:<port>`, one call a request
+  // (but for the first ones: the first call heard is what turns the observation on).
+  await send(instance.base, '/api/relay/{n}', 30)
+  await waitForScrapes({ url: prometheus.url, labels: { fleet: 'dependencies' }, count: 1, after: new Date() })
+
+  const result = await report(prometheus.url, since, ['--json'])
+  assert.equal(result.code, 0, result.stderr)
+  const relay = byOperation(JSON.parse(result.stdout)).get('GET /api/relay/:id json')
+  const own = JSON.parse((await request(`${instance.base}/__nodebench`)).body).operations.find((o) => o.route === '/api/relay/:id')
+  const handler = relay.segments.find((s) => s.name === 'relayItem')
+  const ownHandler = own.segments.find((s) => s.name === 'relayItem')
+  assert.ok(ownHandler.dependencies?.length === 1, 'the instance recorded the call')
+  assert.deepEqual(handler.dependencies.map((d) => [d.system, d.operation, d.target, d.count]),
+    ownHandler.dependencies.map((d) => [d.system, d.operation, d.target, d.count]))
+  assert.match(handler.dependencies[0].target, /^127\.0\.0\.1:\d+$/)
+  const [fromMetrics] = handler.dependencies
+  const [fromInstance] = ownHandler.dependencies
+  assert.ok(Math.abs(fromMetrics.totalMs - fromInstance.totalMs) < 0.01, `${fromMetrics.totalMs} ms against ${fromInstance.totalMs}`)
+  assert.ok(Math.abs(fromMetrics.share - fromInstance.share) < 0.001)
+  assert.ok(fromMetrics.share > 0 && fromMetrics.share < handler.share)
+  assert.equal(relay.segments.filter((s) => s.dependencies).length, 1, 'only the handler called something')
+
+  const table = await report(prometheus.url, since, ['--md'])
+  assert.equal(table.code, 0, table.stderr)
+  const lines = table.stdout.split('\n')
+  const row = lines.findIndex((line) => /^\| \d+ \| relayItem \| handler \|/.test(line))
+  assert.match(lines[row + 1], /^\| +\| +└ http GET 127\.0\.0\.1:\d+ \| dependency \| [\d.]+ calls? \| [\d.]+ \|/)
+})
+
 test('bad input gets one clear line: an unreachable Prometheus, a URL that is not one, an unknown service', { timeout: 60_000 }, async (t) => {
   const prometheus = await startTestPrometheus(t)
   const since = new Date(Date.now() - 60_000)

@@ -88,3 +88,45 @@ test('a request that fans out to other processes: each process\'s share and segm
   assert.equal(operation.criticalPath.meanMs, 16)
   assert.ok(Math.abs(operation.criticalPath.share - 48 / 60) < 1e-9)
 })
+
+/** A CLIENT span (OTLP kind 3) under `parent`, of `scope`. */
+function clientSpan (traceId, parent, name, startMs, endMs, attributes, scope = '@nodebench/trace') {
+  const client = span(traceId, parent, name, 'request', startMs, endMs, attributes)
+  delete client.attributes['nodebench.kind']
+  return Object.assign(client, { kind: 3, scope })
+}
+
+test('the CLIENT spans under a segment\'s span are its dependencies, named and attributed as the middleware does', () => {
+  const spans = []
+  for (const traceId of ['f'.repeat(32), '9'.repeat(32)]) {
+    const request = span(traceId, null, 'GET /users', 'request', 0, 20, {
+      'http.request.method': 'GET', 'http.route': '/users', 'http.response.status_code': 200, 'nodebench.format': 'json'
+    })
+    const auth = span(traceId, request, 'middleware - auth', 'middleware', 1, 5, { 'code.function.name': 'auth' })
+    const list = span(traceId, request, 'handler - listUsers', 'handler', 6, 19, { 'code.function.name': 'listUsers' })
+    // A span of the app's own inside the handler (no nodebench.kind), holding its pg call.
+    const load = Object.assign(span(traceId, list, 'load', 'request', 14, 16), { kind: 1, scope: 'app' })
+    delete load.attributes['nodebench.kind']
+    const mongo = { 'db.system.name': 'mongodb', 'db.collection.name': 'users', 'db.namespace': 'app', 'server.address': '127.0.0.1', 'server.port': 27017 }
+    spans.push(request, auth, list, load,
+      clientSpan(traceId, auth, 'find users', 2, 4, { ...mongo, 'db.operation.name': 'find' }),
+      // Two queries at once (a Promise.all) from 7 to 11 and 9 to 13: the union, 6 ms, split where they overlap.
+      clientSpan(traceId, list, 'find users', 7, 11, { ...mongo, 'db.operation.name': 'find' }),
+      clientSpan(traceId, list, 'count users', 9, 13, { ...mongo, 'db.operation.name': 'count' }),
+      // An outgoing call left running when the handler ended: counted to the handler's end only.
+      clientSpan(traceId, list, 'GET', 17, 25, { 'http.request.method': 'GET', 'server.address': 'api.example', 'server.port': 443 }),
+      // instrumentation-mongodb's span of a call nodebench timed itself: not counted twice.
+      clientSpan(traceId, list, 'mongodb.find', 7, 11, { 'db.system': 'mongodb', 'db.operation': 'find' }, '@opentelemetry/instrumentation-mongodb'),
+      // The app's own pg span, under a span of its own inside the handler.
+      clientSpan(traceId, load, 'SELECT', 14, 15,
+        { 'db.system.name': 'postgresql', 'db.operation.name': 'SELECT', 'db.collection.name': 'orders' }, '@opentelemetry/instrumentation-pg'))
+  }
+  const [operation] = breakdownFromSpans(spans, { service: 'svc' }).operations
+  const [auth, list] = operation.segments
+  const rows = (segment) => segment.dependencies.map((d) => [`${d.system} ${d.operation} ${d.target}`, d.count, d.meanMs])
+  assert.deepEqual(rows(auth), [['mongodb find users', 1, 2]])
+  assert.deepEqual(rows(list), [
+    ['mongodb count users', 1, 3], ['mongodb find users', 1, 3], ['http GET api.example:443', 1, 2], ['postgresql SELECT orders', 1, 1]
+  ])
+  assert.ok(Math.abs(list.dependencies[0].share - 3 / 20) < 1e-9)
+})

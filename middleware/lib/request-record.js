@@ -2,7 +2,7 @@
 
 const { performance } = require('perf_hooks')
 const { isContainer } = require('@nodebench/breakdown')
-const { attributeCalls } = require('./dependencies/attribution')
+const { attributeCalls } = require('@nodebench/breakdown')
 
 // Which record belongs to a response: a property of the response under nodebench's own symbol (invisible to
 // string keys, JSON and for-in). Until 2026-11-26 it was a WeakMap: under load (50 connections) its set and

@@ -13,7 +13,7 @@ const { DirectSpanWriter } = require('../lib/sdk-spans')
 const { RecordSpanEncoder, ProtoWriter, frameExportRequest, encodeResource, encodeScope } = require('../lib/otlp-encoder')
 const { DependencyCall } = require('../lib/dependencies/calls')
 const { describeDependency } = require('../lib/dependencies/describe')
-const { attributeCalls } = require('../lib/dependencies/attribution')
+const { attributeCalls } = require('@nodebench/breakdown')
 const { fullUrl, urlBase, hostAndPort } = require('../lib/dependencies/http-client')
 const { serverSpanAttributes } = require('../lib/server-span-attributes')
 

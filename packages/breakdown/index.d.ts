@@ -130,6 +130,31 @@ export declare function isContainer (info: { kind: SegmentKind }): boolean
 /** Milliseconds rounded to the microsecond, as every figure of a snapshot is. */
 export declare function roundMs (ms: number): number
 
+/** A segment's dependencies as a snapshot gives them, the longest waited on first (per invocation of the segment). */
+export declare function dependencySnapshots (
+  dependencies: Iterable<{ system: string, operation: string, target: string, calls: number, totalMs: number }>,
+  invocations: number,
+  operationTotalMs: number
+): Array<{ system: string, operation: string, target: string, count: number, meanMs: number, totalMs: number, share: number }>
+
+/** A call to a dependency made inside a segment (`endMs` -1: still running when the segment ended). */
+export interface DependencyCall {
+  segment: number
+  dependency: { system: string, operation: string, target: string, key?: string }
+  startMs: number
+  endMs: number
+}
+
+/**
+ * Each segment's time waiting on each dependency (overlapping calls counted once, split evenly among the
+ * dependencies open together, clipped to the segment): flat [segment, dependency, calls, ms] quadruples.
+ */
+export declare function attributeCalls (record: {
+  dependencyCalls: DependencyCall[] | null
+  entryStart (segment: number): number
+  entryEnd (segment: number): number
+}): Array<number | DependencyCall['dependency']>
+
 export declare function renderTable (snapshot: BreakdownSnapshot, options?: { color?: boolean }): string
 export declare function renderMarkdown (snapshot: BreakdownSnapshot): string
 export declare function renderHtml (snapshot: BreakdownSnapshot): string

@@ -1,8 +1,9 @@
 'use strict'
 
-const { SCHEMA_VERSION, BreakdownAggregator, CONTAINER_KINDS, isContainer, round } = require('./lib/aggregator')
+const { SCHEMA_VERSION, BreakdownAggregator, CONTAINER_KINDS, isContainer, round, dependencySnapshots } = require('./lib/aggregator')
 const { renderTable, renderMarkdown, renderHtml, renderJson } = require('./lib/render')
 const { escapeHtml, escapeMarkdown } = require('./lib/escape')
+const { attributeCalls } = require('./lib/attribution')
 const { htmlPage, section: htmlSection } = require('./lib/page')
 const { breakdownMetrics, REQUEST_METRIC, SEGMENT_METRIC, DEPENDENCY_METRIC, ATTRIBUTES, UNATTRIBUTED, BOUNDARIES_SECONDS } = require('./lib/breakdown-metrics')
 
@@ -12,6 +13,8 @@ module.exports = {
   CONTAINER_KINDS,
   isContainer,
   roundMs: round,
+  attributeCalls,
+  dependencySnapshots,
   renderTable,
   renderMarkdown,
   renderHtml,

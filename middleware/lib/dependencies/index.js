@@ -3,7 +3,7 @@
 const { enterRequestContext } = require('./calls')
 const { observeHttpClients } = require('./http-client')
 const { observeMongoDrivers } = require('./mongodb')
-const { attributeCalls } = require('./attribution')
+const { attributeCalls } = require('@nodebench/breakdown')
 const { observeOtelClients } = require('./otel-client')
 const { registeredTracerProvider } = require('../span-pipeline')
 const { LazyTracerProvider } = require('../lazy-sdk')

@@ -654,7 +654,9 @@ function operationSnapshot (operation) {
       totalMs: round(segment.totalMs),
       share: totalMs > 0 ? segment.totalMs / totalMs : 0
     }
-    if (segment.dependencies !== null) snapshot.dependencies = dependencySnapshots(segment, totalMs)
+    if (segment.dependencies !== null) {
+      snapshot.dependencies = dependencySnapshots(segment.dependencies.values(), segment.count, totalMs)
+    }
     return snapshot
   })
   return {
@@ -678,12 +680,12 @@ function operationSnapshot (operation) {
 }
 
 /**
- * A segment's dependencies, the longest waited on first: calls per invocation of the segment (`count`), time
- * per invocation (`meanMs`, overlapping calls counted once) and share of the operation's response time.
+ * A segment's dependencies (`{ system, operation, target, calls, totalMs }`, over its `invocations`), the longest
+ * waited on first: calls per invocation of the segment (`count`), time per invocation (`meanMs`, overlapping
+ * calls counted once) and share of the operation's response time.
  */
-function dependencySnapshots (segment, operationTotalMs) {
-  const invocations = segment.count
-  return Array.from(segment.dependencies.values())
+function dependencySnapshots (dependencies, invocations, operationTotalMs) {
+  return Array.from(dependencies)
     .sort((a, b) => b.totalMs - a.totalMs || compareText(a.system, b.system) || compareText(a.operation, b.operation) ||
       compareText(a.target, b.target))
     .map(({ system, operation, target, calls, totalMs }) => ({
@@ -754,5 +756,6 @@ module.exports = {
   newHistogram,
   toMicros,
   round,
-  MAX_DEPENDENCIES_PER_SEGMENT
+  MAX_DEPENDENCIES_PER_SEGMENT,
+  dependencySnapshots
 }

@@ -48,23 +48,34 @@ function segmentRows (operation) {
  * `unattributed`.
  */
 function segmentRowsWithDependencies (operation) {
+  return rowsWithDependencies(operation).map(({ row }) => row)
+}
+
+/**
+ * The rows of segmentRowsWithDependencies, each with what it is of (`{ row, segment }` or `{ row, dependency }`;
+ * neither: unattributed): the HTML page's titles and bars.
+ */
+function rowsWithDependencies (operation) {
   const rows = segmentRows(operation)
   const withDependencies = []
   operation.segments.forEach((segment, i) => {
-    withDependencies.push(rows[i])
+    withDependencies.push({ row: rows[i], segment })
     for (const dependency of segment.dependencies ?? []) {
-      withDependencies.push([
-        '',
-        `  └ ${dependency.system} ${dependency.operation} ${dependency.target}`.trimEnd(),
-        'dependency',
-        `${dependency.count} ${dependency.count === 1 ? 'call' : 'calls'}`,
-        ms(dependency.meanMs),
-        '', '', '',
-        percent(dependency.share)
-      ])
+      withDependencies.push({
+        row: [
+          '',
+          `  └ ${dependency.system} ${dependency.operation} ${dependency.target}`.trimEnd(),
+          'dependency',
+          `${dependency.count} ${dependency.count === 1 ? 'call' : 'calls'}`,
+          ms(dependency.meanMs),
+          '', '', '',
+          percent(dependency.share)
+        ],
+        dependency
+      })
     }
   })
-  withDependencies.push(rows[rows.length - 1])
+  withDependencies.push({ row: rows[rows.length - 1] })
   return withDependencies
 }
 
@@ -104,7 +115,7 @@ function renderMarkdown (snapshot) {
   for (const operation of snapshot.operations) {
     out += `### ${escapeMarkdown(operationTitle(operation))}\n\n${operationSummary(operation)}\n\n`
     out += `| ${HEADER.join(' | ')} |\n|${HEADER.map((_, i) => (i === 1 || i === 2 ? '---' : '---:')).join('|')}|\n`
-    for (const row of segmentRows(operation)) out += `| ${row.map(escapeMarkdown).join(' | ')} |\n`
+    for (const row of segmentRowsWithDependencies(operation)) out += `| ${row.map(escapeMarkdown).join(' | ')} |\n`
     out += '\n'
   }
   return out + droppedLine(snapshot)
@@ -116,11 +127,11 @@ const PAGE_STYLE = 'td.c1,td.c2,th:nth-child(2),th:nth-child(3){text-align:left}
 /** A self-contained HTML page (page.js, the reports' shell) with one table per operation. */
 function renderHtml (snapshot) {
   const sections = snapshot.operations.map((operation, index) => {
-    const rows = segmentRows(operation).map((row, i) => {
-      const segment = operation.segments[i]
+    const rows = rowsWithDependencies(operation).map(({ row, segment, dependency }) => {
       const title = segment && segment.file ? ` title="${escapeHtml(segment.file + ':' + segment.line)}"` : ''
+      const share = (segment ?? dependency)?.share ?? operation.unattributedShare
       return `<tr${title}>${row.map((cell, c) => `<td class="c${c}">${escapeHtml(cell)}</td>`).join('')}` +
-        `<td class="bar"><span style="width:${(i < operation.segments.length ? segment.share : operation.unattributedShare) * 100}%"></span></td></tr>`
+        `<td class="bar"><span style="width:${share * 100}%"></span></td></tr>`
     }).join('\n')
     return section(`operation-${index + 1}`, operationTitle(operation), `<p>${escapeHtml(operationSummary(operation))}</p>
 <table><thead><tr>${HEADER.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}<th></th></tr></thead><tbody>

@@ -122,3 +122,17 @@ test('terminal table: each segment\'s dependencies on the lines under it', () =>
   const auth = lines.findIndex((line) => line.includes(' auth '))
   assert.match(lines[auth + 1], /└ mongodb find users/)
 })
+
+test('Markdown and HTML: each segment\'s dependencies on the rows under it, the bar its own share', () => {
+  const { renderMarkdown, renderHtml } = require('..')
+  const aggregator = new BreakdownAggregator({ service: 'svc' })
+  recordSome(aggregator)
+  const snapshot = aggregator.snapshot()
+  const lines = renderMarkdown(snapshot).split('\n')
+  const list = lines.findIndex((line) => line.includes('| listUsers |'))
+  assert.match(lines[list + 1], /^\|\s*\|\s+└ mongodb find users \| dependency \| 1\.6 calls \| 4\.800 \|\s*\|\s*\|\s*\| 24\.00% \|$/)
+  assert.match(lines[list + 2], /└ http GET api\.example:443 \| dependency \| 0\.8 calls \| 2\.400 \|/)
+  assert.match(lines[list + 3], /\| unattributed \|/)
+  const html = renderHtml(snapshot)
+  assert.match(html, /<td class="c1"> {2}└ mongodb find users<\/td><td class="c2">dependency<\/td><td class="c3">1\.6 calls<\/td>.*?<span style="width:24(\.0+\d*)?%"><\/span>/)
+})

@@ -6,7 +6,7 @@ const { databaseNotes } = require('../database')
 const { valuesText } = require('../../kernel/sweep')
 const { findNamed } = require('../owners/dominant')
 const { workloadOf, scenarioLabel, dominantOf } = require('./workload')
-const { htmlVsJson, table1, dominance, responseSizes, sizeRatios } = require('../study/data')
+const { htmlVsJson, table1, functionWaits, dominance, responseSizes, sizeRatios } = require('../study/data')
 
 // The figures both renderers of the bench report show, derived once from a results.json (schema 1 to 3).
 // Nothing here trusts an optional field: a failed cell, a missing cell, a cell without a breakdown or a
@@ -275,6 +275,7 @@ function summarize (results) {
     scaling: scalingSteps(throughput),
     htmlVsJson: htmlVsJson(unswept, scenarios, processes, workload),
     table1: table1(cells, scenarios, formats, workload),
+    functionWaits: functionWaits(cells, scenarios, formats, workload),
     dominance: dominance(cells, workload),
     responseSizes: sizes,
     sizeRatios: sizeRatios(sizes)

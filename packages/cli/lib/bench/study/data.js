@@ -1,7 +1,7 @@
 'use strict'
 
 const { isNumber } = require('../../render/format')
-const { isNamed } = require('../owners/dominant')
+const { isNamed, findNamed } = require('../owners/dominant')
 const { referenceOf, scenarioLabel, dominantOf } = require('../cells/workload')
 
 // The figures of the run set beside its workload's reference (the study's, for examples/mongo-admin): HTML
@@ -74,6 +74,52 @@ function table1 (cells, scenarios, formats, workload) {
   return rows
 }
 
+/**
+ * Beside Table 1: how much of the study's function (the segment a scenario's `dominant` names) was waiting on
+ * its dependencies, per measured cell: the function's share of the response time, and each system's part of the
+ * function's own time (`mongodb`, and whatever other systems its calls name: an outgoing call, rendering), each
+ * with the calls it made (`find users`). Empty when no cell's function waited on anything (a run recorded
+ * before dependencies were, or a function that calls nothing).
+ */
+function functionWaits (cells, scenarios, formats, workload) {
+  const rows = []
+  for (const scenario of scenarios) {
+    const dominant = dominantOf(workload, scenario)
+    if (dominant === null) continue
+    for (const format of formats) {
+      const measured = cells
+        .filter((c) => c.scenario === scenario && c.format === format && c.measured && c.operation)
+        .sort((a, b) => a.processes - b.processes)
+      for (const cell of measured) {
+        const segment = findNamed(cell.operation, dominant)
+        if (segment === null || segment.share <= 0) continue
+        const systems = new Map()
+        for (const dependency of Array.isArray(segment.dependencies) ? segment.dependencies : []) {
+          let system = systems.get(dependency.system)
+          if (system === undefined) systems.set(dependency.system, (system = { share: 0, calls: [] }))
+          const part = dependency.share / segment.share
+          system.share += part
+          const { operation, target, count } = dependency
+          system.calls.push({ operation, target, count, part })
+        }
+        const waited = [...systems.values()].reduce((sum, system) => sum + system.share, 0)
+        rows.push({
+          scenario,
+          label: scenarioLabel(workload, scenario),
+          format,
+          processes: cell.processes,
+          function: dominant,
+          segment: segment.name,
+          share: segment.share,
+          systems: Object.fromEntries(systems),
+          rest: Math.max(0, 1 - waited)
+        })
+      }
+    }
+  }
+  return rows.some((row) => Object.keys(row.systems).length > 0) ? rows : []
+}
+
 /** Which function owns each measured cell's time, here and in the study. */
 function dominance (cells, workload) {
   return cells.filter((c) => c.measured && c.top).map((c) => {
@@ -134,4 +180,4 @@ function sizeRatios (sizes) {
   return ratios
 }
 
-module.exports = { htmlVsJson, table1, dominance, responseSizes, sizeRatios }
+module.exports = { htmlVsJson, table1, functionWaits, dominance, responseSizes, sizeRatios }

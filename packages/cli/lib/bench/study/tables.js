@@ -46,6 +46,25 @@ function table1Table (summary) {
   return { head, rows }
 }
 
+/**
+ * Beside Table 1: what the study's function waited on, per measured cell. A column per system its calls name
+ * (in the order of the longest waited on), each the part of the function's time spent waiting on it, with its
+ * calls; then the rest: the function's own code (rendering a page, serialising JSON) and its wait for the CPU.
+ */
+function functionWaitsTable (summary) {
+  const systems = [...new Set(summary.functionWaits.flatMap((row) => Object.keys(row.systems)))]
+  const head = ['function', 'operation', 'format', 'processes', 'share of response time',
+    ...systems.map((system) => `of it ${system}`), 'of it the rest', 'calls']
+  const rows = summary.functionWaits.map((row) => ({
+    cells: [row.function, row.label, row.format, String(row.processes), formatShare(row.share),
+      ...systems.map((system) => formatShare(row.systems[system]?.share ?? 0)), formatShare(row.rest),
+      Object.entries(row.systems).flatMap(([system, { calls }]) => calls.map((call) =>
+        `${[system, call.operation, call.target].filter(Boolean).join(' ')} ${formatShare(call.part)} (${call.count} ${call.count === 1 ? 'call' : 'calls'})`))
+        .join(', ') || '-']
+  }))
+  return { head, rows }
+}
+
 /** Which function owns each measured cell's time, here and in the study. */
 function dominanceTable (summary) {
   const head = ['operation', 'format', 'processes', 'largest share here', 'share', "study's function", 'its share here', 'study (Table 1)', 'same function']
@@ -69,4 +88,4 @@ function responseSizeTable (summary) {
   return { head, rows }
 }
 
-module.exports = { throughputTable, table1Table, dominanceTable, responseSizeTable }
+module.exports = { throughputTable, table1Table, functionWaitsTable, dominanceTable, responseSizeTable }

@@ -1,7 +1,8 @@
 'use strict'
 
-// How a segment's time splits among the dependencies it waited on. A call counts only while its segment is
-// open (clipped to the segment's start and end: a call left running when the segment handed on is the next
+// How a segment's time splits among the dependencies it waited on, the same for the middleware's request records
+// and for the requests the collector rebuilds from their spans. A call counts only while its segment is open
+// (clipped to the segment's start and end: a call left running when the segment handed on is the next
 // segment's wait, not its own). Calls that overlap count once: the union of their intervals, so a segment's
 // dependency time never exceeds its own. Where calls to different dependencies overlap, each moment is split
 // evenly among the dependencies waited on at that moment, so the dependencies' times add up to the union.
@@ -9,6 +10,8 @@
 /**
  * The dependency time of each segment of a finished record: a flat array of [segment, dependency, calls, ms]
  * quadruples, in order of each (segment, dependency)'s first call; empty when the record made no call.
+ * `record`: `dependencyCalls` (null, or `{ segment, dependency, startMs, endMs }` in start order; `endMs` -1: still
+ * running when its segment ended), `entryStart(segment)` and `entryEnd(segment)` in the same clock.
  */
 function attributeCalls (record) {
   let calls = record.dependencyCalls
