@@ -6,7 +6,8 @@
 //
 //   // nodebench-test: once. nginx is Debian's and the app behind it is a plain server: the Node.js version does not change what this tests.
 //
-// Tag only what no Node.js version can change: a service, a browser, a report rendered from recorded runs.
+// Tag only what no Node.js version can change: a service, a browser, a report rendered from recorded runs, or
+// what a CLI run makes of an app when another file, named in the tag, runs its Node.js-dependent part every line.
 // Whatever touches the middleware's hot path, diagnostics channels, async context, http internals, the
 // inspector or any API that differs across versions runs on every line.
 

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. How nodebench stops the apps it starts: process groups, signals and /proc are Linux's, and the apps are fixtures whose middleware runs on every line in middleware/test (flame's agent in flame.test.js): the Node.js version does not change what this tests.
 // How nodebench stops the apps it starts (kernel/process-group.js): whatever form starts one (a shell line with
 // variables, `npm start`), it runs as a process group of its own and is stopped as a whole: SIGTERM, the grace
 // (--stop-grace), SIGKILL with one line saying so. bench and flame exit once done, and no process of the app

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. Collection sizes are what the embedded database (FerretDB, built with Go) counts of the app's store, and the notes bench and compare make of them: the Node.js version does not change what this tests.
 // The app's database in a run (kernel/database.js, kernel/collection-sizes.js, bench/database.js): an
 // empty embedded database per run unless the workload keeps its own, each cell's collection sizes before and
 // after its load, and the warning when the store grew enough to move the figures. Against the real embedded

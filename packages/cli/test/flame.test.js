@@ -1,17 +1,26 @@
 'use strict'
 
-// `nodebench flame`: its options, and a real profile of one scenario in both formats against the embedded
-// database, opened in headless Chromium.
+// `nodebench flame`: its options, and real profiles of one scenario against the embedded database: V8's sampling
+// profiler in the app (the agent) in both formats, 0x's --prof log and clinic. The app runs on the Node.js that
+// runs nodebench, so these run on every line: V8's profiles and logs, and what clinic supports, change with it.
+// What nodebench renders of a profile (the HTML-against-JSON comparison, the pages, bench --flame's report) is
+// flame-report.test.js, run once. One database for the file: each run's setup seeds what its scenario reads.
 
-const { test } = require('node:test')
+const { test, before, after } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { startDatabase } = require('@nodebench/services')
 const { parseFlameArguments } = require('../lib/commands/flame')
-const { checkReportInBrowser } = require('./page-check')
 const { runCli } = require('../../../test/support')
+
+let database
+before(async () => { database = await startDatabase({ dataDir: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-flame-db-')), 'data') }) })
+after(async () => {
+  await database?.stop()
+  if (database) fs.rmSync(path.dirname(database.dataDir), { recursive: true, force: true })
+})
 
 const usage = (message) => (err) => ['NB_ERR_USAGE', 'NB_ERR_WORKLOAD'].includes(err.code) && message.test(err.message)
 
@@ -39,68 +48,6 @@ test('options: defaults, choices, and usage errors', () => {
   }
 })
 
-test('a collection read profiled in HTML and JSON: valid flamegraphs, samples, and template rendering on the HTML side', { timeout: 300_000 }, async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-flame-'))
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const database = await startDatabase({ dataDir: path.join(dir, 'data'), onProgress: (m) => t.diagnostic(m) })
-  t.after(() => database.stop())
-  const out = path.join(dir, 'flamegraphs')
-  const run = await runCli(['flame', '--scenario', 'collection-read', '--format', 'both', '--warmup', '2', '--duration', '3', '--connections', '5', '--out', out],
-    { env: { ...process.env, MONGODB_URI: database.uri } })
-  assert.equal(run.code, 0, run.stderr)
-  assert.match(run.stdout, /template rendering/)
-  assert.match(run.stderr, /html: .*collection-read-html\.html \(\d+ samples, \d+ requests in the profiled window, \d+ in the whole load; nodebench itself \d+\.\d%\)/)
-
-  const summary = JSON.parse(fs.readFileSync(path.join(out, 'collection-read-comparison.json'), 'utf8'))
-  assert.equal(summary.schema, 2)
-  for (const side of summary.flamegraphs) {
-    assert.ok(side.analysis.samples > 0, `${side.format}: samples`)
-    assert.ok(side.load.requests > 0, `${side.format}: requests served under the profiler`)
-    assert.equal(side.load.unexpectedStatus, 0)
-    assert.equal(side.profile, `collection-read-${side.format}.cpuprofile`)
-    const profile = JSON.parse(fs.readFileSync(path.join(out, side.profile), 'utf8'))
-    assert.ok(Array.isArray(profile.nodes) && profile.samples.length > 0, `${side.format}: a .cpuprofile DevTools opens`)
-  }
-  const templates = summary.comparison.rows.find((row) => row.category === 'template rendering')
-  assert.ok(templates.html.share > 0.02, `template rendering serving HTML: ${templates.html.share}`)
-  assert.ok(templates.html.share > templates.json.share * 5, `HTML ${templates.html.share}, JSON ${templates.json.share}`)
-  const htmlTop = summary.flamegraphs.find((f) => f.format === 'html').analysis.topFunctions
-  assert.ok(htmlTop.some((f) => f.category === 'template rendering'), `the template engine's functions among the hottest serving HTML: ${htmlTop.map((f) => f.name)}`)
-  assert.ok(summary.comparison.nodebench.html.share > 0, 'nodebench\'s own share is measured')
-  assert.match(fs.readFileSync(path.join(out, 'collection-read-comparison.md'), 'utf8'), /\| template rendering \|/)
-
-  for (const format of ['html', 'json']) {
-    const file = path.join(out, `collection-read-${format}.html`)
-    const check = await checkReportInBrowser(file, { screenshotPath: path.join(out, `collection-read-${format}.png`) })
-    assert.deepEqual(check.consoleErrors, [], `${format} flamegraph: no console errors`)
-    assert.ok(fs.statSync(check.screenshot).size > 1000)
-  }
-})
-
-test('bench --flame: the report links the flamegraphs and shows the HTML-against-JSON table', { timeout: 300_000 }, async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-bench-flame-'))
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const database = await startDatabase({ dataDir: path.join(dir, 'data'), onProgress: (m) => t.diagnostic(m) })
-  t.after(() => database.stop())
-  const out = path.join(dir, 'run')
-  const run = await runCli(['bench', '--scenarios', 'doc-read', '--processes', '1', '--amount', '20', '--warmup', '5', '--reps', '1',
-    '--connections', '5', '--flame', '--flame-duration', '2', '--out', out], { env: { ...process.env, MONGODB_URI: database.uri } })
-  assert.equal(run.code, 0, run.stderr)
-  const results = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'))
-  const [profile] = results.flame
-  assert.equal(profile.scenario, 'doc-read')
-  assert.deepEqual(profile.flamegraphs.map((f) => f.html), [path.join('flamegraphs', 'doc-read-html.html'), path.join('flamegraphs', 'doc-read-json.html')])
-  for (const f of profile.flamegraphs) assert.ok(fs.existsSync(path.join(out, f.html)) && f.samples > 0)
-  const html = fs.readFileSync(path.join(out, 'report.html'), 'utf8')
-  assert.match(html, /<a href="flamegraphs\/doc-read-html\.html">html flamegraph<\/a>/)
-  assert.match(html, /class="flame-comparison"/)
-  assert.match(html, /<section class="flame-segments" data-format="html">\n<h3>Time or CPU: doc-read \(html\)<\/h3>/)
-  assert.match(fs.readFileSync(path.join(out, 'report.md'), 'utf8'), /\[json flamegraph\]\(flamegraphs\/doc-read-json\.html\)/)
-  const check = await checkReportInBrowser(path.join(out, 'report.html'))
-  assert.deepEqual(check.consoleErrors, [])
-  assert.deepEqual(check.emptyCharts, [])
-})
-
 /** A flame run's summary (its comparison JSON) and its output. */
 async function flameRun (t, args, { env }) {
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-flame-')), 'flamegraphs')
@@ -111,10 +58,6 @@ async function flameRun (t, args, { env }) {
 }
 
 test('time or CPU on doc-read: document owns the time but little of the CPU; the template engine is viewDocument\'s', { timeout: 300_000 }, async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-flame-'))
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const database = await startDatabase({ dataDir: path.join(dir, 'data'), onProgress: (m) => t.diagnostic(m) })
-  t.after(() => database.stop())
   const { run, summary } = await flameRun(t, [], { env: { ...process.env, MONGODB_URI: database.uri } })
   assert.match(run.stdout, /^Time or CPU: doc-read \(html\)$/m)
   for (const side of summary.flamegraphs) {
@@ -141,8 +84,6 @@ test('time or CPU on doc-read: document owns the time but little of the CPU; the
 test('0x and clinic: a flamegraph and the comparison each; 0x\'s log writing and compiling counted apart, out of the shares', { timeout: 300_000 }, async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-flame-'))
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const database = await startDatabase({ dataDir: path.join(dir, 'data'), onProgress: (m) => t.diagnostic(m) })
-  t.after(() => database.stop())
   const env = { ...process.env, MONGODB_URI: database.uri }
   const zeroEks = await flameRun(t, ['--profiler', '0x', '--format', 'json'], { env })
   const [side] = zeroEks.summary.flamegraphs

@@ -1,5 +1,7 @@
 'use strict'
 
+// nodebench-test: once. The db service is FerretDB (built with Go) started detached, its state file and its stop by pid: the Node.js version does not change what this tests.
+
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')

@@ -1,5 +1,6 @@
 'use strict'
 
+// nodebench-test: once. TTL indexes are the launcher's (Go) and FerretDB's; express-session and connect-mongo only create and read sessions through them: the Node.js version does not change what this tests.
 // TTL indexes on the embedded database (ferretdb/wire_proxy.go and ttl_monitor.go): FerretDB 1.24 refuses
 // expireAfterSeconds; the launcher accepts it and deletes expired documents every pass. Against the real
 // launcher with one-second passes, and the real express-session + connect-mongo (its TTL index at start).
