@@ -12,7 +12,7 @@ const { round } = require('../kernel/statistics')
 const { runMatrix } = require('./matrix')
 const { writeReport } = require('./report')
 const { databaseOfRun } = require('../kernel/collection-sizes')
-const { newResults, RESULTS_SCHEMA } = require('../kernel/results')
+const { newResults, planOf, RESULTS_SCHEMA } = require('../kernel/results')
 const { variedByScenario } = require('../kernel/sweep')
 
 // `runBench`, the bench feature's API: the database the workload asks for (kernel/database.js), the load matrix
@@ -33,14 +33,7 @@ function configOf (config) {
     workload: displayPath(config.workload.file),
     cmd: target.cmd,
     url: target.url,
-    scenarios: config.scenarios,
-    formats: config.formats,
-    processes: config.processes,
-    reps: config.reps,
-    amount: config.duration === null ? config.amounts : null,
-    duration: config.duration,
-    connections: config.connections,
-    warmup: config.warmup,
+    ...planOf(config),
     quick: config.quick,
     breakdownSource: config.breakdownSource,
     topologies: config.topologies,

@@ -16,7 +16,7 @@ const { startUnderCallgrind } = require('../kernel/callgrind')
 const { repetitionFigures, cellFigures, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
 const { fillValues, variedByScenario } = require('../kernel/sweep')
 const { runPlan } = require('../kernel/plan')
-const { newResults } = require('../kernel/results')
+const { newResults, planOf } = require('../kernel/results')
 const { setUpCell, warmUpCell, tearDownCell } = require('../kernel/cell')
 const { round } = require('../kernel/statistics')
 const { checkoutRevision } = require('./checkout')
@@ -267,14 +267,7 @@ function configOf (config, side, target) {
     cmd: target.cmd,
     rev: side.rev === null ? null : { rev: side.rev.rev, commit: side.rev.commit },
     measure: config.measure,
-    scenarios: config.scenarios,
-    formats: config.formats,
-    processes: config.processes,
-    reps: config.reps,
-    amount: config.duration === null ? config.amounts : null,
-    duration: config.duration,
-    connections: config.connections,
-    warmup: config.warmup,
+    ...planOf(config),
     // As bench's results say it: per scenario, each varied name's values in this run; {} without sweeps.
     vary: variedByScenario(config.sweep?.byScenario),
     window: config.window,

@@ -30,4 +30,18 @@ function newResults ({ started, workload, config }) {
   }
 }
 
-module.exports = { newResults, RESULTS_SCHEMA }
+/** What a run's results say of its load plan (kernel/plan-options.js): bench's and a paired run's alike. */
+function planOf (config) {
+  return {
+    scenarios: config.scenarios,
+    formats: config.formats,
+    processes: config.processes,
+    reps: config.reps,
+    amount: config.duration === null ? config.amounts : null,
+    duration: config.duration,
+    connections: config.connections,
+    warmup: config.warmup
+  }
+}
+
+module.exports = { newResults, planOf, RESULTS_SCHEMA }
