@@ -3,17 +3,17 @@
 const path = require('node:path')
 const { commandOptions } = require('../command-options')
 const { appTargetOf, workloadOf, nodeCommand } = require('../kernel/app-target')
-const { BASELINE_KINDS, runTargets } = require('../kernel/targets')
 const { loadPlanOf, processCountsOf } = require('../kernel/plan-options')
 const { scaleOutOf, checkEvents } = require('./scale-out/config')
-const { usageError, wholeNumber, listOf } = commandOptions('bench')
+const { baselinesOf } = require('./baselines/config')
+const { usageError, wholeNumber } = commandOptions('bench')
 
 // `bench`'s options -> a frozen run configuration (what runBench takes). The app and the workload are named as
 // for every command (kernel/app-target.js); the load plan (scenarios, formats, each one's load and sweeps) is
 // read as compare reads it (kernel/plan-options.js); the topologies, --find-max and the instances added or killed
-// mid-run are scale-out's (scale-out/config.js). The default app is the study's (examples/mongo-admin), and so
-// is the default matrix; `quick` is a preset that finishes in about a minute on a 2-core machine (what
-// `npm run demo` runs).
+// mid-run are scale-out's (scale-out/config.js), the servers beside the app the baselines' (baselines/config.js).
+// The default app is the study's (examples/mongo-admin), and so is the default matrix; `quick` is a preset that
+// finishes in about a minute on a 2-core machine (what `npm run demo` runs).
 
 // --quick: processes 1 and 2, one repetition, each scenario's quickAmount of requests.
 const QUICK = Object.freeze({
@@ -35,12 +35,8 @@ function benchConfig (values, { now = new Date() } = {}) {
   const target = appTargetOf(values, { command: 'bench' })
   const scaleOut = scaleOutOf(values, target)
   const workload = workloadOf(values, target)
-  // The servers beside the app (kernel/targets.js): the workload's, and the ceilings --baseline-targets adds.
-  const baselineKinds = values['baseline-targets'] === undefined ? [] : listOf(values['baseline-targets'], 'baseline-targets', BASELINE_KINDS)
-  const { targets, notes: targetNotes } = runTargets(workload.targets, baselineKinds, { appStarts: target.starts })
-  if (!target.starts && targets.some((t) => t.kind === 'app-untraced')) {
-    throw usageError('the workload\'s app-untraced target needs an app nodebench starts (--app, or --cmd): it starts the app with NODEBENCH=off')
-  }
+  // The servers beside the app (baselines/config.js): the workload's, and the ceilings --baseline-targets adds.
+  const { targets, targetNotes } = baselinesOf(values, workload, target)
   const quick = Boolean(values.quick)
   const plan = loadPlanOf(values, workload, { command: 'bench', quick, warmup: quick ? QUICK.warmup : DEFAULT_WARMUP, duration: scaleOut.stepSec })
   const { scenarios, formats } = plan

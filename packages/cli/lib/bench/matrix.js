@@ -8,7 +8,7 @@ const { LoadObserver, latencyPercentiles } = require('../kernel/load-observer')
 const { runAutocannon } = require('../kernel/load')
 const { runPlan, targetsOf, STOP } = require('../kernel/plan')
 const { setUpCell, warmUpCell, tearDownCell } = require('../kernel/cell')
-const { startTarget, captureReply, replyFor } = require('../kernel/target-process')
+const { startTarget, captureReply, replyFor } = require('./baselines/servers')
 const { startProcessSampler } = require('../kernel/process-sampler')
 const { listenQueueCounters, listenQueueSince } = require('../kernel/listen-queue')
 const { repetitionFigures, cellFigures, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
@@ -96,7 +96,7 @@ async function runMatrix (config, options) {
 
 /**
  * Starts a cell's server: the app (traced or not) in the cell's topology, else the target's own server.
- * Resolves to `{ base, processes(), stop(), ... }` (topology.js, target-process.js).
+ * Resolves to `{ base, processes(), stop(), ... }` (kernel/topology.js, baselines/servers.js).
  */
 async function startServer (config, cell, { env, source, log, onNotice, context }) {
   const { processes, topology, target, scenario, format, values = {} } = cell
