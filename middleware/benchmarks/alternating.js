@@ -19,6 +19,7 @@ const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { createApp } = require('./app')
 const { createRealApp } = require('./real-app')
+const { median } = require('./harness')
 
 const CONCURRENCY = 4
 
@@ -73,12 +74,6 @@ function client (server) {
 function cpuMicros () {
   const { user, system } = process.cpuUsage()
   return user + system
-}
-
-function median (values) {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
 async function main () {

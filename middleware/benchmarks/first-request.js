@@ -16,6 +16,7 @@ const http = require('node:http')
 const { parseArgs } = require('node:util')
 const { execFile } = require('node:child_process')
 const { performance } = require('node:perf_hooks')
+const { median, nodeUnderTest } = require('./harness')
 
 const VARIANTS = Object.freeze({
   bare: null,
@@ -123,12 +124,6 @@ function runChild (nodePath, variant, appCount) {
   })
 }
 
-function median (values) {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
-
 function mean (values) {
   return values.reduce((sum, value) => sum + value, 0) / values.length
 }
@@ -171,12 +166,6 @@ function renderTable (node, appCount, rows) {
     return `${row.variant}: first request +${worst.toFixed(2)} ms over bare (target <= ${TARGET_MS} ms) ${worst <= TARGET_MS ? 'PASS' : 'FAIL'}`
   })
   return `Node.js ${node}, ${appCount} app(s) per process:\n${table.toString()}\n${verdicts.join('\n')}`
-}
-
-async function nodeUnderTest (spec, log) {
-  if (spec === null) return { version: process.versions.node, path: process.execPath }
-  const { nodeBinary } = require('@nodebench/services')
-  return nodeBinary(spec, { onProgress: log })
 }
 
 async function start (options, log = (line) => process.stderr.write(line + '\n')) {

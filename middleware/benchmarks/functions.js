@@ -19,6 +19,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { execFile } = require('node:child_process')
+const { runScript } = require('./harness')
 
 const DEFAULT_TOP = 30
 
@@ -234,15 +235,7 @@ function render (options, result) {
   return lines.join('\n')
 }
 
-async function main () {
-  let options
-  try {
-    options = parseArguments(process.argv.slice(2))
-  } catch (err) {
-    process.stderr.write(`functions: ${err.message}\n`)
-    process.exitCode = 2
-    return
-  }
+async function main (options) {
   const root = path.resolve(__dirname, '..', '..')
   const runs = [options.variant, options.baseline].map((variant) => keptRun(options.dumps, variant, options.window))
   if (runs[1].window.to !== runs[0].window.to) throw new Error('the variant and the baseline were not kept with the same checkpoints')
@@ -252,11 +245,6 @@ async function main () {
   process.stdout.write(options.json ? JSON.stringify({ schema: 1, ...options, ...result }, null, 2) + '\n' : render(options, result) + '\n')
 }
 
-if (require.main === module) {
-  main().catch((err) => {
-    process.stderr.write(`functions: ${err.message}\n`)
-    process.exitCode = 1
-  })
-}
+if (require.main === module) runScript('functions', parseArguments, main)
 
 module.exports = { parseArguments, readCodeMap, lookUp, displayName, selfCosts, compare, render, groupOf }

@@ -31,7 +31,8 @@ const os = require('node:os')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { spawn, execFile } = require('node:child_process')
-const { ensureValgrind, nodeBinary, callgrindCounts } = require('@nodebench/services')
+const { callgrindCounts } = require('@nodebench/services')
+const { callgrindTools, runScript } = require('./harness')
 
 const VARIANTS = Object.freeze([
   'bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1', 'nodebench-metrics', 'nest-bare', 'nest-breakdown',
@@ -295,21 +296,9 @@ function renderRows (rows) {
   return lines.join('\n')
 }
 
-async function main () {
-  let options
-  try {
-    options = parseArguments(process.argv.slice(2))
-  } catch (err) {
-    process.stderr.write(`instructions: ${err.message}\n`)
-    process.exitCode = 2
-    return
-  }
+async function main (options) {
   const log = (message) => process.stderr.write(message + '\n')
-  // VALGRIND_PATH, /usr/bin/valgrind, or Debian's package installed once with apt-get (as root).
-  const valgrind = await ensureValgrind()
-  const node = options.node === null
-    ? { version: process.versions.node, path: process.execPath }
-    : await nodeBinary(options.node, { onProgress: log })
+  const { valgrind, node } = await callgrindTools(options.node, log)
   log(`instructions: Node.js ${node.version}, checkpoints ${options.checkpoints.join(', ')}, variants ${options.variants.join(', ')}, ${options.jobs} at a time`)
   const counts = await countAll(options, (variant, signal) =>
     countWindows(valgrind, node.path, variant, options.checkpoints, log, signal, options.keepDumps))
@@ -321,11 +310,6 @@ async function main () {
   }
 }
 
-if (require.main === module) {
-  main().catch((err) => {
-    process.stderr.write(`instructions: ${err.code ? `[${err.code}] ` : ''}${err.message}\n`)
-    process.exitCode = 1
-  })
-}
+if (require.main === module) runScript('instructions', parseArguments, main)
 
 module.exports = { parseArguments, countAll, summarize, renderRows }

@@ -32,6 +32,7 @@ const autocannon = require('autocannon')
 const Table = require('cli-table3')
 const { VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS, REAL_VARIANTS } = require('./app')
 const { spawnServer, stopServer } = require('./child-server')
+const { median, nodeUnderTest } = require('./harness')
 
 const APP_SCRIPT = path.join(__dirname, 'app.js')
 const SINK_SCRIPT = path.join(__dirname, 'otlp-sink.js')
@@ -400,13 +401,6 @@ function spansPerRequest (run) {
   return run.spansExported / run.requestsServed
 }
 
-function median (values) {
-  const sorted = values.filter((value) => value !== null).sort((a, b) => a - b)
-  if (sorted.length === 0) return null
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-}
-
 /**
  * A variant's requests/s over its baseline's, round by round (the two ran minutes apart in the same round):
  * how far the verdict could move between runs. Rounds missing either are left out.
@@ -688,9 +682,7 @@ function environment (nodeVersion) {
 
 /** Runs the whole benchmark; resolves with { options, environment, runs, summary }. */
 async function start (options, log = (line) => process.stderr.write(line + '\n')) {
-  const node = options.node === null
-    ? { version: process.versions.node, path: process.execPath }
-    : await require('@nodebench/services').nodeBinary(options.node, { onProgress: log })
+  const node = await nodeUnderTest(options.node, log)
   const env = environment(node.version)
   log(`node ${env.node}, ${env.cpu} x ${env.cores}; ${options.rounds} round(s) of ${options.variants.join(', ')}` +
     `${options.paired ? ', each beside its app bare' : ''}; ` +

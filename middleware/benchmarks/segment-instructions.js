@@ -17,7 +17,8 @@ const os = require('node:os')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { execFile } = require('node:child_process')
-const { ensureValgrind, nodeBinary, callgrindCounts } = require('@nodebench/services')
+const { callgrindCounts } = require('@nodebench/services')
+const { callgrindTools, runScript } = require('./harness')
 
 const SEGMENT_PATH = path.join(__dirname, 'segment-path.js')
 const RUN_TIMEOUT_MS = 60 * 60 * 1000
@@ -90,20 +91,9 @@ function render (summary, { layers, requests: [from, to] }, node) {
   ].join('\n')
 }
 
-async function main () {
-  let options
-  try {
-    options = parseArguments(process.argv.slice(2))
-  } catch (err) {
-    process.stderr.write(`segment-instructions: ${err.message}\n`)
-    process.exitCode = 2
-    return
-  }
+async function main (options) {
   const log = (message) => process.stderr.write(message + '\n')
-  const valgrind = await ensureValgrind()
-  const node = options.node === null
-    ? { version: process.versions.node, path: process.execPath }
-    : await nodeBinary(options.node, { onProgress: log })
+  const { valgrind, node } = await callgrindTools(options.node, log)
   const runs = ['bare', 'nodebench'].flatMap((variant) => options.requests.map((requests) => ({ variant, requests })))
   const counts = {}
   // Two at a time: a count does not depend on what else runs, only the wall time does.
@@ -121,11 +111,6 @@ async function main () {
   }
 }
 
-if (require.main === module) {
-  main().catch((err) => {
-    process.stderr.write(`segment-instructions: ${err.code ? `[${err.code}] ` : ''}${err.message}\n`)
-    process.exitCode = 1
-  })
-}
+if (require.main === module) runScript('segment-instructions', parseArguments, main)
 
 module.exports = { parseArguments, summarize }

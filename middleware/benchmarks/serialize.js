@@ -20,6 +20,7 @@ const {
   ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest, frameHeadRoom
 } = require('../lib/otlp-encoder')
 const { createApp } = require('./app')
+const { median } = require('./harness')
 
 const BATCH = 512
 const SPANS_PER_REQUEST = 12
@@ -98,7 +99,6 @@ async function main () {
     encoded.push(microsPerSpan(encode, spans.length, rounds))
     serialized.push(microsPerSpan(serialize, spans.length, rounds))
   }
-  const median = (list) => list.sort((a, b) => a - b)[2]
   process.stdout.write(
     `${spans.length} spans of ${requests.length} requests, ${(official.length / spans.length).toFixed(0)} bytes/span, the same bytes both ways\n` +
     `OTLP serializer (ReadableSpans)  ${median(serialized).toFixed(2)} µs/span\n` +

@@ -1,28 +1,29 @@
 'use strict'
 
-const path = require('node:path')
 const { codes, NodebenchError } = require('@nodebench/errors')
-const { requestsOf, runHook } = require('../kernel/workload')
+const { requestsOf } = require('../kernel/workload')
 const { startTopology } = require('../kernel/topology')
 const { openBreakdownSource, measuredOperation } = require('../kernel/breakdown-source')
 const { LoadObserver, latencyPercentiles } = require('../kernel/load-observer')
 const { runAutocannon } = require('../kernel/load')
-const { cellsOf, targetsOf } = require('../kernel/plan')
+const { runPlan, targetsOf, STOP } = require('../kernel/plan')
 const { setUpCell, warmUpCell, tearDownCell } = require('../kernel/cell')
-const { startTarget, captureReply, replyFor } = require('../kernel/target-process')
+const { startTarget, captureReply, replyFor } = require('./baselines/servers')
 const { startProcessSampler } = require('../kernel/process-sampler')
 const { listenQueueCounters, listenQueueSince } = require('../kernel/listen-queue')
-const { round } = require('../kernel/statistics')
 const { repetitionFigures, cellFigures, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
 const { readCollectionSizes, collectionChanges } = require('../kernel/collection-sizes')
 const { analyzeEvents } = require('./scale-out/elasticity')
+const { scheduleEvents } = require('./scale-out/events')
+const { findMaxThroughput } = require('./scale-out/find-max')
 
 // The load matrix of a bench run: for every cell (processes x topology x scenario x format), start the app with
 // that many processes (kernel/topology.js: a node:cluster app, or independent instances behind nginx), warm it
 // up, start its breakdown's window (kernel/breakdown-source.js), run autocannon `reps` times (or, with
-// --find-max, steps of more and more connections until the first failure), record the figures, the failures
-// by class and the breakdown, stop the app. Instances added or killed mid-run (--add-instance-at,
-// --kill-instance-at) are recorded with what happened around them (elasticity.js). Each cell's record is saved
+// --find-max, steps of more and more connections until the first failure: scale-out/find-max.js), record the
+// figures, the failures by class and the breakdown, stop the app. Instances added or killed mid-run
+// (--add-instance-at, --kill-instance-at: scale-out/events.js) are recorded with what happened around them
+// (scale-out/elasticity.js). Each cell's record is saved
 // as soon as it is done, so whatever finished is on disk if the run stops.
 //
 // A run may send the same scenarios to other servers than the app (kernel/targets.js: the app without
@@ -30,8 +31,8 @@ const { analyzeEvents } = require('./scale-out/elasticity')
 // the same way, without a breakdown. Every cell samples its processes' CPU and memory while the load runs
 // (kernel/process-sampler.js), and keeps Apache Bench's latency percentiles (kernel/load-observer.js). A cell
 // of the app with a database nodebench gave it counts the documents of each collection right before its measured
-// load and right after it (kernel/collection-sizes.js): how much the store grew under that load. The cells are
-// the plan's (kernel/plan.js), compare's too.
+// load and right after it (kernel/collection-sizes.js): how much the store grew under that load. The cells and
+// the workload's setup and teardown around them are the plan's (kernel/plan.js), compare's too.
 
 // The breakdown of a server that runs without nodebench: none.
 const NO_BREAKDOWN = Object.freeze({
@@ -57,12 +58,6 @@ async function runMatrix (config, options) {
   const {
     env, onRecord, onCell = () => {}, log = () => {}, onNotice = () => {}, processes = [], databaseUri = null
   } = options
-  const cells = cellsOf(config)
-  const workload = config.workload
-  if (workload.setup !== null) log(`preparing the workload (${path.basename(workload.file)} setup)`)
-  // `vary`: each varied name's values over the run (a setup seeds for the largest).
-  const values = await runHook(workload.setup, 'setup', workload, { env, log, vary: config.sweep?.names ?? {} })
-
   let aborted = null
   const runId = Date.now()
   const source = await openBreakdownSource(config, { env, log })
@@ -81,8 +76,8 @@ async function runMatrix (config, options) {
     databaseUri
   }
   try {
-    for (const [index, cell] of cells.entries()) {
-      onCell({ type: 'start', index, total: cells.length, cell })
+    await runPlan(config, { env, log }, async (cell, { index, total, values }) => {
+      onCell({ type: 'start', index, total, cell })
       const cellSource = source.forCell(`${runId}-${index}`)
       const record = await runCell(config, cell, { env, values, log, onNotice, source: cellSource, context })
       if (record.abort) {
@@ -90,20 +85,18 @@ async function runMatrix (config, options) {
         delete record.abort
       }
       onRecord(record, cell.target)
-      onCell({ type: 'end', index, total: cells.length, cell, record })
-      if (aborted !== null) break
-    }
+      onCell({ type: 'end', index, total, cell, record })
+      return aborted === null ? null : STOP
+    })
   } finally {
     await source.close()
   }
-  await runHook(workload.teardown, 'teardown', workload, { env, log, values })
-    .catch((err) => log(err.message))
   return { aborted, targets: context.about }
 }
 
 /**
  * Starts a cell's server: the app (traced or not) in the cell's topology, else the target's own server.
- * Resolves to `{ base, processes(), stop(), ... }` (topology.js, target-process.js).
+ * Resolves to `{ base, processes(), stop(), ... }` (kernel/topology.js, baselines/servers.js).
  */
 async function startServer (config, cell, { env, source, log, onNotice, context }) {
   const { processes, topology, target, scenario, format, values = {} } = cell
@@ -302,72 +295,6 @@ async function answersBreakdown (base) {
     return response.ok && Array.isArray(JSON.parse(text).operations)
   } catch {
     return false
-  }
-}
-
-/**
- * Runs a repetition's events (instances added or killed behind nginx) at their seconds from `startedAt`.
- * `settled()` resolves, once every event has run, to what happened: `{ type, atSec, atMs, address, pid,
- * reloadedAtMs? }` or `{ type, atSec, atMs, failure }`.
- */
-function scheduleEvents (events, running, { startedAt, source, log }) {
-  const happened = []
-  const runs = events.map((event) => new Promise((resolve) => {
-    setTimeout(async () => {
-      const atMs = Date.now()
-      const atSec = round((performance.now() - startedAt) / 1000, 2)
-      try {
-        if (event.type === 'kill') {
-          const victim = running.killInstance()
-          if (victim === null) throw new Error('no live instance to kill')
-          source.gone(victim.env)
-          log(`${atSec} s: killed the instance at ${victim.address} (pid ${victim.pid})`)
-          happened.push({ type: 'kill', atSec, atMs, address: victim.address, pid: victim.pid })
-        } else {
-          const instance = await running.addInstance()
-          log(`${atSec} s: added an instance at ${instance.address} (pid ${instance.pid}); nginx reloaded`)
-          happened.push({ type: 'add', atSec, atMs, address: instance.address, pid: instance.pid, reloadedAtMs: instance.addedAt })
-        }
-      } catch (err) {
-        log(`${atSec} s: could not ${event.type === 'kill' ? 'kill' : 'add'} an instance: ${err.message}`)
-        happened.push({ type: event.type, atSec, atMs, failure: err.message })
-      }
-      resolve()
-    }, event.atSec * 1000)
-  }))
-  return { settled: () => Promise.all(runs).then(() => happened.sort((a, b) => a.atSec - b.atSec)) }
-}
-
-/**
- * --find-max: the load of `config.duration` seconds again and again, connections doubling from the cell's up
- * to `config.findMax.maxConnections`, until the first step with a failure (error, timeout or an unexpected
- * status): the highest error-free throughput, the study's criterion, and what failed first.
- */
-async function findMaxThroughput (base, sent, { record, config, proxied, bytes, log }) {
-  const steps = []
-  let connections = record.connections
-  for (;;) {
-    const observer = new LoadObserver({ expectedStatus: sent.status, proxied })
-    const load = { connections, duration: config.duration, timeoutSec: config.requestTimeoutSec, observer, phase: `--find-max step at ${connections} connections` }
-    const figures = repetitionFigures(await runAutocannon(base, sent, load), sent, bytes)
-    const { failures, failed } = observer.summary()
-    const latencyPercentilesMs = latencyPercentiles([observer])
-    const step = { connections, ...figures, failures, latencyPercentilesMs, ok: failed === 0 && figures.errors === 0 }
-    steps.push(step)
-    log(`--find-max: ${connections} connections, ${figures.requestsPerSec} req/s, ` +
-      (step.ok ? 'no failure' : `failures: ${Object.entries(failures).map(([kind, n]) => `${n} ${kind}`).join(', ')}`))
-    if (!step.ok || connections >= config.findMax.maxConnections) break
-    connections = Math.min(connections * 2, config.findMax.maxConnections)
-  }
-  const clean = steps.filter((step) => step.ok)
-  const faster = (top, step) => (top !== null && top.requestsPerSec >= step.requestsPerSec ? top : step)
-  const best = clean.reduce(faster, null)
-  const last = steps[steps.length - 1]
-  return {
-    steps,
-    best: best && { connections: best.connections, requestsPerSec: best.requestsPerSec, latencyMs: best.latencyMs },
-    stoppedBy: last.ok ? 'max-connections' : 'failures',
-    firstFailure: last.ok ? null : { connections: last.connections, failures: last.failures }
   }
 }
 

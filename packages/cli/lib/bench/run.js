@@ -3,7 +3,6 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { describeWorkload } = require('../kernel/workload')
 const { describeMachine } = require('../kernel/machine')
 const { openDatabase } = require('../kernel/database')
 const { displayPath } = require('../kernel/paths')
@@ -13,6 +12,8 @@ const { round } = require('../kernel/statistics')
 const { runMatrix } = require('./matrix')
 const { writeReport } = require('./report')
 const { databaseOfRun } = require('../kernel/collection-sizes')
+const { newResults, planOf, RESULTS_SCHEMA } = require('../kernel/results')
+const { variedByScenario } = require('../kernel/sweep')
 
 // `runBench`, the bench feature's API: the database the workload asks for (kernel/database.js), the load matrix
 // (matrix.js), then the passes the caller adds over the same app (bench --flame and --browser: each feature
@@ -24,12 +25,6 @@ const { databaseOfRun } = require('../kernel/collection-sizes')
 // and matrix, the app's environment with its database); `section` renders it in the report (report.js) and
 // for the terminal. A pass that cannot run says so in what it keeps; it does not fail the run.
 
-// 3: a cell's operation counts the answers its scenario expects apart from its errors (`expectedErrors`, when
-// it expects a 4xx or 5xx), and a cell names the first answer it did not expect (`firstUnexpected`).
-// 2: every repetition carries its operations' figures (`reps[i].operations`, kernel/repetition.js), what
-// nodebench compare needs; 1 had the breakdown of a cell only.
-const RESULTS_SCHEMA = 3
-
 /** What results.json says of the run's configuration (paths as the user reads them). */
 function configOf (config) {
   const { target } = config
@@ -38,14 +33,7 @@ function configOf (config) {
     workload: displayPath(config.workload.file),
     cmd: target.cmd,
     url: target.url,
-    scenarios: config.scenarios,
-    formats: config.formats,
-    processes: config.processes,
-    reps: config.reps,
-    amount: config.duration === null ? config.amounts : null,
-    duration: config.duration,
-    connections: config.connections,
-    warmup: config.warmup,
+    ...planOf(config),
     quick: config.quick,
     breakdownSource: config.breakdownSource,
     topologies: config.topologies,
@@ -55,23 +43,8 @@ function configOf (config) {
     requestTimeoutSec: config.requestTimeoutSec,
     targets: (config.targets ?? []).map((target) => target.name),
     // Each scenario's varied names and the values the run took (kernel/sweep.js); {} without sweeps.
-    vary: varyOf(config)
+    vary: variedByScenario(config.sweep?.byScenario)
   }
-}
-
-/** Per scenario, each varied name's values in this run (its combinations', in order). */
-function varyOf (config) {
-  const vary = {}
-  for (const [scenario, combinations] of Object.entries(config.sweep?.byScenario ?? {})) {
-    for (const combination of combinations) {
-      for (const [name, value] of Object.entries(combination)) {
-        vary[scenario] ??= {}
-        vary[scenario][name] ??= []
-        if (!vary[scenario][name].includes(value)) vary[scenario][name].push(value)
-      }
-    }
-  }
-  return vary
 }
 
 /** The 1, 5 and 15 minute load averages, two decimals. */
@@ -105,20 +78,11 @@ async function runBench (config, options = {}) {
   const started = Date.now()
   fs.mkdirSync(config.outDir, { recursive: true })
   const resultsFile = path.join(config.outDir, 'results.json')
-  const results = {
-    schema: RESULTS_SCHEMA,
-    createdAt: new Date(started).toISOString(),
-    durationSec: 0,
-    machine: null,
-    workload: describeWorkload(config.workload),
-    config: configOf(config),
-    cells: [],
-    // The servers beside the app (kernel/targets.js) and their cells; the app's cells stay in `cells`.
-    targets: targetsOf(config),
-    targetCells: [],
-    targetNotes: [...(config.targetNotes ?? [])],
-    openFiles: null
-  }
+  const results = newResults({ started, workload: config.workload, config: configOf(config) })
+  // The servers beside the app (kernel/targets.js); their cells go to `targetCells`, the app's stay in `cells`.
+  results.targets = targetsOf(config)
+  results.targetNotes = [...(config.targetNotes ?? [])]
+  results.openFiles = null
   const save = () => {
     results.durationSec = round((Date.now() - started) / 1000)
     fs.writeFileSync(resultsFile, JSON.stringify(results, null, 2) + '\n')

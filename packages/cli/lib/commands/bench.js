@@ -7,6 +7,7 @@ const { commandOptions } = require('../command-options')
 const { usageError } = require('../usage-error')
 const { optionErrorMessage } = require('../suggest')
 const { APP_TARGET_OPTIONS } = require('../kernel/app-target')
+const { PLAN_OPTIONS } = require('../kernel/plan-options')
 const { displayPath } = require('../kernel/paths')
 const { scenarioLabel } = require('../bench/scenario-label')
 const { benchConfig, runBench, renderBenchText, renderCompareText, compareRegressionLines } = require('../api')
@@ -19,15 +20,7 @@ const { parseCommand } = commandOptions('bench')
 
 const OPTIONS = Object.freeze({
   ...APP_TARGET_OPTIONS,
-  scenarios: { type: 'string' },
-  formats: { type: 'string' },
-  vary: { type: 'string', multiple: true },
-  processes: { type: 'string' },
-  reps: { type: 'string' },
-  connections: { type: 'string' },
-  amount: { type: 'string' },
-  duration: { type: 'string' },
-  warmup: { type: 'string' },
+  ...PLAN_OPTIONS,
   'breakdown-source': { type: 'string' },
   topology: { type: 'string' },
   balancer: { type: 'string' },

@@ -6,6 +6,7 @@ const { codes } = require('@nodebench/errors')
 const { usageError } = require('../usage-error')
 const { optionErrorMessage } = require('../suggest')
 const { APP_TARGET_OPTIONS } = require('../kernel/app-target')
+const { PLAN_OPTIONS } = require('../kernel/plan-options')
 const { displayPath } = require('../kernel/paths')
 const { compareConfig, runCompare, renderCompareText, compareRegressionLines } = require('../api')
 
@@ -22,15 +23,7 @@ const OPTIONS = Object.freeze({
   'rev-a': { type: 'string' },
   'rev-b': { type: 'string' },
   measure: { type: 'string' },
-  scenarios: { type: 'string' },
-  formats: { type: 'string' },
-  processes: { type: 'string' },
-  reps: { type: 'string' },
-  connections: { type: 'string' },
-  amount: { type: 'string' },
-  duration: { type: 'string' },
-  warmup: { type: 'string' },
-  vary: { type: 'string', multiple: true },
+  ...PLAN_OPTIONS,
   window: { type: 'string' },
   'fail-on': { type: 'string' },
   out: { type: 'string' },

@@ -6,9 +6,9 @@ const { execFileSync } = require('node:child_process')
 const { commandOptions } = require('../command-options')
 const { appTargetOf, workloadOf, nodeCommand } = require('../kernel/app-target')
 const { displayPath } = require('../kernel/paths')
-const { parseVaryOption, sweepOf } = require('../kernel/sweep')
+const { loadPlanOf, processCountsOf } = require('../kernel/plan-options')
 const { failOnOf } = require('./baseline')
-const { usageError, wholeNumber, listOf } = commandOptions('compare')
+const { usageError, wholeNumber } = commandOptions('compare')
 
 // `compare`'s options -> a frozen configuration (what runCompare takes). Two kinds of comparison:
 // - two runs already measured: `compare <a> <b>`, each a bench run's results.json or its folder;
@@ -92,11 +92,6 @@ function pairedSides (values) {
   })
 }
 
-function numberList (text, name, min, max) {
-  const items = (Array.isArray(text) ? text : String(text).split(',')).map((item) => wholeNumber(String(item).trim(), name, min, max))
-  return [...new Set(items)].sort((a, b) => a - b)
-}
-
 /**
  * The configuration of a comparison from option values (parseArgs' and the positionals as `runs`, or the same
  * names from JavaScript). Throws NB_ERR_USAGE (exit 2) for anything not understood.
@@ -126,22 +121,7 @@ function compareConfig (values, { now = new Date() } = {}) {
   if (!MEASURES.includes(measure)) throw usageError(`--measure must be time or instructions; received '${measure}'`)
   const sides = pairedSides(values)
   const workload = workloadOf(values, sides[0].target)
-  const scenarios = values.scenarios ? listOf(values.scenarios, 'scenarios', workload.scenarioNames) : [...workload.defaultScenarios]
-  const formats = values.formats ? listOf(values.formats, 'formats', workload.formats) : [...workload.formats]
-  if (!scenarios.some((s) => formats.some((f) => workload.scenarios[s].formats.includes(f)))) {
-    throw usageError(`--scenarios ${scenarios.join(',')} and --formats ${formats.join(',')} leave nothing to measure`)
-  }
   const instructions = measure === 'instructions'
-  const processes = values.processes ? numberList(values.processes, 'processes', 1, 64) : [1]
-  if (instructions && (processes.length > 1 || processes[0] !== 1)) {
-    throw usageError('--measure instructions counts one process under callgrind: leave out --processes (or give 1)')
-  }
-  // The workload's sweeps, as bench runs them (kernel/sweep.js): a cell per combination of a scenario's values.
-  const sweep = sweepOf(workload, scenarios, { overrides: parseVaryOption(values.vary) })
-  if (instructions) {
-    const many = scenarios.find((s) => sweep.byScenario[s].some((combination) => (combination.processes ?? 1) !== 1))
-    if (many !== undefined) throw usageError(`--measure instructions counts one process under callgrind; scenario '${many}' varies processes`)
-  }
   if (!instructions && values.window !== undefined) throw usageError('--window is the requests of a window under callgrind: it goes with --measure instructions')
   if (instructions) {
     // callgrind runs a Node.js script: an app directory, or --cmd "node <script> ...".
@@ -150,46 +130,41 @@ function compareConfig (values, { now = new Date() } = {}) {
     for (const name of ['duration', 'connections']) {
       if (values[name] !== undefined) throw usageError(`--${name} does not apply to --measure instructions: it sends --window requests one at a time`)
     }
+    if (values.amount !== undefined) throw usageError('--measure instructions sends --window requests per window, not --amount')
+  }
+  // The load plan as bench reads it (kernel/plan-options.js); under callgrind one connection, and no scenario's own
+  // warm-up (V8's is the one to settle there).
+  const plan = loadPlanOf(values, workload, {
+    command: 'compare',
+    warmup: instructions ? INSTRUCTIONS_WARMUP : DEFAULT_WARMUP,
+    ownWarmup: !instructions,
+    connections: instructions ? 1 : null
+  })
+  const { scenarios, formats, sweep } = plan
+  if (!scenarios.some((s) => formats.some((f) => workload.scenarios[s].formats.includes(f)))) {
+    throw usageError(`--scenarios ${scenarios.join(',')} and --formats ${formats.join(',')} leave nothing to measure`)
+  }
+  const processes = processCountsOf(values, 'compare') ?? [1]
+  if (instructions && (processes.length > 1 || processes[0] !== 1)) {
+    throw usageError('--measure instructions counts one process under callgrind: leave out --processes (or give 1)')
+  }
+  if (instructions) {
+    const many = scenarios.find((s) => sweep.byScenario[s].some((combination) => (combination.processes ?? 1) !== 1))
+    if (many !== undefined) throw usageError(`--measure instructions counts one process under callgrind; scenario '${many}' varies processes`)
   }
   const reps = values.reps !== undefined ? wholeNumber(values.reps, 'reps', 2, 100) : instructions ? INSTRUCTIONS_WINDOWS : PAIRED_REPETITIONS
-  if (values.amount !== undefined && values.duration !== undefined) throw usageError('--amount and --duration exclude each other')
-  const amount = values.amount !== undefined ? wholeNumber(values.amount, 'amount', 1, 10_000_000) : null
-  const duration = values.duration !== undefined ? wholeNumber(values.duration, 'duration', 1, 3600) : null
-  const connectionsOverride = values.connections !== undefined ? wholeNumber(values.connections, 'connections', 1, 10000) : null
-  const connections = {}
-  const amounts = {}
-  for (const scenario of scenarios) {
-    connections[scenario] = instructions ? 1 : connectionsOverride ?? workload.scenarios[scenario].connections
-    amounts[scenario] = duration !== null ? null : amount ?? workload.scenarios[scenario].amount
-  }
   const window = instructions ? (values.window !== undefined ? wholeNumber(values.window, 'window', 10, 1_000_000) : INSTRUCTIONS_WINDOW) : null
-  if (instructions) {
-    if (values.amount !== undefined) throw usageError('--measure instructions sends --window requests per window, not --amount')
-    for (const scenario of scenarios) amounts[scenario] = window
-  }
-  const defaultWarmup = instructions ? INSTRUCTIONS_WARMUP : DEFAULT_WARMUP
-  const warmup = values.warmup !== undefined ? wholeNumber(values.warmup, 'warmup', 0, 1_000_000) : defaultWarmup
-  // A scenario's own warm-up, as bench takes it (not under callgrind, whose warm-up is V8's to settle).
-  const warmups = {}
-  for (const scenario of scenarios) {
-    const own = workload.scenarios[scenario].warmup ?? null
-    warmups[scenario] = values.warmup !== undefined || instructions || own === null ? warmup : own
-  }
+  // Under callgrind a repetition is a window of requests.
+  const amounts = instructions ? Object.fromEntries(scenarios.map((scenario) => [scenario, window])) : plan.amounts
   return Object.freeze({
     mode: 'paired',
     measure,
     sides: Object.freeze(sides.map(Object.freeze)),
     workload,
-    scenarios,
-    formats,
+    ...plan,
     processes,
     reps,
-    connections,
     amounts,
-    duration,
-    warmup,
-    warmups,
-    sweep: Object.freeze({ byScenario: Object.freeze(sweep.byScenario), names: Object.freeze(sweep.names) }),
     window,
     ...common
   })

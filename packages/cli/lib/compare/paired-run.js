@@ -2,7 +2,7 @@
 
 const fs = require('node:fs')
 const path = require('node:path')
-const { describeWorkload, requestsOf, runHook } = require('../kernel/workload')
+const { requestsOf } = require('../kernel/workload')
 const { describeMachine } = require('../kernel/machine')
 const { openDatabase } = require('../kernel/database')
 const { readCollectionSizes, collectionChanges, databaseOfRun } = require('../kernel/collection-sizes')
@@ -14,8 +14,9 @@ const { nodeCommand } = require('../kernel/app-target')
 const { callgrindCounts } = require('@nodebench/services')
 const { startUnderCallgrind } = require('../kernel/callgrind')
 const { repetitionFigures, cellFigures, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
-const { fillValues } = require('../kernel/sweep')
-const { cellsOf } = require('../kernel/plan')
+const { fillValues, variedByScenario } = require('../kernel/sweep')
+const { runPlan } = require('../kernel/plan')
+const { newResults, planOf } = require('../kernel/results')
 const { setUpCell, warmUpCell, tearDownCell } = require('../kernel/cell')
 const { round } = require('../kernel/statistics')
 const { checkoutRevision } = require('./checkout')
@@ -29,7 +30,6 @@ const { checkoutRevision } = require('./checkout')
 // Each side's measurements are a bench run's results (schema 2), written as a/results.json and b/results.json,
 // which `nodebench compare a b` compares again.
 
-const RESULTS_SCHEMA = 3
 const SIDES = Object.freeze(['a', 'b'])
 // Under callgrind a request takes 3-20 ms, far more on a busy machine: a generous limit.
 const REQUEST_TIMEOUT_SEC = 120
@@ -258,18 +258,6 @@ function runInstructionsCell (config, cell, context) {
   })
 }
 
-/** Each varied name's values over `combinations`, in order. */
-function valuesByName (combinations) {
-  const names = {}
-  for (const combination of combinations) {
-    for (const [name, value] of Object.entries(combination)) {
-      names[name] ??= []
-      if (!names[name].includes(value)) names[name].push(value)
-    }
-  }
-  return names
-}
-
 /** What each side's results.json says of the run's configuration. */
 function configOf (config, side, target) {
   return {
@@ -279,18 +267,9 @@ function configOf (config, side, target) {
     cmd: target.cmd,
     rev: side.rev === null ? null : { rev: side.rev.rev, commit: side.rev.commit },
     measure: config.measure,
-    scenarios: config.scenarios,
-    formats: config.formats,
-    processes: config.processes,
-    reps: config.reps,
-    amount: config.duration === null ? config.amounts : null,
-    duration: config.duration,
-    connections: config.connections,
-    warmup: config.warmup,
+    ...planOf(config),
     // As bench's results say it: per scenario, each varied name's values in this run; {} without sweeps.
-    vary: Object.fromEntries(Object.entries(config.sweep?.byScenario ?? {})
-      .map(([scenario, combinations]) => [scenario, valuesByName(combinations)])
-      .filter(([, names]) => Object.keys(names).length > 0)),
+    vary: variedByScenario(config.sweep?.byScenario),
     window: config.window,
     breakdownSource: 'app',
     topologies: ['cluster'],
@@ -316,40 +295,25 @@ async function runPaired (config, options = {}) {
   const started = Date.now()
   const prepared = await prepareSides(config, log)
   const targets = prepared.map(({ target }) => target)
-  const results = prepared.map(({ side, target }) => ({
-    schema: RESULTS_SCHEMA,
-    createdAt: new Date(started).toISOString(),
-    durationSec: 0,
-    machine: null,
-    workload: describeWorkload(config.workload),
-    config: configOf(config, side, target),
-    cells: [],
-    // bench's shape: a paired run measures the apps alone, no server beside them.
-    targets: [],
-    targetCells: []
-  }))
+  // bench's shape: a paired run measures the apps alone, no server beside them.
+  const results = prepared.map(({ side, target }) =>
+    newResults({ started, workload: config.workload, config: configOf(config, side, target) }))
   try {
     const database = await openDatabase(targets[0], config.workload, { env, onProgress: log })
     try {
       const machine = await describeMachine({ mongodbUri: database.uri, embedded: database.embedded })
       for (const result of results) result.machine = machine
       const databaseUri = database.source === null ? null : database.uri
-      const workload = config.workload
-      if (workload.setup !== null) log(`preparing the workload (${path.basename(workload.file)} setup)`)
-      // `vary`: each varied name's values over the run (a setup seeds for the largest), as bench's.
-      const values = await runHook(workload.setup, 'setup', workload, { env: database.env, log, vary: config.sweep?.names ?? {} })
-      const cells = cellsOf(config)
       const runCell = config.measure === 'instructions' ? runInstructionsCell : runTimeCell
-      for (const [index, cell] of cells.entries()) {
-        onCell({ index, total: cells.length, cell })
+      await runPlan(config, { env: database.env, log }, async (cell, { index, total, values }) => {
+        onCell({ index, total, cell })
         const records = await runCell(config, cell, { targets, env: database.env, values, log, onNotice, databaseUri })
         for (const [i, record] of records.entries()) results[i].cells.push(record)
-      }
+      })
       if (databaseUri !== null) {
         for (const result of results) result.database = databaseOfRun(database, result.cells)
         if (results[0].database.warning) log(`warning: ${results[0].database.warning}`)
       }
-      await runHook(workload.teardown, 'teardown', workload, { env: database.env, log, values }).catch((err) => log(err.message))
     } finally {
       await database.stop()
     }

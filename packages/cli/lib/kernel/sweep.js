@@ -146,17 +146,32 @@ function sweepOf (workload, scenarios, { quick = false, overrides = {} } = {}) {
     }
   }
   const byScenario = {}
-  const names = {}
   for (const scenario of scenarios) {
     byScenario[scenario] = combinationsOf(workload.scenarios[scenario].vary, { quick, overrides })
-    for (const combination of byScenario[scenario]) {
-      for (const [name, value] of Object.entries(combination)) {
-        names[name] ??= []
-        if (!names[name].includes(value)) names[name].push(value)
-      }
+  }
+  return { byScenario, names: valuesByName(Object.values(byScenario).flat()) }
+}
+
+/** Each varied name's values over `combinations`, in order. */
+function valuesByName (combinations) {
+  const names = {}
+  for (const combination of combinations) {
+    for (const [name, value] of Object.entries(combination)) {
+      names[name] ??= []
+      if (!names[name].includes(value)) names[name].push(value)
     }
   }
-  return { byScenario, names }
+  return names
+}
+
+/**
+ * What a run's results say of its sweep (`byScenario`, sweepOf's): per scenario, each varied name's values in
+ * the run; a scenario that varies none left out ({} without sweeps).
+ */
+function variedByScenario (byScenario = {}) {
+  return Object.fromEntries(Object.entries(byScenario)
+    .map(([scenario, combinations]) => [scenario, valuesByName(combinations)])
+    .filter(([, names]) => Object.keys(names).length > 0))
 }
 
 /** `text` with each `{name}` of `values` filled in; other braces left as they are (a shell's own). */
@@ -170,5 +185,13 @@ function valuesText (values) {
 }
 
 module.exports = {
-  checkVary, scenarioVary, parseVaryOption, combinationsOf, sweepOf, fillValues, valuesText, CELL_FIELDS
+  checkVary,
+  scenarioVary,
+  parseVaryOption,
+  combinationsOf,
+  sweepOf,
+  variedByScenario,
+  fillValues,
+  valuesText,
+  CELL_FIELDS
 }

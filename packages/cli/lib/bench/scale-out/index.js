@@ -9,8 +9,10 @@ const { htmlList, markdownList } = require('../../render/findings')
 const { chartGrid, renderCharts } = require('../../render/charts')
 
 // Scale-out: instances behind nginx beside node:cluster, the TU Berlin study's gains, --find-max's best step and
-// the elasticity runs (instances added and killed mid-run; elasticity.js analyses their events). data.js
-// computes the figures, findings.js says them, tables.js and charts.js show them; this is the report's section.
+// the elasticity runs (instances added and killed mid-run; elasticity.js analyses their events). Its cells:
+// config.js reads their options, find-max.js and events.js run what they add to a cell (bench/matrix.js calls
+// them). Its report: data.js computes the figures, findings.js says them, tables.js and charts.js show them; this
+// is the report's section.
 
 const TITLE = 'Scale-out: topologies, throughput at 0% errors, elasticity'
 

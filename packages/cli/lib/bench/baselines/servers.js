@@ -5,13 +5,13 @@ const os = require('node:os')
 const path = require('node:path')
 const { freeLoopbackPort, startApachePhp } = require('@nodebench/services')
 const { codes, NodebenchError } = require('@nodebench/errors')
-const { startScript } = require('./app-process')
-const { TARGET_KINDS } = require('./targets')
+const { startScript } = require('../../kernel/app-process')
+const { TARGET_KINDS } = require('../../kernel/targets')
 
-// A bench cell's server when it is not the app (targets.js): a bare node:http server or Express app (nodebench's
-// own, bare-server.js, or a script of the workload's) or Apache httpd with PHP (@nodebench/services). The app
-// and the app without nodebench start as every app does (topology.js). A server that does not start or answer
-// is NB_ERR_TARGET_START (Apache's own errors keep their codes), and fails its cells only.
+// A bench cell's server when it is not the app (kernel/targets.js): a bare node:http server or Express app
+// (nodebench's own, bare-server.js, or a script of the workload's) or Apache httpd with PHP (@nodebench/services).
+// The app and the app without nodebench start as every app does (kernel/topology.js). A server that does not start
+// or answer is NB_ERR_TARGET_START (Apache's own errors keep their codes), and fails its cells only.
 
 const BARE_SERVER = path.join(__dirname, 'bare-server.js')
 // What a bare server answers when the run has no answer of the app's to serve.
