@@ -212,7 +212,7 @@ test('renderComparison*: the same tables as Markdown, an escaped HTML fragment a
   assert.match(markdown, /\n\| category \| HTML \| JSON \| HTML - JSON \|\n\|---\|---:\|---:\|---:\|\n\| template rendering \| 27\.78% \| 0\.00% \| \+27\.78 pp \|\n/)
   assert.match(markdown, /\n\| JSON serialisation \| 16\.67% \| 40\.00% \| -23\.33 pp \|\n/)
   assert.match(markdown, /nodebench's own overhead: 11\.11% of the CPU serving HTML, 10\.00% serving JSON\./)
-  assert.match(markdown, /\n## What the categories hold\n\n- template rendering: nunjucks: .*\n- JSON serialisation: /)
+  assert.match(markdown, /\n## What the categories hold\n\n- template rendering: template engines \(pug, ejs, handlebars, nunjucks, .*\n- JSON serialisation: /)
   assert.match(markdown, /\n\| 2 \| \\<instance\\_members\\_initializer\\> \| bson\/lib\/bson\.cjs:2680 \| database driver \/ BSON \| 3 \| 30\.00% \|\n/)
 
   const fragment = renderComparisonHtml(comparison, { scenario: 'doc-read' })
