@@ -9,7 +9,6 @@
 // Until then, and in processes that never listen (a shell's npm), it costs nothing. The connection never keeps
 // the app alive.
 //
-//
 // CPU of async code: the agent puts a registry on globalThis (REGISTRY) before the app loads, where each copy of
 // @nodebench/trace the app loads offers its log of async contexts (cpu-context.js). The logs run while the
 // profiler does; at its stop each sample gets the context it was taken in (sample-contexts.js), written beside
