@@ -86,23 +86,38 @@ function grow () {
   return true
 }
 
+// A hook that throws ends the process (async_hooks' rule): a failure here stops the log instead.
 function before () {
-  const record = currentRecord()
-  let entry = -1
-  let current = null
-  if (record !== undefined && !record.done) {
-    current = record
-    entry = record.runningSegment()
+  try {
+    const record = currentRecord()
+    let entry = -1
+    let current = null
+    if (record !== undefined && !record.done) {
+      current = record
+      entry = record.runningSegment()
+    }
+    if (depth.length >= MAX_DEPTH * 2) depth.length = 0
+    depth.push(current, entry)
+    note(current, entry)
+  } catch (err) {
+    fail(err)
   }
-  if (depth.length >= MAX_DEPTH * 2) depth.length = 0
-  depth.push(current, entry)
-  note(current, entry)
 }
 
 function after () {
-  depth.length = depth.length >= 2 ? depth.length - 2 : 0
-  if (depth.length === 0) note(null, -1)
-  else note(depth[depth.length - 2], depth[depth.length - 1])
+  try {
+    depth.length = depth.length >= 2 ? depth.length - 2 : 0
+    if (depth.length === 0) note(null, -1)
+    else note(depth[depth.length - 2], depth[depth.length - 1])
+  } catch (err) {
+    fail(err)
+  }
+}
+
+function fail (err) {
+  truncated = true
+  if (hook !== null) hook.disable()
+  reportInternalError('log the CPU contexts', err)
 }
 
 function startLog () {
