@@ -437,8 +437,9 @@ test('a .cpuprofile with its contexts: a continuation counts for the segment awa
       // The controller's own synchronous code.
       frame(6, 'login', 'file:///srv/app/server.js', 44)
     ],
+    // Samples at 1, 2, ... 10 ms, each standing for the millisecond to the next (the last to the end).
     startTime: 0,
-    endTime: 10_000,
+    endTime: 11_000,
     samples: [2, 2, 3, 5, 5, 5, 5, 6, 5, 5],
     timeDeltas: Array(10).fill(1000)
   }
@@ -475,7 +476,7 @@ test('a .cpuprofile with its contexts: a continuation counts for the segment awa
       }
     ]
   }
-  // The breakdown's window: 10 ms, as long as the profile (10 samples of 1 ms, idle ones included).
+  // The breakdown's window: 10 ms, as long as the samples cover (10 samples of 1 ms, idle ones included).
   const analysis = analyzeProfile(file, { operation, breakdownMs: 10 })
   assert.deepEqual(analysis.contexts, { transitions: 12, truncated: false })
   const { segments, notAttributed, garbageCollection, contexts } = analysis.segments
@@ -609,4 +610,26 @@ test('template engines by package: a profile of pug, ejs and handlebars renderin
     .map((f) => /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(f.file ?? '')?.[1] ?? path.basename(f.file ?? '')))
   t.diagnostic(`template functions among the hottest from: ${[...engines].join(', ')}`)
   assert.ok(analysis.topFunctions.some((f) => f.category === CATEGORIES.TEMPLATE), 'the engines\' functions among the hottest')
+})
+
+test('a .cpuprofile\'s samples stand for the time to the next one: a late sampler does not shrink the CPU', (t) => {
+  const dir = temporaryDir(t, 'nodebench-flame-analyze-')
+  const frame = (id, functionName, url, lineNumber, children = []) => ({ id, callFrame: { functionName, url, lineNumber, columnNumber: 0, scriptId: '0' }, children })
+  // Idle samples 1 ms apart, the handler's 4 ms apart (its sampler thread late while the app computes, as on a
+  // busy machine): 4 idle samples (4 ms) and 4 of the handler (16 ms) from 0 to 20 ms.
+  const profile = {
+    nodes: [frame(1, '(root)', '', -1, [2, 3]), frame(2, '(idle)', '', -1), frame(3, 'handler', 'file:///srv/app/server.js', 9)],
+    startTime: 0,
+    endTime: 20_000,
+    samples: [2, 2, 2, 2, 3, 3, 3, 3],
+    timeDeltas: [0, 1000, 1000, 1000, 1000, 4000, 4000, 4000]
+  }
+  const file = path.join(dir, 'weights.cpuprofile')
+  fs.writeFileSync(file, JSON.stringify(profile))
+  const operation = { method: 'GET', route: '/', format: 'json', segments: [{ name: 'handler', kind: 'handler', order: 0, file: '/srv/app/server.js', line: 10, share: 1, count: 4, meanMs: 5 }] }
+  const [handler] = analyzeProfile(file, { operation }).segments.segments
+  // 16 ms of CPU over 4 invocations: 4 ms each (a count alone, half the samples of 20 ms, would say 2.5 ms).
+  assert.equal(handler.samples, 4)
+  assert.equal(handler.time.cpuMs, 4)
+  assert.equal(handler.time.restMs, 1)
 })

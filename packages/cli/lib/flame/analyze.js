@@ -151,12 +151,6 @@ function summarizeSamples (read, { top, window = null, operation = null, breakdo
     .slice(0, top)
     .map((entry) => ({ ...entry, share: share(entry.samples, onCpu) }))
   const nodebenchSamples = byCategory.get(CATEGORIES.NODEBENCH) || 0
-  // What a sample is worth: the samples of a window stand for the breakdown's window (which the operation's counts
-  // are of), or for their own time; those of a whole run (clinic's) for no known time.
-  const windowMsOf = () => {
-    const covered = coveredMs(windowed, window, durationUs)
-    return covered === null ? null : breakdownMs ?? covered
-  }
   // What is apart is measured against everything the process did, idle aside.
   const busy = onCpu + profiler + compile
   return {
@@ -176,7 +170,10 @@ function summarizeSamples (read, { top, window = null, operation = null, breakdo
     segments: operation === null
       ? null
       : segmentCpu(charged, operation, {
-        samples: samples.length, windowMs: windowMsOf(), contexts: contexts !== null
+        samples: samples.length,
+        coveredMs: coveredMs(windowed, window, durationUs),
+        breakdownMs,
+        contexts: contexts !== null
       }),
     contexts
   }

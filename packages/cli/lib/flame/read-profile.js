@@ -155,12 +155,21 @@ function samplesOfCpuProfile (file) {
   }
   const deltas = Array.isArray(profile.timeDeltas) ? profile.timeDeltas : []
   const contexts = readContexts(contextsFileOf(file), profile.samples.length)
+  const endUs = typeof profile.endTime === 'number' && typeof profile.startTime === 'number' ? profile.endTime - profile.startTime : null
   let time = 0
   const samples = profile.samples.map((id, i) => {
     time += deltas[i] || 0
-    return { ...stackOf(id), time, context: contexts === null ? null : contextOf(contexts, i) }
+    return { ...stackOf(id), time, weightUs: 0, context: contexts === null ? null : contextOf(contexts, i) }
   })
-  const durationUs = typeof profile.endTime === 'number' && typeof profile.startTime === 'number' ? profile.endTime - profile.startTime : null
+  // What each sample stands for: the time to the next one (as DevTools counts a .cpuprofile's self time). On a
+  // busy machine the sampler thread is late while the app computes: its samples come further apart than idle
+  // ones, and a count alone would make its CPU look smaller than it is.
+  for (let i = 0; i < samples.length; i++) {
+    const next = i + 1 < samples.length ? samples[i + 1].time : endUs ?? samples[i].time
+    samples[i].weightUs = Math.max(0, next - samples[i].time)
+  }
+  // From the first sample on: the profiler may take a while to take it.
+  const durationUs = endUs === null || samples.length === 0 ? endUs : endUs - samples[0].time
   const logged = contexts === null ? null : { transitions: contexts.transitions, truncated: contexts.truncated }
   return { samples, durationUs, contexts: logged }
 }
@@ -214,8 +223,9 @@ function samplesOfTicks (file) {
  * durationUs, contexts }`, frames top first; `source` 'v8-log' (0x's isolate-*-v8.log.json, one per isolate: the
  * main thread and any worker), 'ticks' (0x's ticks.json, clinic flame's samples: `vmState` and `time` null) or
  * 'cpuprofile' (V8's sampling profiler). Frames are shared between samples. `durationUs`: the time the samples
- * cover (a .cpuprofile's), else null; `contexts`: `{ transitions, truncated }` when the samples carry their async
- * context (a .cpuprofile with its contexts file), else null.
+ * cover (a .cpuprofile's, from its first sample), else null; a .cpuprofile's samples carry `weightUs`, the time
+ * each stands for (to the next sample); `contexts`: `{ transitions, truncated }` when the samples carry their
+ * async context (a .cpuprofile with its contexts file), else null.
  */
 function readSamples (profileDir) {
   if (profileDir.endsWith('.cpuprofile')) return { source: 'cpuprofile', ...samplesOfCpuProfile(profileDir) }

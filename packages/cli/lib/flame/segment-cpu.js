@@ -37,10 +37,11 @@ function sameOperation (context, operation) {
  *   a window (analyze.js: neither idle, nor the profiler's, nor compiling)
  * @param {object} operation a breakdown snapshot's operation: its segments have name, kind, order, file, line,
  *   share (of response time), and in a full snapshot count, meanMs and dependencies
- * @param {{ samples?: number, windowMs?: number|null, contexts?: boolean }} [timing] every sample of the window
- *   (idle and apart included: they are taken at one interval of wall time) and the window the breakdown covers
- *   (ms): what a sample's worth of CPU is in milliseconds (without a window, no milliseconds); whether the
- *   samples carry their async contexts
+ * @param {{ samples?: number, coveredMs?: number|null, breakdownMs?: number|null, contexts?: boolean }} [timing]
+ *   every sample of the window (idle and apart included) and the time they cover (ms: without it, no
+ *   milliseconds): a sample stands for its own `weightUs` where it has one (a .cpuprofile's), else for an equal
+ *   part of that time; the window the breakdown covers (ms, else the samples'), which its counts are of; whether
+ *   the samples carry their async contexts
  * @returns {{ onCpu: number, contexts: boolean, segments: Array<{ name, kind, order, file, line, wallShare,
  *   samples, asyncSamples, cpuShare, categories: Array<{ category, share }>, time }>,
  *   garbageCollection: { samples, share }, notAttributed: { samples, share, inRequests, categories } }}
@@ -49,7 +50,8 @@ function sameOperation (context, operation) {
  *   operation's); `time`: segmentTime's
  */
 function segmentCpu (charged, operation, timing = {}) {
-  const { samples: allSamples = charged.length, windowMs = null, contexts = false } = timing
+  const { samples: allSamples = charged.length, coveredMs = null, breakdownMs = null, contexts = false } = timing
+  const evenMs = coveredMs !== null && allSamples > 0 ? coveredMs / allSamples : 0
   const byLocation = new Map()
   const candidates = new Map()
   const rows = operation.segments.map((segment) => {
@@ -62,6 +64,7 @@ function segmentCpu (charged, operation, timing = {}) {
       wallShare: segment.share,
       samples: 0,
       asyncSamples: 0,
+      cpuMs: 0,
       categoryCounts: new Map()
     }
     if (segment.file && segment.line) {
@@ -82,7 +85,7 @@ function segmentCpu (charged, operation, timing = {}) {
     return found.find((row) => row.order === context.position && row.kind === context.kind) ??
       found.find((row) => row.kind === context.kind) ?? found[0]
   }
-  const notAttributed = { samples: 0, inRequests: 0, categoryCounts: new Map() }
+  const notAttributed = { samples: 0, inRequests: 0, cpuMs: 0, categoryCounts: new Map() }
   let garbageCollection = 0
   for (const { sample, charge } of charged) {
     if (sample.vmState === VM_STATES.GC) {
@@ -104,6 +107,7 @@ function segmentCpu (charged, operation, timing = {}) {
       if (sample.context !== null && sample.context !== undefined) notAttributed.inRequests++
     }
     row.samples++
+    row.cpuMs += sample.weightUs === undefined ? evenMs : sample.weightUs / 1000
     row.categoryCounts.set(charge.category, (row.categoryCounts.get(charge.category) || 0) + 1)
   }
   const onCpu = charged.length
@@ -112,15 +116,16 @@ function segmentCpu (charged, operation, timing = {}) {
     .sort((a, b) => b[1] - a[1])
     .slice(0, TOP_CATEGORIES)
     .map(([category, count]) => ({ category, share: samples > 0 ? count / samples : 0 }))
-  const sampleMs = windowMs !== null && allSamples > 0 ? windowMs / allSamples : null
+  // The samples' CPU stands for the same rate over the breakdown's window, which its counts are of.
+  const scale = coveredMs === null || coveredMs <= 0 ? null : (breakdownMs ?? coveredMs) / coveredMs
   return {
     onCpu,
     contexts,
-    segments: rows.map(({ categoryCounts, ...row }, i) => ({
+    segments: rows.map(({ categoryCounts, cpuMs, ...row }, i) => ({
       ...row,
       cpuShare: share(row.samples),
       categories: categories({ ...row, categoryCounts }),
-      time: segmentTime(operation.segments[i], row.samples, sampleMs)
+      time: segmentTime(operation.segments[i], scale === null ? null : cpuMs * scale)
     })),
     garbageCollection: { samples: garbageCollection, share: share(garbageCollection) },
     notAttributed: {
@@ -133,20 +138,21 @@ function segmentCpu (charged, operation, timing = {}) {
 }
 
 /**
- * What one invocation of a segment spends its time on (ms): its own CPU (its samples' worth of the window, per
- * invocation, at most its time), the dependencies it waited on (the breakdown's, overlapping calls counted once),
- * and the rest: waiting behind other work (other requests' turns on the event loop, garbage collection), never
- * below 0 (a segment that computes while its calls are out counts that time in both). A dependency that runs on
- * the app's thread (rendering a template, serialising JSON) is CPU the samples hold: it is named (`inProcess`),
- * not waited on. Null where the breakdown has no times (a snapshot without meanMs) or the profile no window.
+ * What one invocation of a segment spends its time on (ms): its own CPU (`windowCpuMs`, its samples' worth over
+ * the breakdown's window, per invocation, at most its time), the dependencies it waited on (the breakdown's,
+ * overlapping calls counted once), and the rest: waiting behind other work (other requests' turns on the event
+ * loop, garbage collection), never below 0 (a segment that computes while its calls are out counts that time in
+ * both). A dependency that runs on the app's thread (rendering a template, serialising JSON) is CPU the samples
+ * hold: it is named (`inProcess`), not waited on. Null where the breakdown has no times (a snapshot without
+ * meanMs) or the profile no window.
  * @returns {{ ms, cpuMs, dependencyMs, restMs, cpuShare, dependencyShare, restShare,
  *   dependencies: Array<{ system, operation, target, meanMs, inProcess }> } | null}
  */
-function segmentTime (segment, samples, sampleMs) {
-  if (sampleMs === null || typeof segment.meanMs !== 'number' || !(segment.count > 0)) return null
+function segmentTime (segment, windowCpuMs) {
+  if (windowCpuMs === null || typeof segment.meanMs !== 'number' || !(segment.count > 0)) return null
   const ms = segment.meanMs
   // A segment computes at most for as long as it runs: beyond is the sampling's noise on a short segment.
-  const cpuMs = Math.min(ms, (samples * sampleMs) / segment.count)
+  const cpuMs = Math.min(ms, windowCpuMs / segment.count)
   const dependencies = (Array.isArray(segment.dependencies) ? segment.dependencies : []).map((dependency) => ({
     system: dependency.system,
     operation: dependency.operation,
