@@ -544,6 +544,9 @@ test('the segment section: what each segment\'s time is, and the hottest functio
   assert.match(markdown, /### What each segment's time is/)
   assert.match(markdown, /\| 1 \| serveStatic \| 50\.0 \| 0\.500 \(1\.00%\) \| 0\.000 \(0\.00%\) \| 49\.5 \(99\.00%\) \| - \|/)
   assert.match(markdown, /\| 2 \| login \| 50\.0 \| 20\.0 \(40\.00%\) \| 10\.0 \(20\.00%\) \| 20\.0 \(40\.00%\) \| mongodb find users 10\.0 ms; render pug views\/home 5\.00 ms \(CPU\) \|/)
+  // A segment that only waits behind the others' work is said to, so that nobody optimises it.
+  assert.match(markdown, /\n- serveStatic \(50\.00% of the response time, 50\.0 ms an invocation\) is 99\.00% waiting behind other work: the process is busy elsewhere \(login holds 90\.00% of the CPU samples\); making its own code faster would not shorten it\.\n/)
+  assert.doesNotMatch(markdown, /\n- login/)
   assert.match(markdown, /### Hottest functions\n\nSelf time, as a share of the samples on CPU: template rendering 60\.00%, app 40\.00%\./)
   assert.match(markdown, /\| 1 \| pug\\?_escape \| pug-runtime\/index\.js:3 \| template rendering \| 600 \| 60\.00% \|/)
   assert.match(markdown, /else for the segment in whose async context it ran/)
@@ -551,6 +554,7 @@ test('the segment section: what each segment\'s time is, and the hottest functio
   const html = renderSegmentsHtml(flamegraph, options)
   assert.match(html, /<h4>What each segment&#39;s time is<\/h4>/)
   assert.match(html, /<td class="text">pug_escape<\/td>/)
+  assert.match(html, /<ul class="findings"><li>serveStatic \(50\.00% of the response time/)
   const text = renderSegmentsText(flamegraph, options)
   assert.match(text, /^Hottest functions: /m)
   assert.match(text, /serveStatic +50\.0 +0\.500 \(1\.00%\)/)

@@ -77,6 +77,44 @@ function timeTable ({ analysis }) {
   }
 }
 
+// A segment worth a sentence: this much of the response time at least, and this much of its own time one thing.
+const FINDING_WALL_SHARE = 0.1
+const FINDING_PART_SHARE = 0.5
+
+/**
+ * What the time table says of the segments that hold the response time, in words: where a segment's time is
+ * mostly waiting behind other work, mostly its dependencies, or mostly its own CPU. Empty without times.
+ */
+function timeFindings ({ analysis }) {
+  const segments = analysis.segments?.segments ?? []
+  // What the process is busy with: the segment with the most CPU samples.
+  let busiest = null
+  for (const segment of segments) if (busiest === null || segment.cpuShare > busiest.cpuShare) busiest = segment
+  const findings = []
+  for (const segment of segments) {
+    const { name, wallShare, time } = segment
+    if (!time || !(wallShare >= FINDING_WALL_SHARE)) continue
+    const of = `${name} (${formatShare(wallShare)} of the response time, ${formatMs(time.ms)} ms an invocation)`
+    if (time.restShare >= FINDING_PART_SHARE && segment === busiest && segment.cpuShare >= FINDING_PART_SHARE) {
+      findings.push(`${of} is ${formatShare(time.restShare)} waiting behind other work, and that work is mostly its own ` +
+        `code in other requests (${formatShare(segment.cpuShare)} of the CPU samples): making it faster shortens both.`)
+    } else if (time.restShare >= FINDING_PART_SHARE) {
+      const elsewhere = busiest !== null && busiest !== segment && busiest.cpuShare >= FINDING_PART_SHARE
+        ? `${busiest.name} holds ${formatShare(busiest.cpuShare)} of the CPU samples`
+        : 'other requests, garbage collection'
+      findings.push(`${of} is ${formatShare(time.restShare)} waiting behind other work: the process is busy elsewhere ` +
+        `(${elsewhere}); making its own code faster would not shorten it.`)
+    } else if (time.dependencyShare >= FINDING_PART_SHARE) {
+      const longest = time.dependencies.filter((d) => !d.inProcess).sort((a, b) => b.meanMs - a.meanMs)[0]
+      findings.push(`${of} is ${formatShare(time.dependencyShare)} waiting on its dependencies` +
+        `${longest ? `, most of it ${dependencyText(longest)}` : ''}.`)
+    } else if (time.cpuShare >= FINDING_PART_SHARE) {
+      findings.push(`${of} is ${formatShare(time.cpuShare)} its own CPU: its hottest functions are where to look.`)
+    }
+  }
+  return findings
+}
+
 /** The hottest functions of the profile (self time), as the comparison names them; null when it has none. */
 function hottestTable ({ analysis }) {
   const functions = Array.isArray(analysis.topFunctions) ? analysis.topFunctions.slice(0, TOP_FUNCTIONS) : []
@@ -143,6 +181,10 @@ function hottestAbout ({ analysis }) {
   return `Self time, as a share of the samples on CPU: ${categoriesText(analysis.categories ?? [])}.`
 }
 
+function findingsHtml (findings) {
+  return findings.length === 0 ? [] : [`<ul class="findings">${findings.map((finding) => `<li>${escapeHtml(finding)}</li>`).join('')}</ul>`]
+}
+
 function renderSegmentsMarkdown (flamegraph, options) {
   const table = segmentTable(flamegraph)
   const words = texts(flamegraph, options)
@@ -151,6 +193,7 @@ function renderSegmentsMarkdown (flamegraph, options) {
   return [`## ${escapeMarkdown(words.title)}\n`, `${escapeMarkdown(words.about)}\n`, `${escapeMarkdown(words.apart)} ${escapeMarkdown(words.overhead)}\n`,
     table === null ? `No segment table: ${escapeMarkdown(flamegraph.breakdownFailure || 'the app served no breakdown')}.\n` : markdownTable(table),
     ...(times === null ? [] : [`### ${escapeMarkdown(TIME_TITLE)}\n`, `${escapeMarkdown(TIME_ABOUT)}\n`, markdownTable(times)]),
+    ...timeFindings(flamegraph).map((finding) => `- ${escapeMarkdown(finding)}`), '',
     ...(hottest === null ? [] : [`### ${HOTTEST_TITLE}\n`, `${escapeMarkdown(hottestAbout(flamegraph))}\n`, markdownTable(hottest)])].join('\n')
 }
 
@@ -163,6 +206,7 @@ function renderSegmentsHtml (flamegraph, options) {
     `<p>${escapeHtml(words.about)}</p>`, `<p>${escapeHtml(words.apart)} ${escapeHtml(words.overhead)}</p>`,
     table === null ? `<p>No segment table: ${escapeHtml(flamegraph.breakdownFailure || 'the app served no breakdown')}.</p>` : htmlTable(table),
     ...(times === null ? [] : [`<h4>${escapeHtml(TIME_TITLE)}</h4>`, `<p>${escapeHtml(TIME_ABOUT)}</p>`, htmlTable(times)]),
+    ...findingsHtml(timeFindings(flamegraph)),
     ...(hottest === null ? [] : [`<h4>${HOTTEST_TITLE}</h4>`, `<p>${escapeHtml(hottestAbout(flamegraph))}</p>`, htmlTable(hottest)]),
     '</section>\n'].join('\n')
 }
@@ -175,7 +219,15 @@ function renderSegmentsText (flamegraph, options) {
   return [words.title, `${words.about}\n${words.apart} ${words.overhead}\n`,
     table === null ? `No segment table: ${flamegraph.breakdownFailure || 'the app served no breakdown'}.\n` : textTable(table),
     ...(times === null ? [] : [`${TIME_TITLE}: ${TIME_ABOUT}\n`, textTable(times)]),
+    ...timeFindings(flamegraph).map((finding) => `- ${finding}`),
     ...(hottest === null ? [] : [`${HOTTEST_TITLE}: ${hottestAbout(flamegraph)}\n`, textTable(hottest)])].join('\n')
 }
 
-module.exports = { renderSegmentsMarkdown, renderSegmentsHtml, renderSegmentsText, segmentTable, timeTable }
+module.exports = {
+  renderSegmentsMarkdown,
+  renderSegmentsHtml,
+  renderSegmentsText,
+  segmentTable,
+  timeTable,
+  timeFindings
+}
