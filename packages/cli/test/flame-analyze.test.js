@@ -591,6 +591,8 @@ test('template engines by package: a profile of pug, ejs and handlebars renderin
     ']',
     'const session = new inspector.Session()',
     'session.connect()',
+    // Compiled and warmed up first, as flame's warm-up does: the window holds rendering, not compiling.
+    'for (let i = 0; i < 50; i++) for (const render of renders) render()',
     "session.post('Profiler.enable', () => session.post('Profiler.start', () => {",
     '  const until = Date.now() + 1500',
     '  let length = 0',
@@ -608,7 +610,8 @@ test('template engines by package: a profile of pug, ejs and handlebars renderin
   const analysis = analyzeProfile(file)
   const templates = analysis.categories.find((c) => c.category === CATEGORIES.TEMPLATE)
   const other = analysis.categories.find((c) => c.category === CATEGORIES.OTHER)
-  assert.ok(templates && templates.share > 0.6, `template rendering: ${JSON.stringify(analysis.categories)}`)
+  // The engines' own code leads; the rest is this script's loop (app) and the collector.
+  assert.ok(templates && templates.share > 0.4 && analysis.categories[0] === templates, `template rendering: ${JSON.stringify(analysis.categories)}`)
   assert.ok(!other || other.share < 0.1, `other: ${JSON.stringify(analysis.categories)}`)
   const engines = new Set(analysis.topFunctions.filter((f) => f.category === CATEGORIES.TEMPLATE)
     .map((f) => /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(f.file ?? '')?.[1] ?? path.basename(f.file ?? '')))
