@@ -17,6 +17,7 @@ const { createMetrics } = require('./metrics-export')
 const { randomTraceId, randomSpanId, ensureRequestIds } = require('./trace-context')
 const { subscribe: subscribeToResponseEnds, watchEnd, releaseConnection } = require('./response-end')
 const dependencies = require('./dependencies')
+const { offerCpuContexts } = require('./cpu-context')
 
 // Per-request reads of `req` and `res` go through computed keys: Express gives each request and response a
 // map of their own, so a named read misses V8's inline caches (see request-record.js).
@@ -53,6 +54,7 @@ function nodebenchTrace (options) {
   const config = normalizeOptions(options)
   subscribeToResponseEnds()
   dependencies.startDependencies()
+  offerCpuContexts()
   const aggregator = newAggregator()
   const spans = createSpanPipeline(config)
   const exposePath = config.expose

@@ -12,8 +12,15 @@ const { reportInternalError } = require('../internal-errors')
 // call heard on Node.js's channels): before, `enterRequest` is a no-op and no AsyncLocalStorage is made, since
 // one switches on async context propagation for the whole process (promise hooks on Node.js 20 and 22).
 
+//
+// A profiler that attributes CPU samples by async context (cpu-context.js, while nodebench flame samples) holds
+// the context for as long as it samples; released, and with no dependency observed, it is off again.
+
 let storage = null
 let enterRequest = noop
+// Whether a dependency is observed (for good), and how many profilers hold the context (for a while).
+let observed = false
+let holds = 0
 
 function noop () {}
 
@@ -21,11 +28,36 @@ function enterWithStorage (record) {
   storage.enterWith(record)
 }
 
-/** Turns the request's context on: requests that begin from now on are found from their calls. */
-function observeRequests () {
+function startStorage () {
   if (storage !== null) return
   storage = new AsyncLocalStorage()
   enterRequest = enterWithStorage
+}
+
+/** Turns the request's context on: requests that begin from now on are found from their calls. */
+function observeRequests () {
+  observed = true
+  startStorage()
+}
+
+/** A profiler's hold on the request's context: on until every hold is released (or a dependency observed). */
+function holdRequestContext () {
+  holds++
+  startStorage()
+}
+
+function releaseRequestContext () {
+  if (holds > 0) holds--
+  if (holds > 0 || observed || storage === null) return
+  // disable() takes the storage's async hooks out once no other storage needs them.
+  storage.disable()
+  storage = null
+  enterRequest = noop
+}
+
+/** The record of the request current in this async context, or undefined (none, or the context is off). */
+function currentRecord () {
+  return storage === null ? undefined : storage.getStore()
 }
 
 /** Called by trace.js when a request begins: makes its record the one its async context finds. */
@@ -90,4 +122,15 @@ function guarded (what, fn) {
   }
 }
 
-module.exports = { observeRequests, enterRequestContext, observing, startCall, endCall, guarded, DependencyCall }
+module.exports = {
+  observeRequests,
+  holdRequestContext,
+  releaseRequestContext,
+  currentRecord,
+  enterRequestContext,
+  observing,
+  startCall,
+  endCall,
+  guarded,
+  DependencyCall
+}

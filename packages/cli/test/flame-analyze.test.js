@@ -212,7 +212,7 @@ test('renderComparison*: the same tables as Markdown, an escaped HTML fragment a
   assert.match(markdown, /\n\| category \| HTML \| JSON \| HTML - JSON \|\n\|---\|---:\|---:\|---:\|\n\| template rendering \| 27\.78% \| 0\.00% \| \+27\.78 pp \|\n/)
   assert.match(markdown, /\n\| JSON serialisation \| 16\.67% \| 40\.00% \| -23\.33 pp \|\n/)
   assert.match(markdown, /nodebench's own overhead: 11\.11% of the CPU serving HTML, 10\.00% serving JSON\./)
-  assert.match(markdown, /\n## What the categories hold\n\n- template rendering: nunjucks: .*\n- JSON serialisation: /)
+  assert.match(markdown, /\n## What the categories hold\n\n- template rendering: template engines \(pug, ejs, handlebars, nunjucks, .*\n- JSON serialisation: /)
   assert.match(markdown, /\n\| 2 \| \\<instance\\_members\\_initializer\\> \| bson\/lib\/bson\.cjs:2680 \| database driver \/ BSON \| 3 \| 30\.00% \|\n/)
 
   const fragment = renderComparisonHtml(comparison, { scenario: 'doc-read' })
@@ -395,4 +395,248 @@ test('the flamegraph page: the hottest frame drawn in the key\'s hot colour (not
   const finished = await hotFramePixels(path.join(dir, 'finished.html'), { chromiumPath: '/usr/bin/chromium' })
   assert.ok(finished.hotPixels > 1000, `the hottest frame filled: ${finished.hotPixels} pixels`)
   assert.ok(finished.hotPixelsInView > 1000, `and in view without scrolling: ${finished.hotPixelsInView} pixels`)
+})
+
+test('sampleContexts: each sample of a .cpuprofile gets the context the app logged for its moment', () => {
+  const { sampleContexts } = require('../lib/flame/sample-contexts')
+  // Samples at 1000, 2000, ... 6000 µs; the fifth handed over before the fourth, as V8 sometimes does.
+  const profile = { startTime: 0, samples: [1, 1, 1, 1, 1, 1], timeDeltas: [1000, 1000, 1000, 1500, -1000, 2500] }
+  const login = { method: 'POST', route: '/login', format: 'json', position: 1, kind: 'handler', name: 'login', file: '/app.js', line: 9 }
+  const log = {
+    // No request until 1500; login from 1500; between segments from 2500; nobody from 3200; login again from 3800.
+    times: Float64Array.from([0, 1500, 2500, 3200, 3800]),
+    contexts: Int32Array.from([-1, 0, -2, -1, 0]),
+    table: [login],
+    truncated: false
+  }
+  // Sample times: 1000, 2000, 3000, 4500, 3500, 6000.
+  const result = sampleContexts(profile, [log])
+  assert.deepEqual(result.samples, [-1, 0, -2, 0, -1, 0])
+  assert.deepEqual(result.table, [login])
+  assert.deepEqual([result.transitions, result.truncated], [5, false])
+  // A second copy of nodebench's log: its table follows the first's; a sample either knows counts once.
+  const other = { times: Float64Array.from([0, 5500]), contexts: Int32Array.from([-1, 0]), table: [{ ...login, name: 'other' }], truncated: true }
+  const both = sampleContexts(profile, [log, other])
+  assert.equal(both.table.length, 2)
+  // The truncated log ends at its last moment: the sample at 6000 µs is past it, so the first log's answer stands.
+  assert.deepEqual(both.samples, [-1, 0, -2, 0, -1, 0])
+  assert.equal(both.truncated, true)
+})
+
+test('a .cpuprofile with its contexts: a continuation counts for the segment awaiting it; each segment\'s time split', (t) => {
+  const dir = temporaryDir(t, 'nodebench-flame-analyze-')
+  const frame = (id, functionName, url, lineNumber, children = []) => ({ id, callFrame: { functionName, url, lineNumber, columnNumber: 0, scriptId: '0' }, children })
+  const profile = {
+    nodes: [
+      frame(1, '(root)', '', -1, [2, 3, 4, 6]),
+      frame(2, '(idle)', '', -1),
+      frame(3, '(garbage collector)', '', -1),
+      // bcrypt's rounds in a setImmediate callback, under the service the controller awaits: no layer frame.
+      frame(4, 'processImmediate', 'node:internal/timers', 437, [5]),
+      frame(5, '_encipher', 'file:///srv/app/node_modules/bcryptjs/umd/index.js', 795),
+      // The controller's own synchronous code.
+      frame(6, 'login', 'file:///srv/app/server.js', 44)
+    ],
+    // Samples at 1, 2, ... 10 ms, each standing for the millisecond to the next (the last to the end).
+    startTime: 0,
+    endTime: 11_000,
+    samples: [2, 2, 3, 5, 5, 5, 5, 6, 5, 5],
+    timeDeltas: Array(10).fill(1000)
+  }
+  const file = path.join(dir, 'login-json.cpuprofile')
+  fs.writeFileSync(file, JSON.stringify(profile))
+  const context = (name, position, line, kind = 'handler') => ({ method: 'POST', route: '/login', format: 'json', position, kind, name, file: '/srv/app/server.js', line })
+  fs.writeFileSync(path.join(dir, 'login-json.contexts.json'), JSON.stringify({
+    schema: 1,
+    table: [context('login', 1, 45), { ...context('login', 1, 45), route: '/elsewhere' }, context('session', 0, 30, 'middleware')],
+    // Four bcrypt samples in login's context, one in another operation's, one between segments, one in none.
+    samples: [-1, -1, 0, 0, 0, 0, 0, -1, 1, -2],
+    transitions: 12,
+    truncated: false
+  }))
+  const operation = {
+    method: 'POST',
+    route: '/login',
+    format: 'json',
+    segments: [
+      { name: 'session', kind: 'middleware', order: 0, file: '/srv/app/server.js', line: 30, share: 0.3, count: 10, meanMs: 3 },
+      {
+        name: 'login',
+        kind: 'handler',
+        order: 1,
+        file: '/srv/app/server.js',
+        line: 45,
+        share: 0.7,
+        count: 10,
+        meanMs: 7,
+        dependencies: [
+          { system: 'mongodb', operation: 'find', target: 'users', count: 1, meanMs: 1, share: 0.1 },
+          { system: 'render', operation: 'pug', target: 'views/home', count: 1, meanMs: 0.5, share: 0.05 }
+        ]
+      }
+    ]
+  }
+  // The breakdown's window: 10 ms, as long as the samples cover (10 samples of 1 ms, idle ones included).
+  const analysis = analyzeProfile(file, { operation, breakdownMs: 10 })
+  assert.deepEqual(analysis.contexts, { transitions: 12, truncated: false })
+  const { segments, notAttributed, garbageCollection, contexts } = analysis.segments
+  assert.equal(contexts, true)
+  const login = segments.find((s) => s.name === 'login')
+  // Five samples: the controller's own frame, and four bcrypt rounds found by their context.
+  assert.deepEqual([login.samples, login.asyncSamples], [5, 4])
+  assert.deepEqual([notAttributed.samples, notAttributed.inRequests, garbageCollection.samples], [2, 2, 1])
+  // Its time per invocation: 5 samples of 1 ms over 10 invocations of 7 ms; mongodb waited on for 1 ms; the
+  // template's rendering is CPU (named, not a wait); the rest is what is left.
+  const time = login.time
+  assert.deepEqual([time.ms, time.cpuMs, time.dependencyMs, time.restMs], [7, 0.5, 1, 5.5])
+  assert.deepEqual(time.dependencies.map((d) => [d.system, d.inProcess]), [['mongodb', false], ['render', true]])
+  const session = segments.find((s) => s.name === 'session')
+  assert.deepEqual([session.samples, session.time.cpuMs, session.time.restMs, session.time.restShare], [0, 0, 3, 1])
+
+  // Without its contexts, the same profile leaves the continuations to nobody.
+  fs.rmSync(path.join(dir, 'login-json.contexts.json'))
+  const stacksOnly = analyzeProfile(file, { operation, breakdownMs: 10 })
+  assert.equal(stacksOnly.contexts, null)
+  assert.deepEqual([stacksOnly.segments.segments[1].samples, stacksOnly.segments.notAttributed.samples], [1, 6])
+})
+
+test('the segment section: what each segment\'s time is, and the hottest functions, in Markdown, HTML and text', () => {
+  const { renderSegmentsMarkdown, renderSegmentsHtml, renderSegmentsText } = require('../lib/flame/render-segments')
+  const time = (ms, cpuMs, dependencyMs, dependencies = []) => ({
+    ms, cpuMs, dependencyMs, restMs: ms - cpuMs - dependencyMs, cpuShare: cpuMs / ms, dependencyShare: dependencyMs / ms, restShare: (ms - cpuMs - dependencyMs) / ms, dependencies
+  })
+  const flamegraph = {
+    format: 'json',
+    operation: { method: 'POST', route: '/login', format: 'json', count: 100 },
+    overhead: null,
+    analysis: {
+      source: 'cpuprofile',
+      windowed: true,
+      samples: 1000,
+      idleSamples: 10,
+      profilerShare: null,
+      compileShare: null,
+      categories: [{ category: 'template rendering', samples: 600, share: 0.6 }, { category: 'app', samples: 400, share: 0.4 }],
+      topFunctions: [{ name: 'pug_escape', file: '/srv/app/node_modules/pug-runtime/index.js', line: 3, category: 'template rendering', samples: 600, share: 0.6 }],
+      segments: {
+        onCpu: 1000,
+        contexts: true,
+        segments: [
+          { name: 'serveStatic', kind: 'middleware', order: 0, wallShare: 0.5, samples: 10, cpuShare: 0.01, categories: [], time: time(50, 0.5, 0) },
+          {
+            name: 'login',
+            kind: 'handler',
+            order: 1,
+            wallShare: 0.5,
+            samples: 900,
+            cpuShare: 0.9,
+            categories: [],
+            time: time(50, 20, 10, [{ system: 'mongodb', operation: 'find', target: 'users', meanMs: 10, inProcess: false }, { system: 'render', operation: 'pug', target: 'views/home', meanMs: 5, inProcess: true }])
+          }
+        ],
+        garbageCollection: { samples: 50, share: 0.05 },
+        notAttributed: { samples: 40, share: 0.04, inRequests: 0, categories: [] }
+      }
+    }
+  }
+  const options = { scenario: 'login', profiler: 'v8' }
+  const markdown = renderSegmentsMarkdown(flamegraph, options)
+  assert.match(markdown, /### What each segment's time is/)
+  assert.match(markdown, /\| 1 \| serveStatic \| 50\.0 \| 0\.500 \(1\.00%\) \| 0\.000 \(0\.00%\) \| 49\.5 \(99\.00%\) \| - \|/)
+  assert.match(markdown, /\| 2 \| login \| 50\.0 \| 20\.0 \(40\.00%\) \| 10\.0 \(20\.00%\) \| 20\.0 \(40\.00%\) \| mongodb find users 10\.0 ms; render pug views\/home 5\.00 ms \(CPU\) \|/)
+  // A segment that only waits behind the others' work is said to, so that nobody optimises it.
+  assert.match(markdown, /\n- serveStatic \(50\.00% of the response time, 50\.0 ms an invocation\) is 99\.00% waiting behind other work: the process is busy elsewhere \(login holds 90\.00% of the CPU samples\); making its own code faster would not shorten it\.\n/)
+  assert.doesNotMatch(markdown, /\n- login/)
+  assert.match(markdown, /### Hottest functions\n\nSelf time, as a share of the samples on CPU: template rendering 60\.00%, app 40\.00%\./)
+  assert.match(markdown, /\| 1 \| pug\\?_escape \| pug-runtime\/index\.js:3 \| template rendering \| 600 \| 60\.00% \|/)
+  assert.match(markdown, /else for the segment in whose async context it ran/)
+  assert.match(markdown, /not attributed \(no request's: Node\.js I\/O, the event loop; a request's between its segments\)/)
+  const html = renderSegmentsHtml(flamegraph, options)
+  assert.match(html, /<h4>What each segment&#39;s time is<\/h4>/)
+  assert.match(html, /<td class="text">pug_escape<\/td>/)
+  assert.match(html, /<ul class="findings"><li>serveStatic \(50\.00% of the response time/)
+  const text = renderSegmentsText(flamegraph, options)
+  assert.match(text, /^Hottest functions: /m)
+  assert.match(text, /serveStatic +50\.0 +0\.500 \(1\.00%\)/)
+})
+
+test('template engines by package: a profile of pug, ejs and handlebars rendering is template rendering, not other', async (t) => {
+  const dir = temporaryDir(t, 'nodebench-flame-templates-')
+  const script = path.join(dir, 'render.js')
+  // Each engine as Express runs it (res.render calls the engine's renderFile, which keeps the compiled template).
+  fs.writeFileSync(path.join(dir, 'home.pug'), 'ul\n  each row in rows\n    li(class="row")= row.name + " " + row.email\n')
+  fs.writeFileSync(path.join(dir, 'home.ejs'), '<ul><% rows.forEach(function (row) { %><li class="row"><%= row.name %> <%= row.email %></li><% }) %></ul>\n')
+  fs.writeFileSync(path.join(dir, 'home.hbs'), '<ul>{{#each rows}}<li class="row">{{name}} {{email}}</li>{{/each}}</ul>\n')
+  fs.writeFileSync(script, [
+    "'use strict'",
+    "const inspector = require('node:inspector')",
+    "const fs = require('node:fs')",
+    "const path = require('node:path')",
+    `const pug = require(${JSON.stringify(require.resolve('pug'))})`,
+    `const ejs = require(${JSON.stringify(require.resolve('ejs'))})`,
+    `const handlebars = require(${JSON.stringify(require.resolve('handlebars'))})`,
+    // eslint-disable-next-line no-template-curly-in-string -- the profiled script's own template literals
+    'const rows = Array.from({ length: 50 }, (_, i) => ({ name: `user <${i}>`, email: `u${i}@example.com` }))',
+    'const view = (name) => path.join(__dirname, name)',
+    'const hbs = new Map()',
+    // express-handlebars and hbs keep the compiled template per file, as this does.
+    'function renderHandlebars (file, locals) {',
+    "  if (!hbs.has(file)) hbs.set(file, handlebars.compile(fs.readFileSync(file, 'utf8')))",
+    '  return hbs.get(file)(locals)',
+    '}',
+    'const renders = [',
+    "  () => pug.renderFile(view('home.pug'), { rows, cache: true }),",
+    "  () => { let html = ''; ejs.renderFile(view('home.ejs'), { rows }, { cache: true }, (err, out) => { if (err) throw err; html = out }); return html },",
+    "  () => renderHandlebars(view('home.hbs'), { rows })",
+    ']',
+    'const session = new inspector.Session()',
+    'session.connect()',
+    // Compiled and warmed up first, as flame's warm-up does: the window holds rendering, not compiling.
+    'for (let i = 0; i < 50; i++) for (const render of renders) render()',
+    "session.post('Profiler.enable', () => session.post('Profiler.start', () => {",
+    '  const until = Date.now() + 1500',
+    '  let length = 0',
+    '  while (Date.now() < until) for (const render of renders) length += render().length',
+    "  session.post('Profiler.stop', (err, { profile }) => {",
+    '    if (err || length === 0) process.exitCode = 1',
+    '    fs.writeFileSync(process.argv[2], JSON.stringify(profile))',
+    '  })',
+    '}))',
+    ''
+  ].join('\n'))
+  const file = path.join(dir, 'templates.cpuprofile')
+  const run = spawnSync(process.execPath, [script, file], { encoding: 'utf8' })
+  assert.equal(run.status, 0, run.stderr)
+  const analysis = analyzeProfile(file)
+  const templates = analysis.categories.find((c) => c.category === CATEGORIES.TEMPLATE)
+  const other = analysis.categories.find((c) => c.category === CATEGORIES.OTHER)
+  // The engines' own code leads; the rest is this script's loop (app) and the collector.
+  assert.ok(templates && templates.share > 0.4 && analysis.categories[0] === templates, `template rendering: ${JSON.stringify(analysis.categories)}`)
+  assert.ok(!other || other.share < 0.1, `other: ${JSON.stringify(analysis.categories)}`)
+  const engines = new Set(analysis.topFunctions.filter((f) => f.category === CATEGORIES.TEMPLATE)
+    .map((f) => /node_modules[\\/]((?:@[^\\/]+[\\/])?[^\\/]+)/.exec(f.file ?? '')?.[1] ?? path.basename(f.file ?? '')))
+  t.diagnostic(`template functions among the hottest from: ${[...engines].join(', ')}`)
+  assert.ok(analysis.topFunctions.some((f) => f.category === CATEGORIES.TEMPLATE), 'the engines\' functions among the hottest')
+})
+
+test('a .cpuprofile\'s samples stand for the time to the next one: a late sampler does not shrink the CPU', (t) => {
+  const dir = temporaryDir(t, 'nodebench-flame-analyze-')
+  const frame = (id, functionName, url, lineNumber, children = []) => ({ id, callFrame: { functionName, url, lineNumber, columnNumber: 0, scriptId: '0' }, children })
+  // Idle samples 1 ms apart, the handler's 4 ms apart (its sampler thread late while the app computes, as on a
+  // busy machine): 4 idle samples (4 ms) and 4 of the handler (16 ms) from 0 to 20 ms.
+  const profile = {
+    nodes: [frame(1, '(root)', '', -1, [2, 3]), frame(2, '(idle)', '', -1), frame(3, 'handler', 'file:///srv/app/server.js', 9)],
+    startTime: 0,
+    endTime: 20_000,
+    samples: [2, 2, 2, 2, 3, 3, 3, 3],
+    timeDeltas: [0, 1000, 1000, 1000, 1000, 4000, 4000, 4000]
+  }
+  const file = path.join(dir, 'weights.cpuprofile')
+  fs.writeFileSync(file, JSON.stringify(profile))
+  const operation = { method: 'GET', route: '/', format: 'json', segments: [{ name: 'handler', kind: 'handler', order: 0, file: '/srv/app/server.js', line: 10, share: 1, count: 4, meanMs: 5 }] }
+  const [handler] = analyzeProfile(file, { operation }).segments.segments
+  // 16 ms of CPU over 4 invocations: 4 ms each (a count alone, half the samples of 20 ms, would say 2.5 ms).
+  assert.equal(handler.samples, 4)
+  assert.equal(handler.time.cpuMs, 4)
+  assert.equal(handler.time.restMs, 1)
 })

@@ -112,3 +112,35 @@ test('0x and clinic: a flamegraph and the comparison each; 0x\'s log writing and
   assert.ok(summary.flamegraphs[0].analysis.segments.segments.some((s) => s.name === 'document' && s.samples > 0))
   assert.ok(fs.existsSync(path.join(dir, 'clinic', 'doc-read-json.html')))
 })
+
+const ASYNC_CPU = path.join(__dirname, 'fixtures', 'async-cpu')
+
+for (const major of ['4', '5']) {
+  test(`CPU of async code on Express ${major}: bcrypt's rounds after the login's awaits are the login's; the session only waits`, { timeout: 300_000 }, async (t) => {
+    const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-flame-async-')), 'flamegraphs')
+    t.after(() => fs.rmSync(path.dirname(out), { recursive: true, force: true }))
+    const run = await runCli(['flame', '--cmd', `"${process.execPath}" ${path.join(ASYNC_CPU, 'server.js')} --port {port} --express ${major}`,
+      '--url', 'http://127.0.0.1', '--workload', path.join(ASYNC_CPU, 'nodebench.workload.js'), '--scenario', 'login',
+      '--warmup', '2', '--duration', '3', '--connections', '4', '--out', out])
+    assert.equal(run.code, 0, run.stderr)
+    const summary = JSON.parse(fs.readFileSync(path.join(out, 'login-comparison.json'), 'utf8'))
+    const [{ analysis }] = summary.flamegraphs
+    assert.ok(analysis.contexts.transitions > 0 && !analysis.contexts.truncated, JSON.stringify(analysis.contexts))
+    const { segments, notAttributed, contexts } = analysis.segments
+    assert.equal(contexts, true)
+    const login = segments.find((s) => s.name === 'login')
+    const session = segments.find((s) => s.name === 'session')
+    const table = segments.map((s) => `${s.name} ${s.samples} (${s.asyncSamples} by context)`).join(', ')
+    // bcrypt runs under the service the login awaits, never under the login's own frame: found by its context.
+    assert.ok(login.cpuShare > 0.6 && login.asyncSamples > login.samples / 2, `login's CPU: ${login.cpuShare}; ${table}`)
+    assert.ok(notAttributed.share < 0.1, `not attributed ${notAttributed.share}; ${table}`)
+    // The session middleware waits a turn of the event loop behind the other requests' rounds: its time is the rest.
+    assert.ok(session.time.restMs > 5 * session.time.cpuMs && session.time.restShare > 0.5, JSON.stringify(session.time))
+    assert.ok(login.time.cpuMs > 0 && login.time.cpuMs <= login.time.ms, JSON.stringify(login.time))
+    assert.match(run.stdout, /^What each segment's time is: /m)
+    assert.match(run.stdout, /^Hottest functions: [^\n]*\n[^]*bcryptjs\//m)
+    const markdown = fs.readFileSync(path.join(out, 'login-comparison.md'), 'utf8')
+    assert.match(markdown, /### Hottest functions/)
+    assert.match(markdown, /\| \d+ \| session \| [\d.]+ \| [\d.]+ \([\d.]+%\) \| /)
+  })
+}

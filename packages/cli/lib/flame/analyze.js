@@ -110,7 +110,14 @@ function byCategoryOrder (a, b) {
   return CATEGORY_ORDER.indexOf(a) - CATEGORY_ORDER.indexOf(b)
 }
 
-function summarizeSamples ({ source, samples: all }, { top, window = null, operation = null }) {
+/** How long the kept samples cover (ms): the window's length, else a .cpuprofile's own; null when unknown. */
+function coveredMs (windowed, window, durationUs) {
+  if (windowed) return (window.endUs - window.startUs) / 1000
+  return durationUs === null || durationUs === undefined ? null : durationUs / 1000
+}
+
+function summarizeSamples (read, { top, window = null, operation = null, breakdownMs = null }) {
+  const { source, samples: all, durationUs = null, contexts = null } = read
   const { samples, windowed } = inWindow(all, window)
   let onCpu = 0
   let idle = 0
@@ -160,7 +167,15 @@ function summarizeSamples ({ source, samples: all }, { top, window = null, opera
     categories,
     topFunctions,
     nodebench: { samples: nodebenchSamples, share: share(nodebenchSamples, onCpu) },
-    segments: operation === null ? null : segmentCpu(charged, operation)
+    segments: operation === null
+      ? null
+      : segmentCpu(charged, operation, {
+        samples: samples.length,
+        coveredMs: coveredMs(windowed, window, durationUs),
+        breakdownMs,
+        contexts: contexts !== null
+      }),
+    contexts
   }
 }
 
@@ -169,25 +184,29 @@ function summarizeSamples ({ source, samples: all }, { top, window = null, opera
  * share of the CPU beside its share of response time (segment-cpu.js).
  * @param {string} profileDir 0x's output folder (holds `isolate-*-v8.log.json`), clinic flame's data folder,
  *   or a .cpuprofile
- * @param {{ top?: number, window?: { startUs, endUs }, operation?: object }} [options] how many functions to
- *   list (15); the window of the profile's clock to keep; the breakdown operation of the same window
+ * @param {{ top?: number, window?: { startUs, endUs }, operation?: object, breakdownMs?: number }} [options] how
+ *   many functions to list (15); the window of the profile's clock to keep; the breakdown operation of the same
+ *   window, and how long that breakdown's window was (ms: its counts are of it)
  * @returns {{ source: 'v8-log'|'ticks'|'cpuprofile', windowed: boolean, samples: number, idleSamples: number,
  *   profilerSamples: number|null, profilerShare: number|null, compileSamples: number|null, compileShare: number|null,
  *   categories: Array<{ category: string, samples: number, share: number }>,
  *   topFunctions: Array<{ name: string, file: string|null, line: number|null, category: string, samples: number,
  *     share: number }>,
- *   nodebench: { samples: number, share: number } }}
+ *   nodebench: { samples: number, share: number }, segments: object|null,
+ *   contexts: { transitions: number, truncated: boolean }|null }}
  *   `source`: what was read (see read-profile.js); 'ticks' has no V8 states. `samples`: the samples on CPU,
  *   the base of every share (0..1); `idleSamples`: the samples taken while idle, in no share;
  *   `profilerSamples`, `compileSamples`: apart too, their shares of the samples not idle (null where the
  *   source cannot tell them); `windowed`: whether only the window's samples were kept. `categories`: the
  *   categories with samples, most first. `topFunctions`: the `top` functions with the most self time.
  *   `nodebench`: nodebench's own overhead (the nodebench category), zero when the app runs without it.
+ *   `segments`: with `operation`, segment-cpu.js's. `contexts`: whether the samples carry their async contexts
+ *   (a .cpuprofile of an app that runs @nodebench/trace), the log's length and whether it stopped early.
  */
-function analyzeProfile (profileDir, { top = 15, window = null, operation = null } = {}) {
+function analyzeProfile (profileDir, { top = 15, window = null, operation = null, breakdownMs = null } = {}) {
   if (typeof profileDir !== 'string' || profileDir === '') throw new TypeError(`profileDir must be a folder path; received ${inspect(profileDir)}`)
   if (!Number.isInteger(top) || top < 0) throw new TypeError(`top must be a whole number of functions (0 or more); received ${inspect(top)}`)
-  return summarizeSamples(readSamples(profileDir), { top, window, operation })
+  return summarizeSamples(readSamples(profileDir), { top, window, operation, breakdownMs })
 }
 
 function checkAnalysis (analysis, side) {

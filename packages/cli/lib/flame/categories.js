@@ -35,7 +35,8 @@ const CATEGORY_ORDER = Object.freeze(Object.values(CATEGORIES))
 
 // What each category means, for the reports' legends and flamegraphs/README.md.
 const CATEGORY_MEANINGS = Object.freeze({
-  [CATEGORIES.TEMPLATE]: 'nunjucks: compiling and running templates (the compiled templates themselves run as eval\'d code under nunjucks)',
+  [CATEGORIES.TEMPLATE]: 'template engines (pug, ejs, handlebars, nunjucks, mustache, eta, liquidjs, marko, ...): compiling and ' +
+    'running templates (a compiled template runs as eval\'d code under its engine, or under its own file: views/home.ejs)',
   [CATEGORIES.JSON]: 'JSON.stringify / JSON.parse (V8\'s JSON builtins), Express\'s res.json and body-parser\'s JSON parsing',
   [CATEGORIES.DATABASE]: 'the mongodb driver and bson: building commands, the wire protocol, (de)serialising documents',
   [CATEGORIES.EXPRESS]: 'Express, its router and the middleware packages it is made of (body-parser, send, cookie-parser, ...)',
@@ -61,6 +62,24 @@ const EXPRESS_PACKAGES = [
   'call-bind-apply-helpers', 'es-errors', 'es-object-atoms', 'es-define-property', 'function-bind', 'hasown', 'gopd',
   'has-symbols', 'dunder-proto', 'get-proto', 'math-intrinsics'
 ]
+
+// Template engines, the packages they are made of (pug's lexer, parser, code generator and runtime), and the
+// Express view adapters around them.
+const TEMPLATE_PACKAGES = [
+  'nunjucks', 'pug', 'jade', 'constantinople', 'character-parser', 'with', 'js-stringify', 'doctypes', 'token-stream',
+  'ejs', 'handlebars', 'express-handlebars', 'hbs', 'mustache', 'hogan.js', 'eta', 'liquidjs', 'marko', 'twig', 'swig',
+  'dot', 'squirrelly', 'art-template', 'consolidate', 'express-react-views', 'react-dom', 'preact-render-to-string',
+  'edge.js', 'velocityjs', 'dustjs-linkedin', 'ect', 'haml', 'hamlet', 'whiskers', 'vash'
+]
+const TEMPLATE_PREFIXES = ['pug-']
+// A template compiled with its file named (ejs and eta put it in a sourceURL): its code runs "in" the template.
+const TEMPLATE_FILE = /\.(?:pug|jade|ejs|eta|hbs|handlebars|mustache|njk|nunjucks|liquid|twig|marko|vash|dust)$/i
+
+function isTemplateEngine (frame) {
+  const name = packageOf(frame.file)
+  if (name === null) return TEMPLATE_FILE.test(frame.file)
+  return TEMPLATE_PACKAGES.includes(name) || TEMPLATE_PREFIXES.some((prefix) => name.startsWith(prefix))
+}
 
 const DATABASE_PACKAGES = [
   'mongodb', 'bson', 'mongodb-connection-string-url', '@mongodb-js/saslprep', 'whatwg-url', 'tr46', 'webidl-conversions',
@@ -126,7 +145,12 @@ const isNodebench = (frame) => NODEBENCH_DIRS.some((dir) => frame.file.startsWit
  * Order matters: Express's res.json before Express, nodebench before app.
  */
 const RULES = Object.freeze([
-  { category: CATEGORIES.TEMPLATE, kinds: ['js'], about: 'node_modules/nunjucks', test: inPackages(['nunjucks']) },
+  {
+    category: CATEGORIES.TEMPLATE,
+    kinds: ['js'],
+    about: 'node_modules/pug (and pug-*), ejs, handlebars, nunjucks and the other template engines; a compiled template named by its file',
+    test: isTemplateEngine
+  },
   {
     category: CATEGORIES.JSON,
     kinds: ['js'],

@@ -18,8 +18,9 @@ const RAMP_SEC = 1
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * Resolves to `{ load: { requests, errors, unexpectedStatus }, window: { startMs, endMs }, breakdown,
- * operation, requestsPerSec, breakdownFailure }`: `breakdown` (null when the app serves none, and
+ * Resolves to `{ load: { requests, errors, unexpectedStatus }, window: { startMs, endMs, breakdownMs }, breakdown,
+ * operation, requestsPerSec, breakdownFailure }`: `breakdownMs` how long the breakdown's window was (from the
+ * app's reset to its read, null without a breakdown); `breakdown` (null when the app serves none, and
  * `breakdownFailure` says why) and its measured `operation` are the window's; `requestsPerSec` is the
  * window's throughput, the app's count of the operation over the window when there is a breakdown, else the
  * load generator's answers in the window's seconds.
@@ -49,13 +50,19 @@ async function loadWindow ({
     }
   }
   await sleep(RAMP_SEC * 1000)
+  // The breakdown's window runs from the app's reset to its read: each taken halfway through its round trip.
+  const resetSentMs = Date.now()
   const reset = await breakdownOf('DELETE')
+  const resetMs = (resetSentMs + Date.now()) / 2
   await onOpen()
   const startMs = Date.now()
   await sleep(duration * 1000)
   const endMs = Date.now()
   await onClose()
-  const breakdown = droppedInWindow(reset, await breakdownOf('GET'))
+  const readSentMs = Date.now()
+  const read = await breakdownOf('GET')
+  const breakdownMs = reset === null || read === null ? null : (readSentMs + Date.now()) / 2 - resetMs
+  const breakdown = droppedInWindow(reset, read)
   const result = await running
   const operation = breakdown === null ? null : measuredOperation(breakdown, sent.method)
   const same = (o) => o.method === operation.method && o.route === operation.route && o.format === operation.format
@@ -74,7 +81,7 @@ async function loadWindow ({
     load: {
       requests: result.requests.total, errors: result.errors, unexpectedStatus: result.answers.unexpected
     },
-    window: { startMs, endMs },
+    window: { startMs, endMs, breakdownMs },
     breakdown,
     breakdownFailure,
     operation: measured,

@@ -32,6 +32,9 @@ function keptOf (flamegraph, outDir) {
       idleSamples: analysis.idleSamples,
       profilerShare: analysis.profilerShare,
       compileShare: analysis.compileShare,
+      categories: analysis.categories,
+      topFunctions: analysis.topFunctions,
+      contexts: analysis.contexts,
       segments: analysis.segments
     }
   }

@@ -8,7 +8,7 @@ const { baseAt } = require('../kernel/app-target')
 const { startProcessGroup, adoptProcess } = require('../kernel/process-group')
 const { startWithAgent, appArgv } = require('./agent-app')
 const { loadWindow } = require('./load-window')
-const { waitForProfile } = require('./read-profile')
+const { waitForProfile, contextsFileOf } = require('./read-profile')
 const { finishFlamegraphPage } = require('./flamegraph-page')
 
 // One flamegraph: the app started under a profiler, warmed up, its sampled window of load, stopped; the
@@ -82,7 +82,10 @@ function profile (config, format, { env = process.env, values = {}, onProgress =
 
 async function profileWithV8 (config, format, { name, html, env, values, onProgress }) {
   const cpuprofile = path.join(config.outDir, `${name}.cpuprofile`)
+  // Each sample's async context, where the app runs @nodebench/trace (read-profile.js reads it beside the profile).
+  const contexts = contextsFileOf(cpuprofile)
   fs.rmSync(cpuprofile, { force: true })
+  fs.rmSync(contexts, { force: true })
   const app = await startWithAgent(config, { env })
   let before
   let profiled
@@ -94,7 +97,7 @@ async function profileWithV8 (config, format, { name, html, env, values, onProgr
     profiled = await loadWindow({
       ...windowOptions(config, format, app.base, { env, values, onProgress, warmupSec: 0 }),
       onOpen: () => app.command({ nodebenchProfiler: 'start', intervalUs: SAMPLING_INTERVAL_US }),
-      onClose: () => app.command({ nodebenchProfiler: 'stop', file: cpuprofile })
+      onClose: () => app.command({ nodebenchProfiler: 'stop', file: cpuprofile, contexts })
     })
     after = await loadWindow(windowOptions(config, format, app.base, { env, values, onProgress, warmupSec: 0 }))
   } finally {

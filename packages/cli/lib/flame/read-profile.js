@@ -26,6 +26,11 @@ const { nativeSymbolizer } = require('./native-symbols')
 //
 // Each sample carries `time`, microseconds from the start of the profile (the V8 log's own clock, or the
 // profile's start), when the source records it: the analysis keeps the samples of a window.
+//
+// Beside a .cpuprofile nodebench flame writes `<name>.contexts.json` when the app runs @nodebench/trace: each
+// sample's async context (sample-contexts.js). A sample then carries `context`: the segment of a request it ran
+// for (`{ method, route, format, position, kind, name, file, line }`), BETWEEN_SEGMENTS (a request's, in none of
+// its segments), or null (no request's).
 
 // V8's StateTag (include/v8-unwinder.h). deps/v8/tools/tickprocessor.mjs still calls 7 IDLE, from before
 // ATOMICS_WAIT was added; the log carries the engine's numbers.
@@ -149,11 +154,51 @@ function samplesOfCpuProfile (file) {
     return stack
   }
   const deltas = Array.isArray(profile.timeDeltas) ? profile.timeDeltas : []
+  const contexts = readContexts(contextsFileOf(file), profile.samples.length)
+  const endUs = typeof profile.endTime === 'number' && typeof profile.startTime === 'number' ? profile.endTime - profile.startTime : null
   let time = 0
-  return profile.samples.map((id, i) => {
+  const samples = profile.samples.map((id, i) => {
     time += deltas[i] || 0
-    return { ...stackOf(id), time }
+    return { ...stackOf(id), time, weightUs: 0, context: contexts === null ? null : contextOf(contexts, i) }
   })
+  // What each sample stands for: the time to the next one (as DevTools counts a .cpuprofile's self time). On a
+  // busy machine the sampler thread is late while the app computes: its samples come further apart than idle
+  // ones, and a count alone would make its CPU look smaller than it is.
+  for (let i = 0; i < samples.length; i++) {
+    const next = i + 1 < samples.length ? samples[i + 1].time : endUs ?? samples[i].time
+    samples[i].weightUs = Math.max(0, next - samples[i].time)
+  }
+  // From the first sample on: the profiler may take a while to take it.
+  const durationUs = endUs === null || samples.length === 0 ? endUs : endUs - samples[0].time
+  const logged = contexts === null ? null : { transitions: contexts.transitions, truncated: contexts.truncated }
+  return { samples, durationUs, contexts: logged }
+}
+
+/** The file of a .cpuprofile's async contexts: `x.cpuprofile` -> `x.contexts.json`. */
+function contextsFileOf (cpuprofile) {
+  return cpuprofile.replace(/\.cpuprofile$/, '') + '.contexts.json'
+}
+
+// A sample taken in a request's async context while none of its segments was open.
+const BETWEEN_SEGMENTS = Object.freeze({ between: true })
+
+/** The contexts written beside a profile of `sampleCount` samples, or null (none written, or not of it). */
+function readContexts (file, sampleCount) {
+  if (!fs.existsSync(file)) return null
+  const contexts = readJson(file)
+  if (contexts.schema !== 1 || !Array.isArray(contexts.samples) || !Array.isArray(contexts.table)) {
+    throw flameError(`${file} is not a file of sample contexts nodebench flame writes (schema 1, samples, table)`)
+  }
+  if (contexts.samples.length !== sampleCount) {
+    throw flameError(`${file} has the contexts of ${contexts.samples.length} samples, its profile ${sampleCount}: they are not of the same run`)
+  }
+  return contexts
+}
+
+function contextOf (contexts, i) {
+  const index = contexts.samples[i]
+  if (index === -2) return BETWEEN_SEGMENTS
+  return index >= 0 ? contexts.table[index] ?? null : null
 }
 
 function samplesOfTicks (file) {
@@ -174,13 +219,16 @@ function samplesOfTicks (file) {
 }
 
 /**
- * Every sample of a profile folder or .cpuprofile file, `{ source, samples: [{ vmState, frames, time }] }`,
- * frames top first; `source` 'v8-log' (0x's isolate-*-v8.log.json, one per isolate: the main thread and any
- * worker), 'ticks' (0x's ticks.json, clinic flame's samples: `vmState` and `time` null) or 'cpuprofile' (V8's
- * sampling profiler). Frames are shared between samples.
+ * Every sample of a profile folder or .cpuprofile file, `{ source, samples: [{ vmState, frames, time, context? }],
+ * durationUs, contexts }`, frames top first; `source` 'v8-log' (0x's isolate-*-v8.log.json, one per isolate: the
+ * main thread and any worker), 'ticks' (0x's ticks.json, clinic flame's samples: `vmState` and `time` null) or
+ * 'cpuprofile' (V8's sampling profiler). Frames are shared between samples. `durationUs`: the time the samples
+ * cover (a .cpuprofile's, from its first sample), else null; a .cpuprofile's samples carry `weightUs`, the time
+ * each stands for (to the next sample); `contexts`: `{ transitions, truncated }` when the samples carry their
+ * async context (a .cpuprofile with its contexts file), else null.
  */
 function readSamples (profileDir) {
-  if (profileDir.endsWith('.cpuprofile')) return { source: 'cpuprofile', samples: samplesOfCpuProfile(profileDir) }
+  if (profileDir.endsWith('.cpuprofile')) return { source: 'cpuprofile', ...samplesOfCpuProfile(profileDir) }
   let names
   try {
     names = fs.readdirSync(profileDir).sort()
@@ -188,9 +236,11 @@ function readSamples (profileDir) {
     throw flameError(`cannot read the profile folder ${profileDir}: ${err.message}`)
   }
   const v8Logs = names.filter((name) => V8_LOG.test(name))
-  if (v8Logs.length > 0) return { source: 'v8-log', samples: v8Logs.flatMap((name) => samplesOfV8Log(path.join(profileDir, name))) }
+  if (v8Logs.length > 0) {
+    return { source: 'v8-log', samples: v8Logs.flatMap((name) => samplesOfV8Log(path.join(profileDir, name))), durationUs: null, contexts: null }
+  }
   const ticks = names.find((name) => TICKS.test(name))
-  if (ticks !== undefined) return { source: 'ticks', samples: samplesOfTicks(path.join(profileDir, ticks)) }
+  if (ticks !== undefined) return { source: 'ticks', samples: samplesOfTicks(path.join(profileDir, ticks)), durationUs: null, contexts: null }
   throw flameError(`no isolate-*-v8.log.json (nor ticks.json) in ${profileDir}: not a 0x profile folder, or 0x stopped ` +
     'before it processed the V8 log (0x writes it once the profiled process has exited)')
 }
@@ -216,4 +266,4 @@ async function waitForProfile (profileDir, { timeoutMs = 15_000, intervalMs = 10
   }
 }
 
-module.exports = { readSamples, waitForProfile, codeFrame, VM_STATES }
+module.exports = { readSamples, waitForProfile, codeFrame, contextsFileOf, VM_STATES, BETWEEN_SEGMENTS }

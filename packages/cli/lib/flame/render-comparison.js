@@ -148,5 +148,6 @@ module.exports = {
   renderComparisonText,
   formatPoints,
   shortFile,
-  apartText
+  apartText,
+  functionTable
 }

@@ -39,7 +39,9 @@ async function runFlame (config, { env = process.env, onProgress = () => {} } = 
         await runHook(scenario.teardown, `scenario '${scenario.name}' teardown`, workload, { env: appEnv, log: onProgress, values })
           .catch((err) => onProgress(err.message))
       }
-      const analysis = analyzeProfile(result.profilePath, { window: result.windowUs, operation: result.operation })
+      const analysis = analyzeProfile(result.profilePath, {
+        window: result.windowUs, operation: result.operation, breakdownMs: result.window?.breakdownMs ?? null
+      })
       flamegraphs.push({ format, ...result, analysis })
     }
     await runHook(workload.teardown, 'teardown', workload, { env: appEnv, log: onProgress, values })

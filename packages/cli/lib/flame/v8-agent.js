@@ -9,14 +9,36 @@
 // Until then, and in processes that never listen (a shell's npm), it costs nothing. The connection never keeps
 // the app alive.
 //
+// CPU of async code: the agent puts a registry on globalThis (REGISTRY) before the app loads, where each copy of
+// @nodebench/trace the app loads offers its log of async contexts (cpu-context.js). The logs run while the
+// profiler does; at its stop each sample gets the context it was taken in (sample-contexts.js), written beside
+// the profile (`contexts`: the file to write), so that flame counts a continuation for the segment awaiting it.
+//
 // Messages, one JSON object a line, all `{ nodebenchProfiler: <type>, ... }`:
 //   agent -> nodebench  listening { port, pid }
-//   nodebench -> agent  start { id, intervalUs }  stop { id, file }
-//   agent -> nodebench  done { id, samples? } | failed { id, error }
+//   nodebench -> agent  start { id, intervalUs }  stop { id, file, contexts? }
+//   agent -> nodebench  done { id, samples?, contexts? } | failed { id, error }
 
 const fs = require('node:fs')
 const net = require('node:net')
 const inspector = require('node:inspector')
+const { sampleContexts } = require('./sample-contexts')
+
+const REGISTRY = Symbol.for('nodebench.cpuContexts')
+// The logs of async contexts the app's copies of nodebench offer: { start(), stop() -> log }.
+const contextLogs = []
+
+/** Calls `method` of every log; a log that fails is left out, never the profile. */
+function eachLog (method) {
+  const results = []
+  for (const log of contextLogs) {
+    try {
+      const result = log[method]()
+      if (result) results.push(result)
+    } catch {}
+  }
+  return results
+}
 
 function post (session, method, params) {
   return new Promise((resolve, reject) => {
@@ -32,16 +54,34 @@ function profilerCommands () {
       session.connect()
       await post(session, 'Profiler.enable')
       await post(session, 'Profiler.setSamplingInterval', { interval: message.intervalUs })
-      await post(session, 'Profiler.start')
+      // The logs first: every sample has its context logged before it.
+      eachLog('start')
+      try {
+        await post(session, 'Profiler.start')
+      } catch (err) {
+        eachLog('stop')
+        throw err
+      }
       return {}
     }
     if (message.nodebenchProfiler === 'stop') {
       if (session === null) throw new Error('the profiler was not started')
-      const { profile } = await post(session, 'Profiler.stop')
-      session.disconnect()
-      session = null
+      let profile
+      try {
+        profile = (await post(session, 'Profiler.stop')).profile
+      } finally {
+        session.disconnect()
+        session = null
+      }
+      const logs = eachLog('stop')
       fs.writeFileSync(message.file, JSON.stringify(profile))
-      return { samples: profile.samples.length }
+      if (typeof message.contexts !== 'string') return { samples: profile.samples.length }
+      if (logs.length === 0) {
+        fs.rmSync(message.contexts, { force: true })
+        return { samples: profile.samples.length, contexts: 0 }
+      }
+      fs.writeFileSync(message.contexts, JSON.stringify(sampleContexts(profile, logs)))
+      return { samples: profile.samples.length, contexts: logs.length }
     }
     return null
   }
@@ -90,4 +130,7 @@ function watchFirstListen (socketPath) {
   }
 }
 
-if (process.env.NODEBENCH_PROFILER_SOCKET) watchFirstListen(process.env.NODEBENCH_PROFILER_SOCKET)
+if (process.env.NODEBENCH_PROFILER_SOCKET) {
+  globalThis[REGISTRY] = Object.freeze({ offer: (log) => { contextLogs.push(log) } })
+  watchFirstListen(process.env.NODEBENCH_PROFILER_SOCKET)
+}
