@@ -134,8 +134,9 @@ class RequestRecord {
     this.containerBaseUrls = null
     // The entry of the framework route (kind `route`, a NestJS pipeline) the request is in, or -1.
     this.routeEntry = -1
-    // The `next` nodebench last wrote as `req.next` (wrap-layer.js; it answers Express's own: expressNextOf).
+    // The `next` nodebench last wrote as `req.next`, and Express's `next` it stands for (wrap-layer.js).
     this.ownNext = null
+    this.ownNextFor = null
     // Tracing state, set only for sampled requests.
     this.sampled = false
     this.traceId = null

@@ -9,7 +9,7 @@ const { AppInstrumenter } = require('./instrument-app')
 const { createSpanPipeline } = require('./span-pipeline')
 const { addServerTiming } = require('./server-timing')
 const { serveBreakdown, pathnameOf } = require('./expose')
-const { copyFunctionIdentity, expressNextOf } = require('./wrap-layer')
+const { copyFunctionIdentity } = require('./wrap-layer')
 const { resolveNames } = require('./function-names')
 const { reportInternalError, internalErrorCount } = require('./internal-errors')
 const { joinCluster, clusterBreakdownAvailable, requestClusterBreakdown } = require('./cluster-breakdown')
@@ -98,9 +98,9 @@ function nodebenchTrace (options) {
       record.finish(res, aborted)
       // Express's req.next again, where nodebench's is still there (wrap-layer.js).
       const req = record.request
-      const ownNext = record.ownNext
-      if (ownNext !== null && req !== null && req.next === ownNext) req.next = expressNextOf(ownNext)
+      if (record.ownNext !== null && req !== null && req.next === record.ownNext) req.next = record.ownNextFor
       record.ownNext = null
+      record.ownNextFor = null
       if (record.skip) return
       aggregator.recordRequest(record)
       if (record.dependencyCalls !== null) aggregator.recordDependencies(record)

@@ -39,24 +39,13 @@ function layerMethodNames (layer) {
 // layers on Node.js 24, 9% of the bare app's; benchmarks/README.md, "Instructions by Node.js version").
 // A named store keeps a handler in generated code.
 
-// Called with this (nodebench's own, never the app's), a `next` of nodebench's answers the `next` of Express's it
-// stands for, without calling it: the record keeps only the `next` nodebench last wrote as `req.next`, not Express's
-// beside it (one pointer store less a segment, through V8's write barrier; benchmarks/LOG.md).
-const kExpressNext = Symbol('nodebench.expressNext')
-
 // One `next` per segment: it must know which segment it closes, since a layer may call it late, twice,
 // or after the response has finished. It is the one allocation per layer per request nodebench makes.
 function segmentNext (record, index, next) {
   return function nodebenchNext (err) {
-    if (err === kExpressNext) return next
     if (!record.done) record.closeEntry(index, err)
     return next(err)
   }
-}
-
-/** Express's `next` behind `own`, a `next` nodebench wrote as `req.next` (segmentNext, routeExit). */
-function expressNextOf (own) {
-  return own(kExpressNext)
 }
 
 // Express keeps `req.next` equal to the `next` a router-level layer receives (its router sets `req.next` once,
@@ -76,6 +65,7 @@ function openSegment (record, layer, req, next) {
   if (current === next || (current === record.ownNext && current !== null)) {
     req.next = segmentEnd
     record.ownNext = segmentEnd
+    record.ownNextFor = next
   }
   return segmentEnd
 }
@@ -89,11 +79,12 @@ function openHandlerSegment (record, layer, next) {
  * A router or mounted app is left through its `done`, once Express has put `req.next` back as it was when the
  * router was entered: nodebench's `req.next` of that moment is its own again.
  */
-function containerNext (record, index, next, ownNext) {
+function containerNext (record, index, next, ownNext, ownNextFor) {
   return function nodebenchContainerExit (err) {
     if (!record.done) {
       record.exitContainer(index)
       record.ownNext = ownNext
+      record.ownNextFor = ownNextFor
     }
     return next(err)
   }
@@ -184,7 +175,7 @@ function containerWrapper (original) {
     const container = this[kContainer]
     container.refresh()
     const index = record.enterContainer(this[kInfo], req, this)
-    const result = original.call(this, req, res, containerNext(record, index, next, record.ownNext))
+    const result = original.call(this, req, res, containerNext(record, index, next, record.ownNext, record.ownNextFor))
     if (container.discover !== null) container.discover(req)
     return result
   }
@@ -209,13 +200,13 @@ function routeWrapper (original) {
     const routeEnd = routeExit(record, record.segmentCount, next)
     req.next = routeEnd
     record.ownNext = routeEnd
+    record.ownNextFor = next
     return original.call(this, req, res, routeEnd)
   }
 }
 
 function routeExit (record, firstEntry, next) {
   return function nodebenchRouteExit (err) {
-    if (err === kExpressNext) return next
     if (!record.done) record.closeOpenEntries(firstEntry)
     return next(err)
   }
@@ -369,6 +360,5 @@ module.exports = {
   isWrapped,
   wrapParamCallback,
   copyFunctionIdentity,
-  expressNextOf,
   routePath
 }
