@@ -25,15 +25,16 @@ const DEFAULT_VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebenc
 // The NestJS variants are opt-in too (--variants nest-bare,nest-breakdown): each is compared with nest-bare.
 const NEST_VARIANTS = Object.freeze(['nest-bare', 'nest-breakdown'])
 // The real middleware stack (real-app.js: helmet, cors, compression, ...), opt-in too: bare, the breakdown
-// alone, and the exporter on at sampleRatio 0 and 0.1; each compared with real-bare.
-const REAL_VARIANTS = Object.freeze(['real-bare', 'real-breakdown', 'real-0', 'real-0.1'])
+// alone, the exporter on at sampleRatio 0, 0.1 and 1, and the official instrumentation (as otel-official) on
+// the same stack; each compared with real-bare.
+const REAL_VARIANTS = Object.freeze(['real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-1', 'real-official'])
 const VARIANTS = Object.freeze([
   ...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider', 'bare-clock', 'nodebench-0', 'nodebench-metrics', ...NEST_VARIANTS,
   ...REAL_VARIANTS
 ])
 const METRICS_INTERVAL_MS = 1000
 const CLOCKED_FUNCTIONS = 11
-const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1, 'real-0': 0, 'real-0.1': 0.1 })
+const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1, 'real-0': 0, 'real-0.1': 0.1, 'real-1': 1 })
 const FLUSH_TIMEOUT_MS = 3000
 
 function parseArguments (argv) {
@@ -259,12 +260,12 @@ function main () {
     return
   }
   // The official SDK must be started before `http` and `express` are required; nodebench need not be.
-  const sdk = variant === 'otel-official' ? startOfficialSdk() : null
+  const sdk = variant === 'otel-official' || variant === 'real-official' ? startOfficialSdk() : null
   if (variant === 'bare-nodesdk' || variant === 'bare-tracerprovider') startIdleSdk(variant)
   const http = require('node:http')
   const express = requireExpress5()
   let tracing = null
-  if (variant.startsWith('nodebench-') || (variant.startsWith('real-') && variant !== 'real-bare')) {
+  if (variant.startsWith('nodebench-') || (variant.startsWith('real-') && variant !== 'real-bare' && variant !== 'real-official')) {
     const { nodebenchTrace } = require('@nodebench/trace')
     if (variant === 'nodebench-breakdown' || variant === 'real-breakdown') {
       tracing = nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'none' })

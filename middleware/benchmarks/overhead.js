@@ -74,7 +74,8 @@ const TARGETS = Object.freeze([
   // nothing: the exporter on at sampleRatio 0 within 20 ns a segment of the breakdown alone, on either app.
   Object.freeze({ label: 'real stack breakdown, a timed segment', variant: 'real-breakdown', baseline: 'real-bare', figure: 'nsPerSegment', unit: 'ns', max: 300 }),
   Object.freeze({ label: 'sampleRatio 0 over the breakdown, a segment', variant: 'nodebench-0', baseline: 'nodebench-breakdown', figure: 'nsPerSegmentOverBreakdown', unit: 'ns', max: 20 }),
-  Object.freeze({ label: 'real stack sampleRatio 0 over the breakdown, a segment', variant: 'real-0', baseline: 'real-breakdown', figure: 'nsPerSegmentOverBreakdown', unit: 'ns', max: 20 })
+  Object.freeze({ label: 'real stack sampleRatio 0 over the breakdown, a segment', variant: 'real-0', baseline: 'real-breakdown', figure: 'nsPerSegmentOverBreakdown', unit: 'ns', max: 20 }),
+  Object.freeze({ label: 'real stack sampleRatio 1 vs official instrumentation', variant: 'real-1', baseline: 'real-official', min: 5 })
 ])
 
 // The --json report's layout. 2: each target's figure is `value`, its round-by-round figures `rounds` (they were

@@ -143,7 +143,10 @@ class SpanPipeline {
     this.awaitingTimer = null
     this.prepared = null
     try {
-      if (config.exporter === 'otlp') this.prepared = this.prepareOwnPipeline()
+      // sampleRatio 0 samples only a request whose traceparent asks for it: the resource (@opentelemetry/resources
+      // and the semantic conventions, ~1.2 MB of heap every full collection walks) is detected when the first
+      // batch is sent, not at start-up (benchmarks/LOG.md, "Sampling nothing loads nothing").
+      if (config.exporter === 'otlp') this.prepared = config.sampleRatio > 0 ? this.prepareOwnPipeline() : { records: null }
       else if (config.exporter === 'app') this.prepared = { records: null }
       else this.prepared = this.prepareExporterPipeline()
     } catch (err) {

@@ -493,6 +493,18 @@ test('segment-instructions.js: the requests between two runs, bare taken from no
   assert.throws(() => parseArguments(['--layers', '0']), /--layers must be a whole number of at least 1; received 0/)
 })
 
+test('overhead.js: real-1 against the official instrumentation on the real stack (real-official), each beside real-bare', { timeout: 240_000 }, async () => {
+  const report = JSON.parse(await runScript('overhead.js', ['--rounds', '1', '--duration', '1', '--warmup', '0', '--paired', '--variants', 'real-bare,real-1,real-official', '--json']))
+  const byVariant = Object.fromEntries(report.runs.filter((run) => run.variant !== 'real-bare').map((run) => [run.variant, run]))
+  assert.equal(byVariant['real-1'].segmentsPerRequest, 9)
+  // The official instrumentation is not nodebench: no breakdown in that app.
+  assert.equal(byVariant['real-official'].segmentsPerRequest ?? null, null)
+  assert.ok(byVariant['real-1'].spansExported > 0, 'real-1 exported spans')
+  assert.ok(byVariant['real-official'].spansExported > 0, 'real-official exported spans')
+  const targets = Object.fromEntries(report.summary.targets.map((target) => [target.label, target]))
+  assert.equal(typeof targets['real stack sampleRatio 1 vs official instrumentation'].value, 'number')
+})
+
 test('overhead.js: the real middleware stack runs as real-bare, real-breakdown and real-0, each against real-bare', { timeout: 180_000 }, async () => {
   const report = JSON.parse(await runScript('overhead.js', ['--rounds', '1', '--duration', '1', '--warmup', '0', '--variants', 'real-bare,real-breakdown,real-0', '--sink', 'none', '--json']))
   const byVariant = Object.fromEntries(report.runs.map((run) => [run.variant, run]))

@@ -4,6 +4,8 @@
 // before anything else is done for spans; at sampleRatio 0 not even a random number is drawn. A request whose
 // `traceparent` asks for it is sampled whatever the ratio.
 
+const path = require('node:path')
+const { execFileSync } = require('node:child_process')
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const { InMemorySpanExporter } = require('@opentelemetry/sdk-trace')
@@ -69,4 +71,13 @@ test('sampleRatio 1: every request sampled without a random number', (t) => {
   const calls = withRandom([0.99], () => spans.start(record, { method: 'GET', url: '/', headers: {} }))
   assert.equal(record.sampled, true)
   assert.equal(calls, 0)
+})
+
+test('sampleRatio 0: the resource is not detected (its modules not loaded) until a sampled request\'s batch is sent', () => {
+  const output = execFileSync(process.execPath, [path.join(__dirname, 'fixtures', 'sample-nothing-app.js')], {
+    env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_RESOURCE_ATTRIBUTES: '' },
+    encoding: 'utf8',
+    timeout: 120000
+  })
+  assert.deepEqual(JSON.parse(output.trim().split('\n').pop()), { unsampled: false, sampled: true })
 })
