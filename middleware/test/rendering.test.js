@@ -1,0 +1,272 @@
+'use strict'
+
+// Rendering inside a segment (lib/dependencies/rendering.js): res.render with real engines (pug, ejs, hbs,
+// express-handlebars, nunjucks) and res.json / res.jsonp / res.send of an object are reported under the segment
+// that called them (`render pug home`, `serialize json`), renders as INTERNAL spans under its span, on Express 4 and 5;
+// the responses are the same bytes as without nodebench, render errors included.
+
+const { test, before, after } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const http = require('node:http')
+const { setTimeout: sleep } = require('node:timers/promises')
+const { InMemorySpanExporter } = require('@opentelemetry/sdk-trace')
+const nunjucks = require('nunjucks')
+const hbs = require('hbs')
+const { engine: handlebarsEngine } = require('express-handlebars')
+const { nodebenchTrace } = require('..')
+const { engineOf, viewTarget } = require('../lib/dependencies/rendering')
+const { listen } = require('./helpers')
+
+const EXPRESS_VERSIONS = [['express 4', require('express4')], ['express 5', require('express5')]]
+const WAIT_MS = 15
+const SLOW_ENGINE_MS = 40
+
+const TEMPLATES = {
+  'home.pug': 'h1 Hello #{name}\np= items.join(", ")\n',
+  'broken.pug': 'h1(class=\n',
+  'admin/users.ejs': '<ul><% users.forEach(function (u) { %><li><%= u %></li><% }) %></ul>\n',
+  'card.hbs': '<div class="card">{{name}}</div>\n',
+  'page.handlebars': '<p>{{name}} has {{count}}</p>\n',
+  'list.njk': '<ol>{% for u in users %}<li>{{ u }}</li>{% endfor %}</ol>\n',
+  'wait.slow': 'unused'
+}
+
+let viewsDir
+let upstream
+
+before(async () => {
+  viewsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-rendering-'))
+  for (const [name, text] of Object.entries(TEMPLATES)) {
+    fs.mkdirSync(path.dirname(path.join(viewsDir, name)), { recursive: true })
+    fs.writeFileSync(path.join(viewsDir, name), text)
+  }
+  // A service the app calls while it renders: answers after 30 ms.
+  upstream = await listen(http.createServer((req, res) => setTimeout(() => res.end('{"ok":true}'), 30)))
+})
+
+after(async () => {
+  await upstream?.close()
+  if (viewsDir) fs.rmSync(viewsDir, { recursive: true, force: true })
+})
+
+const ROUTES = ['/pug', '/ejs', '/hbs', '/handlebars', '/nj/list', '/slow', '/callback', '/overlap', '/json',
+  '/send-object', '/jsonp?cb=show', '/missing', '/broken', '/no-engine']
+
+function buildApp (express, trace) {
+  const app = express()
+  if (trace !== null) app.use(trace)
+  app.set('views', viewsDir)
+  app.set('view engine', 'pug')
+  app.engine('hbs', hbs.__express)
+  app.engine('handlebars', handlebarsEngine({ defaultLayout: false }))
+  // An engine of the app's own that answers later: the render lasts until its callback.
+  app.engine('slow', (file, options, callback) => setTimeout(() => callback(null, `slow ${options.name}`), SLOW_ENGINE_MS))
+  app.get('/pug', async function showHome (req, res) {
+    await sleep(WAIT_MS)
+    res.render('home', { name: 'ada', items: ['a', 'b'] })
+  })
+  app.get('/ejs', async function listUsers (req, res) {
+    await sleep(WAIT_MS)
+    res.render('admin/users.ejs', { users: ['ada', 'alan'] })
+  })
+  app.get('/hbs', function showCard (req, res) {
+    res.render('card.hbs', { name: 'grace' })
+  })
+  app.get('/handlebars', async function showPage (req, res) {
+    await sleep(WAIT_MS)
+    res.render(path.join(viewsDir, 'page.handlebars'), { name: 'ada', count: 3 })
+  })
+  app.get('/slow', function waitForEngine (req, res) {
+    res.render('wait.slow', { name: 'x' })
+  })
+  app.get('/callback', function renderOwnWay (req, res, next) {
+    res.render('home', { name: 'cb', items: [] }, (err, html) => {
+      if (err) return next(err)
+      res.type('html').send(html.toUpperCase())
+    })
+  })
+  // A render while an outgoing call is pending, and the call awaited after: counted once (their union).
+  app.get('/overlap', async function renderWhileCalling (req, res, next) {
+    const pending = fetch(`${upstream.base}/`).then((r) => r.text())
+    res.render('home', { name: 'both', items: [] }, async (err, html) => {
+      if (err) return next(err)
+      await pending
+      res.send(html)
+    })
+  })
+  app.get('/json', async function sendJson (req, res) {
+    await sleep(WAIT_MS)
+    res.json({ users: Array.from({ length: 200 }, (_, i) => ({ id: i, name: `user ${i}` })) })
+  })
+  app.get('/send-object', function sendObject (req, res) {
+    res.send({ ok: true, list: [1, 2, 3] })
+  })
+  app.get('/jsonp', function sendJsonp (req, res) {
+    res.jsonp({ ok: true })
+  })
+  app.get('/missing', function renderMissing (req, res) {
+    res.render('nowhere')
+  })
+  app.get('/broken', function renderBroken (req, res) {
+    res.render('broken')
+  })
+  app.get('/no-engine', function renderUnknown (req, res) {
+    res.render('home.unknownengine')
+  })
+  // nunjucks brings its own view class: in a mounted app of its own.
+  const nj = express()
+  nunjucks.configure(viewsDir, { express: nj, noCache: true })
+  nj.get('/list', async function showList (req, res) {
+    await sleep(WAIT_MS)
+    res.render('list.njk', { users: ['ada', 'alan'] })
+  })
+  app.use('/nj', nj)
+  // The stack would name the wrappers' frames: the message and status are what the app answers.
+  app.use(function onError (err, req, res, next) {
+    res.status(500).type('text').send(`error: ${err.message.split('\n')[0]}`)
+  })
+  return app
+}
+
+async function responses (base) {
+  const answers = {}
+  for (const route of ROUTES) {
+    const response = await fetch(base + route)
+    answers[route] = { status: response.status, type: response.headers.get('content-type'), etag: response.headers.get('etag'), body: await response.text() }
+  }
+  return answers
+}
+
+async function recorded (trace, count) {
+  for (let waitedMs = 0; ; waitedMs += 10) {
+    const snapshot = trace.breakdown()
+    const total = snapshot.operations.reduce((sum, operation) => sum + operation.count, 0)
+    if (total >= count || waitedMs >= 10000) return snapshot
+    await sleep(10)
+  }
+}
+
+function operation (snapshot, route) {
+  const found = snapshot.operations.find((op) => op.route === route)
+  assert.ok(found, `operation ${route} in ${snapshot.operations.map((op) => op.route)}`)
+  return found
+}
+
+function segment (op, name) {
+  const found = op.segments.find((s) => s.name === name)
+  assert.ok(found, `segment ${name} of ${op.route}: ${op.segments.map((s) => s.name)}`)
+  return found
+}
+
+function dependency (seg, system, op, target) {
+  const found = (seg.dependencies ?? []).find((d) => d.system === system && d.operation === op && d.target === target)
+  assert.ok(found, `${system} ${op} ${target} under ${seg.name}: ${JSON.stringify(seg.dependencies)}`)
+  return found
+}
+
+function assertWithinSegment (op) {
+  for (const s of op.segments) {
+    if (s.dependencies === undefined) continue
+    const waited = s.dependencies.reduce((total, d) => total + d.share, 0)
+    assert.ok(waited <= s.share + 1e-9, `${op.route} ${s.name}: dependencies ${waited} > segment ${s.share}`)
+    const waitedMs = s.dependencies.reduce((total, d) => total + d.meanMs, 0)
+    assert.ok(waitedMs <= s.meanMs + 0.002, `${op.route} ${s.name}: dependencies ${waitedMs} ms > segment ${s.meanMs} ms`)
+  }
+}
+
+for (const [label, express] of EXPRESS_VERSIONS) {
+  test(`${label}: renders and serialisations are reported under their segment, the responses unchanged`, { timeout: 120000 }, async (t) => {
+    // Without nodebench first: this Express's methods are not wrapped yet.
+    const plain = await listen(buildApp(express, null))
+    t.after(() => plain.close())
+    const expected = await responses(plain.base)
+    assert.match(expected['/pug'].body, /<h1>Hello ada<\/h1>/)
+    assert.equal(expected['/missing'].status, 500)
+    assert.equal(expected['/broken'].status, 500)
+
+    const exporter = new InMemorySpanExporter()
+    const trace = nodebenchTrace({ serviceName: 'rendering', exporter, metrics: { prometheus: '/metrics' } })
+    t.after(() => trace.shutdown())
+    const traced = await listen(buildApp(express, trace))
+    t.after(() => traced.close())
+    await responses(traced.base) // the first request finds the app, and each engine loads
+    await recorded(trace, ROUTES.length)
+    trace.reset()
+    exporter.reset()
+
+    assert.deepEqual(await responses(traced.base), expected, 'the same status, headers and bytes as without nodebench')
+    const snapshot = await recorded(trace, ROUTES.length)
+    for (const op of snapshot.operations) assertWithinSegment(op)
+
+    const home = dependency(segment(operation(snapshot, '/pug'), 'showHome'), 'render', 'pug', 'home')
+    assert.equal(home.count, 1)
+    assert.ok(home.meanMs > 0 && home.share > 0 && home.share < 1, JSON.stringify(home))
+    assert.equal(dependency(segment(operation(snapshot, '/ejs'), 'listUsers'), 'render', 'ejs', 'admin/users').count, 1)
+    assert.equal(dependency(segment(operation(snapshot, '/hbs'), 'showCard'), 'render', 'handlebars', 'card').count, 1)
+    assert.equal(dependency(segment(operation(snapshot, '/handlebars'), 'showPage'), 'render', 'handlebars', 'page').count, 1)
+    assert.equal(dependency(segment(operation(snapshot, '/nj/list'), 'showList'), 'render', 'nunjucks', 'list').count, 1)
+    assert.equal(dependency(segment(operation(snapshot, '/callback'), 'renderOwnWay'), 'render', 'pug', 'home').count, 1)
+
+    // An async engine: the render lasts until its callback.
+    const slow = segment(operation(snapshot, '/slow'), 'waitForEngine')
+    const slowRender = dependency(slow, 'render', 'slow', 'wait')
+    assert.ok(slowRender.meanMs >= SLOW_ENGINE_MS * 0.9, `${slowRender.meanMs} ms`)
+
+    // A render while a call is pending: both reported, never more than the segment (assertWithinSegment).
+    const overlap = segment(operation(snapshot, '/overlap'), 'renderWhileCalling')
+    dependency(overlap, 'render', 'pug', 'home')
+    assert.ok(overlap.dependencies.find((d) => d.system === 'http'), JSON.stringify(overlap.dependencies))
+
+    const json = dependency(segment(operation(snapshot, '/json'), 'sendJson'), 'serialize', 'json', '')
+    assert.equal(json.count, 1)
+    assert.ok(json.meanMs > 0)
+    assert.equal(dependency(segment(operation(snapshot, '/send-object'), 'sendObject'), 'serialize', 'json', '').count, 1)
+    assert.equal(dependency(segment(operation(snapshot, '/jsonp'), 'sendJsonp'), 'serialize', 'jsonp', '').count, 1)
+
+    // Render errors: timed, then handed to next() as before; an engine nobody has: the throw reaches the app.
+    assert.equal(dependency(segment(operation(snapshot, '/missing'), 'renderMissing'), 'render', 'pug', 'nowhere').count, 1)
+    assert.equal(dependency(segment(operation(snapshot, '/broken'), 'renderBroken'), 'render', 'pug', 'broken').count, 1)
+
+    // Spans: each render an INTERNAL span under its segment's span, without the template's data.
+    await trace.flush()
+    const spans = exporter.getFinishedSpans()
+    const showHome = spans.find((span) => span.name === 'request handler - showHome' || span.name === 'handler - showHome')
+    assert.ok(showHome, spans.map((span) => span.name).join(', '))
+    const render = spans.find((span) => span.name === 'render home' && span.parentSpanContext?.spanId === showHome.spanContext().spanId)
+    assert.ok(render, 'render home under showHome')
+    assert.equal(render.kind, 0, 'INTERNAL')
+    assert.deepEqual(render.attributes, {
+      'nodebench.dependency.system': 'render', 'nodebench.dependency.operation': 'pug', 'nodebench.dependency.target': 'home'
+    })
+    assert.ok(!JSON.stringify(spans.map((span) => span.attributes)).includes('ada'), 'no template data')
+    const broken = spans.find((span) => span.name === 'render broken')
+    assert.equal(broken.status.code, 2, 'a failed render is an error span')
+    assert.equal(spans.find((span) => span.name.startsWith('serialize')), undefined, 'a serialisation has no span')
+
+    // The metrics carry them as dependencies.
+    const metrics = await (await fetch(`${traced.base}/metrics`)).text()
+    assert.match(metrics, /nodebench_dependency_system="render",nodebench_dependency_operation="pug",nodebench_dependency_target="home"/)
+  })
+}
+
+test('engine names: the package that exports the engine, the view class an engine installed, else the extension', () => {
+  const express = require('express5')
+  const app = express()
+  app.engine('html', require('ejs').renderFile)
+  app.engine('hbs', hbs.__express)
+  assert.equal(engineOf(app, '.html'), 'ejs')
+  assert.equal(engineOf(app, '.hbs'), 'handlebars')
+  assert.equal(engineOf(app, '.pug'), 'pug')
+  assert.equal(engineOf(app, '.njk'), 'nunjucks')
+  assert.equal(engineOf(app, ''), 'unknown')
+  const nj = express()
+  nunjucks.configure(viewsDir, { express: nj })
+  assert.equal(engineOf(nj, '.html'), 'nunjucks')
+  app.set('views', ['/srv/app/views', '/srv/shared/views'])
+  assert.equal(viewTarget(app, '/srv/shared/views/mail/welcome.html', '.html'), 'mail/welcome')
+  assert.equal(viewTarget(app, 'home', '.pug'), 'home')
+  assert.equal(viewTarget(app, '/elsewhere/x.pug', '.pug'), '/elsewhere/x')
+})
