@@ -505,7 +505,7 @@ class RecordSpanEncoder {
     if (parentContext === null) this.writeRequest(writer, record, urlPath)
   }
 
-  /** The CLIENT (a render's: INTERNAL) span of each call to a dependency, under its segment's span (dependencies/spans.js). */
+  /** Each call to a dependency: a CLIENT span (a render: INTERNAL) under its segment's span (dependencies/spans.js). */
   writeDependencies (writer, record) {
     const id = Buffer.allocUnsafe(SPAN_ID_BYTES)
     const idWords = viewOf(id)

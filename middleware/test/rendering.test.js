@@ -270,3 +270,57 @@ test('engine names: the package that exports the engine, the view class an engin
   assert.equal(viewTarget(app, 'home', '.pug'), 'home')
   assert.equal(viewTarget(app, '/elsewhere/x.pug', '.pug'), '/elsewhere/x')
 })
+
+test('a render\'s INTERNAL span and a serialisation\'s none: the encoder writes the serializer\'s bytes', () => {
+  const resources = require('@opentelemetry/resources')
+  const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer')
+  const { RequestRecord } = require('../lib/request-record')
+  const { DirectSpanWriter } = require('../lib/sdk-spans')
+  const { RecordSpanEncoder, ProtoWriter, frameExportRequest, encodeResource, encodeScope } = require('../lib/otlp-encoder')
+  const { DependencyCall } = require('../lib/dependencies/calls')
+  const { describeDependency } = require('../lib/dependencies/describe')
+  const scope = { name: '@nodebench/trace', version: '0.1.0' }
+  const render = describeDependency('render', 'pug', '.pug', 'home', () => ({
+    system: 'render',
+    operation: 'pug',
+    target: 'home',
+    spanName: 'render home',
+    spanKind: 'internal',
+    attributes: { 'nodebench.dependency.system': 'render', 'nodebench.dependency.operation': 'pug', 'nodebench.dependency.target': 'home' }
+  }))
+  const serialize = describeDependency('serialize', '', 'json', '', () => ({
+    system: 'serialize', operation: 'json', target: '', spanName: 'serialize json', spanKind: 'none', attributes: {}
+  }))
+  const record = new RequestRecord('GET', 1000)
+  record.sampled = true
+  record.traceId = '0af7651916cd43dd8448eb211c80319c'
+  record.spanId = 'b7ad6b7169203331'
+  const handler = record.openEntry({ key: 'handler showHome /srv/app.js:1', name: 'showHome', kind: 'handler', file: '/srv/app.js', line: 1, spanTemplate: null })
+  record.times[handler * 2] = 1000
+  record.dependencyCalls = [
+    Object.assign(new DependencyCall(render, handler, 1002), { endMs: 1008, error: 'Error' }),
+    Object.assign(new DependencyCall(serialize, handler, 1009), { endMs: 1010 })
+  ]
+  record.route = '/'
+  record.finish({ statusCode: 200, getHeader: () => 'text/html' }, false)
+  record.times[handler * 2 + 1] = 1011
+  record.endMs = 1012
+  let next = 1
+  const ids = () => ({
+    generateSpanId: () => (next++).toString(16).padStart(16, '0'),
+    write (target, offset) { target.write((next++).toString(16).padStart(16, '0'), offset, 8, 'hex') }
+  })
+  const resource = resources.resourceFromAttributes({ 'service.name': 'rendering' })
+  const spans = []
+  new DirectSpanWriter({ onEnd: (span) => spans.push(span) }, resource, ids(), scope).write(record, '/')
+  next = 1
+  const writer = new ProtoWriter(64)
+  new RecordSpanEncoder(ids()).write(writer, record, '/')
+  assert.equal(RecordSpanEncoder.spanCount(record), spans.length)
+  assert.deepEqual(spans.map((span) => [span.name, span.kind]), [['handler - showHome', 0], ['render home', 0], ['GET /', 1]])
+  assert.equal(spans[1].parentSpanContext.spanId, spans[0].spanContext().spanId)
+  assert.equal(spans[1].status.code, 2)
+  const official = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans))
+  const ours = frameExportRequest(encodeResource(resource.attributes), encodeScope(scope), writer, 0, resource.schemaUrl)
+  assert.ok(ours.equals(official), 'the encodings differ')
+})

@@ -98,4 +98,6 @@ function guarded (what, fn) {
   }
 }
 
-module.exports = { observeRequests, enterRequestContext, observing, startCall, startCallIn, endCall, guarded, DependencyCall }
+module.exports = {
+  observeRequests, enterRequestContext, observing, startCall, startCallIn, endCall, guarded, DependencyCall
+}

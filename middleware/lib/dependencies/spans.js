@@ -50,13 +50,15 @@ function dependencySpanCount (record) {
 
 module.exports = { dependencySpans, dependencySpanCount }
 
-/** The calls' CLIENT (or INTERNAL) spans through an OpenTelemetry tracer (the app's provider), under their segments' spans. */
+/** The calls' spans through an OpenTelemetry tracer (the app's provider), under their segments' spans. */
 function startDependencySpans (tracer, record, segmentSpans) {
   const api = require('@opentelemetry/api')
   for (const span of dependencySpans(record)) {
     const parent = segmentSpans[span.segment]
     const client = tracer.startSpan(span.name, {
-      kind: span.internal ? api.SpanKind.INTERNAL : api.SpanKind.CLIENT, startTime: span.startMs, attributes: span.attributes
+      kind: span.internal ? api.SpanKind.INTERNAL : api.SpanKind.CLIENT,
+      startTime: span.startMs,
+      attributes: span.attributes
     }, api.trace.setSpan(api.ROOT_CONTEXT, parent))
     if (span.error !== null) client.setStatus({ code: api.SpanStatusCode.ERROR })
     client.end(span.endMs)
