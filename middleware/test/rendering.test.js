@@ -19,6 +19,7 @@ const { engine: handlebarsEngine } = require('express-handlebars')
 const { nodebenchTrace } = require('..')
 const { engineOf, viewTarget } = require('../lib/dependencies/rendering')
 const { listen } = require('./helpers')
+const { recorded, operation, segment, dependency, assertConsistent } = require('./breakdown-assertions')
 
 const EXPRESS_VERSIONS = [['express 4', require('express4')], ['express 5', require('express5')]]
 const WAIT_MS = 15
@@ -140,43 +141,6 @@ async function responses (base) {
   return answers
 }
 
-async function recorded (trace, count) {
-  for (let waitedMs = 0; ; waitedMs += 10) {
-    const snapshot = trace.breakdown()
-    const total = snapshot.operations.reduce((sum, operation) => sum + operation.count, 0)
-    if (total >= count || waitedMs >= 10000) return snapshot
-    await sleep(10)
-  }
-}
-
-function operation (snapshot, route) {
-  const found = snapshot.operations.find((op) => op.route === route)
-  assert.ok(found, `operation ${route} in ${snapshot.operations.map((op) => op.route)}`)
-  return found
-}
-
-function segment (op, name) {
-  const found = op.segments.find((s) => s.name === name)
-  assert.ok(found, `segment ${name} of ${op.route}: ${op.segments.map((s) => s.name)}`)
-  return found
-}
-
-function dependency (seg, system, op, target) {
-  const found = (seg.dependencies ?? []).find((d) => d.system === system && d.operation === op && d.target === target)
-  assert.ok(found, `${system} ${op} ${target} under ${seg.name}: ${JSON.stringify(seg.dependencies)}`)
-  return found
-}
-
-function assertWithinSegment (op) {
-  for (const s of op.segments) {
-    if (s.dependencies === undefined) continue
-    const waited = s.dependencies.reduce((total, d) => total + d.share, 0)
-    assert.ok(waited <= s.share + 1e-9, `${op.route} ${s.name}: dependencies ${waited} > segment ${s.share}`)
-    const waitedMs = s.dependencies.reduce((total, d) => total + d.meanMs, 0)
-    assert.ok(waitedMs <= s.meanMs + 0.002, `${op.route} ${s.name}: dependencies ${waitedMs} ms > segment ${s.meanMs} ms`)
-  }
-}
-
 for (const [label, express] of EXPRESS_VERSIONS) {
   test(`${label}: renders and serialisations are reported under their segment, the responses unchanged`, { timeout: 120000 }, async (t) => {
     // Without nodebench first: this Express's methods are not wrapped yet.
@@ -199,7 +163,7 @@ for (const [label, express] of EXPRESS_VERSIONS) {
 
     assert.deepEqual(await responses(traced.base), expected, 'the same status, headers and bytes as without nodebench')
     const snapshot = await recorded(trace, ROUTES.length)
-    for (const op of snapshot.operations) assertWithinSegment(op)
+    for (const op of snapshot.operations) assertConsistent(op)
 
     const home = dependency(segment(operation(snapshot, '/pug'), 'showHome'), 'render', 'pug', 'home')
     assert.equal(home.count, 1)
