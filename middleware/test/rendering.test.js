@@ -232,6 +232,7 @@ test('engine names: the package that exports the engine, the view class an engin
   app.set('views', ['/srv/app/views', '/srv/shared/views'])
   assert.equal(viewTarget(app, '/srv/shared/views/mail/welcome.html', '.html'), 'mail/welcome')
   assert.equal(viewTarget(app, 'home', '.pug'), 'home')
+  assert.equal(viewTarget(app, './admin/../home.pug', '.pug'), 'home')
   assert.equal(viewTarget(app, '/elsewhere/x.pug', '.pug'), '/elsewhere/x')
 })
 

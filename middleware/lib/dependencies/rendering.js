@@ -63,15 +63,6 @@ function wrapMethod (object, name, wrap) {
   object[name] = wrapper
 }
 
-/** Puts Express's methods back (tests). */
-function unobserveRendering (app) {
-  const response = Object.getPrototypeOf(app.response)
-  for (const name of ['render', 'json', 'jsonp', 'send']) {
-    if (typeof response[name] === 'function' && response[name][kOriginal] !== undefined) response[name] = response[name][kOriginal]
-  }
-  wrappedPrototypes.delete(response)
-}
-
 function wrapRender (original) {
   return function render (view) {
     const call = startRender(this, view)
@@ -216,7 +207,7 @@ function viewTarget (app, view, ext) {
       }
     }
   }
-  target = target.replace(/\\/g, '/')
+  target = path.posix.normalize(target.replace(/\\/g, '/'))
   if (ext !== '' && target.endsWith(ext)) target = target.slice(0, -ext.length)
   return target
 }
@@ -290,4 +281,4 @@ function errorType (err) {
   return '_OTHER'
 }
 
-module.exports = { observeRendering, unobserveRendering, engineOf, viewTarget }
+module.exports = { observeRendering, engineOf, viewTarget }
