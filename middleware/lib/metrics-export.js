@@ -22,8 +22,8 @@ const DESCRIPTIONS = Object.freeze({
   [REQUEST_METRIC]: 'Duration of HTTP server requests, from entering the Express app to the response\'s end',
   [SEGMENT_METRIC]: 'Duration of one layer\'s segment of a request (middleware, param handler, route handler, ' +
     'error handler), and of the time no segment covers (unattributed)',
-  [DEPENDENCY_METRIC]: 'Time a segment waited on one dependency (a MongoDB command, an outgoing HTTP call; ' +
-    'overlapping calls counted once): count is the calls, sum the time'
+  [DEPENDENCY_METRIC]: 'Time a segment waited on one dependency (a MongoDB command, an outgoing HTTP call, a ' +
+    'template render, a JSON serialisation; overlapping calls counted once): count is the calls, sum the time'
 })
 // Resource attributes that the Prometheus exporter puts on every series (besides target_info), so that
 // PromQL can select a service and tell its instances apart whatever the scrape job's labels are.

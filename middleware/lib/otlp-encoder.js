@@ -505,7 +505,7 @@ class RecordSpanEncoder {
     if (parentContext === null) this.writeRequest(writer, record, urlPath)
   }
 
-  /** The CLIENT span of each call to a dependency, under its segment's span (dependencies/spans.js). */
+  /** Each call to a dependency: a CLIENT span (a render: INTERNAL) under its segment's span (dependencies/spans.js). */
   writeDependencies (writer, record) {
     const id = Buffer.allocUnsafe(SPAN_ID_BYTES)
     const idWords = viewOf(id)
@@ -517,7 +517,7 @@ class RecordSpanEncoder {
       writer.tag(5, 2)
       writer.string(span.name)
       writer.tag(6, 0)
-      writer.varint(SPAN_KIND_CLIENT)
+      writer.varint(span.internal ? SPAN_KIND_INTERNAL : SPAN_KIND_CLIENT)
       writeTime(writer, 7, span.startMs)
       writeTime(writer, 8, span.endMs)
       writeAttributes(writer, span.attributes, 9)

@@ -184,11 +184,12 @@ class DirectSpanWriter {
   }
 }
 
-/** The CLIENT span of each call to a dependency, under its segment's span (dependencies/spans.js). */
+/** Each call to a dependency: a CLIENT span (a render: INTERNAL) under its segment's span (dependencies/spans.js). */
 DirectSpanWriter.prototype.writeDependencies = function writeDependencies (record, traceId, spanContexts) {
   for (const span of dependencySpans(record)) {
     this.processor.onEnd(new FinishedSpan(
-      span.name, api.SpanKind.CLIENT, traceId, this.ids.generateSpanId(), spanContexts[span.segment],
+      span.name, span.internal ? api.SpanKind.INTERNAL : api.SpanKind.CLIENT, traceId,
+      this.ids.generateSpanId(), spanContexts[span.segment],
       toHrTime(span.startMs), toHrTime(span.endMs), span.attributes,
       span.error === null ? OK_STATUS : { code: api.SpanStatusCode.ERROR }, NO_EVENTS, this.resource, this.scope))
   }

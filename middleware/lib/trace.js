@@ -139,7 +139,7 @@ function nodebenchTrace (options) {
     const app = req[APP]
     if (app !== undefined && !instrumenter.isInstrumented(app)) {
       instrumenter.instrumentTree(app)
-      dependencies.onAppFound()
+      dependencies.onAppFound(app)
       if (spans.enabled) spans.ensureStarted()
     }
     let context = null

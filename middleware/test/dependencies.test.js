@@ -10,13 +10,13 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const http = require('node:http')
-const { setTimeout: sleep } = require('node:timers/promises')
 const { MongoClient } = require('mongodb')
 const mongoose = require('mongoose')
 const { InMemorySpanExporter } = require('@opentelemetry/sdk-trace')
 const { startDatabase } = require('@nodebench/services')
 const { nodebenchTrace } = require('..')
 const { listen } = require('./helpers')
+const { recorded, operation, segment, dependency, assertConsistent } = require('./breakdown-assertions')
 
 const EXPRESS_VERSIONS = [['express 4', require('express4')], ['express 5', require('express5')]]
 const SLOW_MS = 60
@@ -102,45 +102,6 @@ function buildApp (express, trace) {
     }
   })
   return app
-}
-
-async function recorded (trace, count) {
-  for (let waitedMs = 0; ; waitedMs += 10) {
-    const snapshot = trace.breakdown()
-    const total = snapshot.operations.reduce((sum, operation) => sum + operation.count, 0)
-    if (total >= count || waitedMs >= 5000) return snapshot
-    await sleep(10)
-  }
-}
-
-function operation (snapshot, route) {
-  const found = snapshot.operations.find((op) => op.route === route)
-  assert.ok(found, `operation ${route} in ${snapshot.operations.map((op) => op.route)}`)
-  return found
-}
-
-function segment (op, name) {
-  const found = op.segments.find((s) => s.name === name)
-  assert.ok(found, `segment ${name} of ${op.route}: ${op.segments.map((s) => s.name)}`)
-  return found
-}
-
-function dependency (seg, system, op, target) {
-  const found = (seg.dependencies ?? []).find((d) => d.system === system && d.operation === op && d.target === target)
-  assert.ok(found, `${system} ${op} ${target} under ${seg.name}: ${JSON.stringify(seg.dependencies)}`)
-  return found
-}
-
-function assertConsistent (op) {
-  const sum = op.segments.reduce((total, s) => total + s.share, op.unattributedShare)
-  assert.ok(Math.abs(sum - 1) < 1e-9, `${op.route}: shares sum to ${sum}`)
-  for (const s of op.segments) {
-    if (s.dependencies === undefined) continue
-    const waited = s.dependencies.reduce((total, d) => total + d.share, 0)
-    assert.ok(waited <= s.share + 1e-9, `${op.route} ${s.name}: dependencies ${waited} > segment ${s.share}`)
-    const waitedMs = s.dependencies.reduce((total, d) => total + d.meanMs, 0)
-    assert.ok(waitedMs <= s.meanMs + 0.002, `${op.route} ${s.name}: dependencies ${waitedMs} ms > segment ${s.meanMs} ms`)
-  }
 }
 
 for (const [label, express] of EXPRESS_VERSIONS) {

@@ -193,12 +193,12 @@ const PATHS = [
   }
 ]
 
-/** A request's segment spans (not routers) in start order never overlap. */
+/** A request's segment spans (not routers, nor a segment's render and dependency spans) in start order never overlap. */
 function assertNoOverlap (spans) {
   const byTrace = new Map()
   for (const span of spans) {
     const kind = span.attributes['nodebench.kind']
-    if (kind === 'request' || kind === 'router' || kind === 'route') continue
+    if (kind === undefined || kind === 'request' || kind === 'router' || kind === 'route') continue
     const list = byTrace.get(span.spanContext().traceId) ?? []
     list.push(span)
     byTrace.set(span.spanContext().traceId, list)

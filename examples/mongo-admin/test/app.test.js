@@ -214,6 +214,12 @@ test('the breakdown names the study\'s segments: database, collection, document,
   assert.deepEqual(appSegments(operation('POST', '/api/db/:database/:collection', 'json')), ['setLocals', 'database', 'collection', 'addDocument'])
   // The form POST answers with a redirect (text/plain): format "other".
   assert.deepEqual(appSegments(operation('POST', '/db/:database/:collection', 'other')), ['setLocals', 'database', 'collection', 'addDocument'])
+  // What the handlers spend making the body, under them: the page's render (nunjucks, the view), the API's JSON.
+  const bodyWork = (o, name) => o.segments.find((s) => s.name === name).dependencies
+    ?.filter((d) => d.system === 'render' || d.system === 'serialize').map((d) => `${d.system} ${d.operation} ${d.target}`.trim())
+  assert.deepEqual(bodyWork(operation('GET', '/db/:database/:collection/:document', 'html'), 'viewDocument'), ['render nunjucks document'])
+  assert.deepEqual(bodyWork(operation('GET', '/api/db/:database/:collection/:document', 'json'), 'viewDocument'), ['serialize json'])
+  assert.deepEqual(bodyWork(operation('GET', '/db/:database/:collection', 'html'), 'viewCollection'), ['render nunjucks collection'])
   await send('DELETE', `/api/db/nodebench/users/${created._id}`)
   await users().deleteMany({ username: 'breakdown-form' })
 })

@@ -95,7 +95,15 @@ class DependencyCall {
 function startCall (dependency) {
   if (storage === null) return null
   const record = storage.getStore()
-  if (record === undefined || record.done) return null
+  return record === undefined ? null : startCallIn(record, dependency)
+}
+
+/**
+ * Starts a call of the request `record` (one found from the request itself, as rendering.js does), attributed
+ * to its open segment; null when none is open or the request finished.
+ */
+function startCallIn (record, dependency) {
+  if (record.done) return null
   const segment = record.runningSegment()
   if (segment === -1) return null
   const call = new DependencyCall(dependency, segment, performance.now())
@@ -130,6 +138,7 @@ module.exports = {
   enterRequestContext,
   observing,
   startCall,
+  startCallIn,
   endCall,
   guarded,
   DependencyCall

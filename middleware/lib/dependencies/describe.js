@@ -20,6 +20,7 @@ const OTHER = Object.freeze({
   target: 'other',
   spanName: 'other',
   urlBase: null,
+  spanKind: 'client',
   attributes: Object.freeze({})
 })
 
@@ -27,7 +28,7 @@ const OTHER = Object.freeze({
  * The description of a call of `source` (a string naming where it comes from: 'mongodb', 'http:') to the
  * server `server` (its address as the call has it), of `operation` on `target` (strings; '' when the server is
  * the target). `describe()` makes it on the first such call: `{ system, operation, target, spanName,
- * attributes, urlBase? }`.
+ * attributes, urlBase?, spanKind? }`.
  */
 function describeDependency (source, server, operation, target, describe) {
   let byServer = known.get(source)
@@ -47,6 +48,9 @@ function describeDependency (source, server, operation, target, describe) {
       target: made.target,
       spanName: made.spanName,
       urlBase: made.urlBase ?? null,
+      // A call's span: 'client'; work of the app's own (rendering.js) 'internal' (a render) or 'none' (a
+      // serialisation: timed in the breakdown, no span).
+      spanKind: made.spanKind ?? 'client',
       attributes: Object.freeze(made.attributes)
     })
     byTarget.set(target, dependency)

@@ -8,6 +8,7 @@ const { observeOtelClients } = require('./otel-client')
 const { registeredTracerProvider } = require('../span-pipeline')
 const { LazyTracerProvider } = require('../lazy-sdk')
 const { dependencySpans } = require('./spans')
+const { observeRendering } = require('./rendering')
 
 // Dependencies inside a segment (docs/middleware.md): the calls a segment makes to a database or another
 // service, timed in the request's async context and attributed to the segment open when each call starts.
@@ -22,8 +23,12 @@ function startDependencies () {
   observeOtelClients(appTracerProvider())
 }
 
-/** When nodebench finds the app (its first request): the drivers and the provider the app set up since. */
-function onAppFound () {
+/**
+ * When nodebench finds the app (its first request): the drivers and the provider the app set up since, and how
+ * its Express renders and serialises.
+ */
+function onAppFound (app) {
+  observeRendering(app)
   observeMongoDrivers()
   observeOtelClients(appTracerProvider())
 }
