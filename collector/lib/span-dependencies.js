@@ -6,7 +6,9 @@ const { attributeCalls } = require('@nodebench/breakdown')
 // segment's span is a call of that segment (nodebench's own: a MongoDB command, an outgoing HTTP call; and those
 // of the app's own instrumentations: pg, mysql2, redis...), named as the middleware names it (system, operation,
 // target) from the semantic conventions' attributes it wrote. The segment's time splits among them as in process
-// (@nodebench/breakdown's attributeCalls: clipped to the segment, overlaps counted once).
+// (@nodebench/breakdown's attributeCalls: clipped to the segment, overlaps counted once). A render is an INTERNAL
+// span that names itself (`nodebench.dependency.system`, `.operation`, `.target`: dependencies/rendering.js), and
+// counts the same way.
 
 const SPAN_KIND_CLIENT = 3
 // The instrumentations whose calls nodebench times itself (and writes its own CLIENT span of): their spans would
@@ -20,6 +22,10 @@ function text (value) {
 /** `{ system, operation, target }` of a CLIENT span, as the middleware describes the call (dependencies/*.js). */
 function describeCall (span) {
   const attributes = span.attributes
+  const named = text(attributes['nodebench.dependency.system'])
+  if (named !== null) {
+    return { system: named, operation: text(attributes['nodebench.dependency.operation']) ?? span.name, target: text(attributes['nodebench.dependency.target']) ?? '' }
+  }
   const method = text(attributes['http.request.method']) ?? text(attributes['http.method'])
   if (method !== null) {
     const host = text(attributes['server.address']) ?? text(attributes['net.peer.name']) ?? 'localhost'
@@ -57,14 +63,17 @@ class CallDescriptions {
   }
 }
 
-/** The CLIENT spans a segment's span holds: its children, and theirs through spans of the app's that are not calls. */
+/**
+ * The calls a segment's span holds (CLIENT spans, and spans naming their dependency): its children, and theirs
+ * through spans of the app's that are not calls.
+ */
 function callSpansOf (segment, children) {
   const found = []
   const pending = [...(children.get(segment.traceId + segment.spanId) || [])]
   while (pending.length > 0) {
     const span = pending.pop()
     if (span.attributes['nodebench.kind'] !== undefined) continue
-    if (span.kind === SPAN_KIND_CLIENT) {
+    if (span.kind === SPAN_KIND_CLIENT || text(span.attributes['nodebench.dependency.system']) !== null) {
       if (!OBSERVED_DIRECTLY.test(span.scope ?? '')) found.push(span)
       continue
     }

@@ -119,14 +119,17 @@ test('the CLIENT spans under a segment\'s span are its dependencies, named and a
       clientSpan(traceId, list, 'mongodb.find', 7, 11, { 'db.system': 'mongodb', 'db.operation': 'find' }, '@opentelemetry/instrumentation-mongodb'),
       // The app's own pg span, under a span of its own inside the handler.
       clientSpan(traceId, load, 'SELECT', 14, 15,
-        { 'db.system.name': 'postgresql', 'db.operation.name': 'SELECT', 'db.collection.name': 'orders' }, '@opentelemetry/instrumentation-pg'))
+        { 'db.system.name': 'postgresql', 'db.operation.name': 'SELECT', 'db.collection.name': 'orders' }, '@opentelemetry/instrumentation-pg'),
+      // A render: an INTERNAL span naming its dependency, after the queries.
+      Object.assign(clientSpan(traceId, list, 'render users/list', 15, 16.5,
+        { 'nodebench.dependency.system': 'render', 'nodebench.dependency.operation': 'pug', 'nodebench.dependency.target': 'users/list' }), { kind: 1 }))
   }
   const [operation] = breakdownFromSpans(spans, { service: 'svc' }).operations
   const [auth, list] = operation.segments
   const rows = (segment) => segment.dependencies.map((d) => [`${d.system} ${d.operation} ${d.target}`, d.count, d.meanMs])
   assert.deepEqual(rows(auth), [['mongodb find users', 1, 2]])
   assert.deepEqual(rows(list), [
-    ['mongodb count users', 1, 3], ['mongodb find users', 1, 3], ['http GET api.example:443', 1, 2], ['postgresql SELECT orders', 1, 1]
+    ['mongodb count users', 1, 3], ['mongodb find users', 1, 3], ['http GET api.example:443', 1, 2], ['render pug users/list', 1, 1.5], ['postgresql SELECT orders', 1, 1]
   ])
   assert.ok(Math.abs(list.dependencies[0].share - 3 / 20) < 1e-9)
 })
