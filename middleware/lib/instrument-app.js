@@ -2,7 +2,7 @@
 
 const { layerInfo, paramInfo, containerInfo } = require('./function-names')
 const { FunctionLookup } = require('./function-lookup')
-const { isNestRouteHandler, prepareNest } = require('./nest-adapter')
+const { isNestRouteHandler, prepareNest } = require('./nest')
 const { reportInternalError } = require('./internal-errors')
 const { unwrapFunction, expressInstrumentationOf } = require('./foreign-wrappers')
 const {
@@ -266,7 +266,7 @@ class AppInstrumenter {
     for (const layer of route.stack) {
       if (isWrapped(layer) || typeof layer.handle !== 'function') continue
       const handle = unwrapFunction(layer.handle)
-      // A NestJS route: its pipeline's units are the segments (nest-adapter.js), once Nest's classes are found.
+      // A NestJS route: its pipeline's units are the segments (nest/), once Nest's classes are found.
       if (handle.length !== 4 && isNestRouteHandler(handle) && prepareNest(handle, lookup)) {
         wrapPipelineLayer(layer, layerInfo('route', handle))
         continue

@@ -138,7 +138,7 @@ function handlerWrapper (original) {
 
 /**
  * A route handler that runs a framework's pipeline (a NestJS route): its entry is a container (kind `route`)
- * whose units (nest-adapter.js) are the segments; while it is open, units go under it.
+ * whose units (nest/) are the segments; while it is open, units go under it.
  */
 function pipelineWrapper (original) {
   return function handleRequest (req, res, next) {
