@@ -16,9 +16,9 @@ const {
   isWrapped,
   wrapParamCallback,
   copyFunctionIdentity,
-  routePath,
   kWrapped
 } = require('./wrap-layer')
+const { RouteTemplate, routePath } = require('./operation')
 
 // Finds every layer of an Express app's router tree and makes it timed: app.use middleware, nested
 // routers, mounted sub-apps, each handler of each route, param callbacks and error handlers. Works from
@@ -78,24 +78,6 @@ function rootOf (app) {
     root = root.parent
   }
   return root
-}
-
-/** A route's template, under the prefix of the routers it is mounted in (the last one joined is kept). */
-class RouteTemplate {
-  constructor (path, refresh) {
-    this.path = path
-    this.refresh = refresh
-    this.lastPrefix = ''
-    this.lastTemplate = path
-  }
-
-  templateUnder (prefix) {
-    if (prefix !== this.lastPrefix) {
-      this.lastPrefix = prefix
-      this.lastTemplate = prefix + this.path
-    }
-    return this.lastTemplate
-  }
 }
 
 class AppInstrumenter {

@@ -2,6 +2,7 @@
 
 const { recordOf } = require('./request-record')
 const { reportInternalError } = require('./internal-errors')
+const { routePath } = require('./operation')
 
 // How a layer is timed without replacing the user's function: Express calls
 // `layer.handle_request(req, res, next)` / `layer.handle_error(err, req, res, next)` (Express 4), or
@@ -212,12 +213,6 @@ function routeExit (record, firstEntry, next) {
   }
 }
 
-function routePath (path) {
-  if (typeof path === 'string') return path
-  if (Array.isArray(path)) return path.map(routePath).join('|')
-  return String(path)
-}
-
 /**
  * Every instrumented layer gets the same own properties, in the same order: [kInfo], [kContainer],
  * [kHandle], [kArity], then the request and error methods. Express's router reads properties of every layer
@@ -359,6 +354,5 @@ module.exports = {
   markUntimedLayer,
   isWrapped,
   wrapParamCallback,
-  copyFunctionIdentity,
-  routePath
+  copyFunctionIdentity
 }
