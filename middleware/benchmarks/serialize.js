@@ -16,9 +16,8 @@ const { InMemorySpanExporter } = require('@opentelemetry/sdk-trace')
 const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { DirectSpanWriter } = require('../lib/sdk-spans')
-const {
-  ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest, frameHeadRoom
-} = require('../lib/otlp-encoder')
+const { ProtoWriter, encodeResource, encodeScope, frameExportRequest, frameHeadRoom } = require('../lib/proto-writer')
+const { RecordSpanEncoder } = require('../lib/otlp-encoder')
 const { createApp } = require('./app')
 const { median } = require('./harness')
 

@@ -2,7 +2,7 @@
 
 const { layerInfo, paramInfo, containerInfo } = require('./function-names')
 const { FunctionLookup } = require('./function-lookup')
-const { isNestRouteHandler, prepareNest } = require('./nest-adapter')
+const { isNestRouteHandler, prepareNest } = require('./nest')
 const { reportInternalError } = require('./internal-errors')
 const { unwrapFunction, expressInstrumentationOf } = require('./foreign-wrappers')
 const {
@@ -16,9 +16,9 @@ const {
   isWrapped,
   wrapParamCallback,
   copyFunctionIdentity,
-  routePath,
   kWrapped
 } = require('./wrap-layer')
+const { RouteTemplate, routePath } = require('./operation')
 
 // Finds every layer of an Express app's router tree and makes it timed: app.use middleware, nested
 // routers, mounted sub-apps, each handler of each route, param callbacks and error handlers. Works from
@@ -78,24 +78,6 @@ function rootOf (app) {
     root = root.parent
   }
   return root
-}
-
-/** A route's template, under the prefix of the routers it is mounted in (the last one joined is kept). */
-class RouteTemplate {
-  constructor (path, refresh) {
-    this.path = path
-    this.refresh = refresh
-    this.lastPrefix = ''
-    this.lastTemplate = path
-  }
-
-  templateUnder (prefix) {
-    if (prefix !== this.lastPrefix) {
-      this.lastPrefix = prefix
-      this.lastTemplate = prefix + this.path
-    }
-    return this.lastTemplate
-  }
 }
 
 class AppInstrumenter {
@@ -266,7 +248,7 @@ class AppInstrumenter {
     for (const layer of route.stack) {
       if (isWrapped(layer) || typeof layer.handle !== 'function') continue
       const handle = unwrapFunction(layer.handle)
-      // A NestJS route: its pipeline's units are the segments (nest-adapter.js), once Nest's classes are found.
+      // A NestJS route: its pipeline's units are the segments (nest/), once Nest's classes are found.
       if (handle.length !== 4 && isNestRouteHandler(handle) && prepareNest(handle, lookup)) {
         wrapPipelineLayer(layer, layerInfo('route', handle))
         continue

@@ -37,7 +37,7 @@ function defaultSampleRatio (env) {
  * OTEL_TRACES_EXPORTER, a comma-separated list as an OpenTelemetry SDK reads it: `otlp` (the default, also in a
  * list) is nodebench's own OTLP export when the app has no TracerProvider; `none` alone is the breakdown only, no
  * spans; any other exporter (`console`, `zipkin`, ...) is the app's SDK's to make: 'app', nodebench's spans go
- * through the app's provider when it has one, and nowhere when it has none (span-pipeline.js says so once).
+ * through the app's provider when it has one, and nowhere when it has none (span-pipeline/app.js says so once).
  */
 function defaultExporter (env) {
   const names = (env.OTEL_TRACES_EXPORTER || '').split(',').map((name) => name.trim().toLowerCase()).filter(Boolean)

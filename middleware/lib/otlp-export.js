@@ -1,6 +1,7 @@
 'use strict'
 
-const { ProtoWriter, RecordSpanEncoder, encodeResource, encodeScope, frameExportRequest, frameHeadRoom } = require('./otlp-encoder')
+const { ProtoWriter, encodeResource, encodeScope, frameExportRequest, frameHeadRoom } = require('./proto-writer')
+const { RecordSpanEncoder } = require('./otlp-encoder')
 const { reportInternalError, log } = require('./internal-errors')
 const { SocketOtlpTransport } = require('./otlp-socket')
 

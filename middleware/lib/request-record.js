@@ -3,6 +3,7 @@
 const { performance } = require('perf_hooks')
 const { isContainer } = require('@nodebench/breakdown')
 const { attributeCalls } = require('@nodebench/breakdown')
+const { mountTemplate, formatOf, unmatchedRoute } = require('./operation')
 
 // Which record belongs to a response: a property of the response under nodebench's own symbol (invisible to
 // string keys, JSON and for-in). Until 2026-11-26 it was a WeakMap: under load (50 connections) its set and
@@ -98,9 +99,6 @@ function sizeTemplates (entries) {
   for (let i = 0; i < entries; i++) infosTemplate.push(null)
   timesTemplate = newTimes(entries)
 }
-
-const kTemplates = Symbol('nodebench.templates')
-const TEMPLATE_CACHE_SIZE = 64
 
 /**
  * Everything nodebench keeps about one request: when it entered the app, and one entry per layer
@@ -336,10 +334,10 @@ class RequestRecord {
     this.statusCode = res[STATUS_CODE]
     if (this.statusCode >= 500) this.errored = true
     this.format = formatOf(res[GET_HEADER]('content-type'))
-    if (this.route === null) this.route = this.prefix ? this.prefix + '/*' : '*'
+    if (this.route === null) this.route = unmatchedRoute(this.prefix)
   }
 
-  /** Each segment's time waiting on each dependency (dependencies/attribution.js), for the aggregator. */
+  /** Each segment's time waiting on each dependency (@nodebench/breakdown's attribution.js), for the aggregator. */
   dependencyTimes () {
     return attributeCalls(this)
   }
@@ -349,70 +347,4 @@ class RequestRecord {
   }
 }
 
-/**
- * The template of the path a router/app layer matched, cached per layer and matched path (a mount path
- * usually matches the same few values), so a request entering a router does not split and re-match it.
- */
-function mountTemplate (layer, matched, params) {
-  if (matched === '') return ''
-  let cache = layer[kTemplates]
-  if (cache === undefined) {
-    cache = new Map()
-    layer[kTemplates] = cache
-  }
-  let template = cache.get(matched)
-  if (template === undefined) {
-    template = templateOf(matched, matchedKeys(layer, matched), params)
-    if (cache.size >= TEMPLATE_CACHE_SIZE) cache.clear()
-    cache.set(matched, template)
-  }
-  return template
-}
-
-function formatOf (contentType) {
-  if (typeof contentType !== 'string') return 'other'
-  if (contentType.includes('json')) return 'json'
-  if (contentType.includes('html')) return 'html'
-  return 'other'
-}
-
-function safeDecode (segment) {
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    return segment
-  }
-}
-
-/**
- * The parameter names `layer` matched. Express 4 and router < 2.3 keep them on the layer; router 2.3 keeps
- * match results local to the request, so the path the layer consumed is matched again for them.
- */
-function matchedKeys (layer, matchedPath) {
-  if (layer.keys !== undefined) return layer.keys
-  if (matchedPath === '' || typeof layer.match !== 'function') return undefined
-  const match = layer.match(matchedPath)
-  return match ? match.keys : undefined
-}
-
-/** `/db/nodebench` with keys [database] and params { database: 'nodebench' } -> `/db/:database`. */
-function templateOf (matchedPath, keys, params) {
-  if (!keys || keys.length === 0 || !params || matchedPath === '') return matchedPath
-  const parts = matchedPath.split('/')
-  let from = 1
-  for (const key of keys) {
-    const name = typeof key === 'object' && key !== null ? key.name : key
-    const value = params[name]
-    if (value === undefined || value === null) continue
-    for (let i = from; i < parts.length; i++) {
-      if (parts[i] === value || safeDecode(parts[i]) === value) {
-        parts[i] = ':' + name
-        from = i + 1
-        break
-      }
-    }
-  }
-  return parts.join('/')
-}
-
-module.exports = { RequestRecord, recordOf, attachRecord, detachRecord, formatOf, templateOf }
+module.exports = { RequestRecord, recordOf, attachRecord, detachRecord }

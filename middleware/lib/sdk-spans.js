@@ -10,7 +10,7 @@ const { layerAttributes, routerAttributes, spanName, requestEndAttributes, error
 
 // nodebench's spans as OpenTelemetry SDK objects, and the SDK pipeline that carries them: used when the app
 // gives nodebench a SpanExporter, and for the spans an app creates itself through the TracerProvider nodebench
-// registered. Loaded only then (span-pipeline.js, lazy-sdk.js): nodebench's default path encodes its spans
+// registered. Loaded only then (span-pipeline/, lazy-sdk.js): nodebench's default path encodes its spans
 // without the SDK (otlp-encoder.js).
 
 const PROCESSED_SPANS_METRIC = 'otel.sdk.processor.span.processed'

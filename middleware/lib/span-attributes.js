@@ -3,7 +3,7 @@
 const { performance } = require('perf_hooks')
 
 // What nodebench's spans say, shared by the two ways it writes them: as ReadableSpans for an exporter
-// (span-pipeline.js) and as OTLP protobuf bytes straight from the request record (otlp-encoder.js).
+// (span-pipeline/pipeline.js) and as OTLP protobuf bytes straight from the request record (otlp-encoder.js).
 
 // instrumentation-express's types for Express's own kinds; a NestJS route is Express's request handler too.
 // The units of Nest's pipeline (guard, interceptor, pipe, response, filter) are not Express's: no express.*.

@@ -2,6 +2,7 @@
 
 const { recordOf } = require('./request-record')
 const { reportInternalError } = require('./internal-errors')
+const { routePath } = require('./operation')
 
 // How a layer is timed without replacing the user's function: Express calls
 // `layer.handle_request(req, res, next)` / `layer.handle_error(err, req, res, next)` (Express 4), or
@@ -138,7 +139,7 @@ function handlerWrapper (original) {
 
 /**
  * A route handler that runs a framework's pipeline (a NestJS route): its entry is a container (kind `route`)
- * whose units (nest-adapter.js) are the segments; while it is open, units go under it.
+ * whose units (nest/) are the segments; while it is open, units go under it.
  */
 function pipelineWrapper (original) {
   return function handleRequest (req, res, next) {
@@ -210,12 +211,6 @@ function routeExit (record, firstEntry, next) {
     if (!record.done) record.closeOpenEntries(firstEntry)
     return next(err)
   }
-}
-
-function routePath (path) {
-  if (typeof path === 'string') return path
-  if (Array.isArray(path)) return path.map(routePath).join('|')
-  return String(path)
 }
 
 /**
@@ -359,6 +354,5 @@ module.exports = {
   markUntimedLayer,
   isWrapped,
   wrapParamCallback,
-  copyFunctionIdentity,
-  routePath
+  copyFunctionIdentity
 }

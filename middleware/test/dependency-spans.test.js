@@ -2,7 +2,7 @@
 
 // Dependency calls as CLIENT spans and the request span's HTTP server attributes, written both ways: straight
 // from the record as OTLP bytes (otlp-encoder.js) and as SDK spans (sdk-spans.js), byte for byte the same.
-// And how a segment's time splits among the calls it waited on (dependencies/attribution.js).
+// And how a segment's time splits among the calls it waited on (@nodebench/breakdown's attribution.js).
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -10,7 +10,8 @@ const resources = require('@opentelemetry/resources')
 const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer')
 const { RequestRecord } = require('../lib/request-record')
 const { DirectSpanWriter } = require('../lib/sdk-spans')
-const { RecordSpanEncoder, ProtoWriter, frameExportRequest, encodeResource, encodeScope } = require('../lib/otlp-encoder')
+const { ProtoWriter, frameExportRequest, encodeResource, encodeScope } = require('../lib/proto-writer')
+const { RecordSpanEncoder } = require('../lib/otlp-encoder')
 const { DependencyCall } = require('../lib/dependencies/calls')
 const { describeDependency } = require('../lib/dependencies/describe')
 const { attributeCalls } = require('@nodebench/breakdown')

@@ -1,6 +1,6 @@
 'use strict'
 
-// A Nest unit that returns an Observable (a guard, a pipe) ends when the Observable ends: nest-adapter.js
+// A Nest unit that returns an Observable (a guard, a pipe) ends when the Observable ends: nest/units.js
 // hands Nest the same Observable tapped (settled()). With the rxjs Nest itself uses (the example's, 7.x), a
 // tapped Observable must do for its subscriber exactly what the Observable does untapped: the same values,
 // errors and completion in the same order, the same teardown when the subscriber leaves early, and an error
@@ -9,7 +9,7 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
-const { settled } = require('../lib/nest-adapter')
+const { settled } = require('../lib/nest')
 const { RequestRecord } = require('../lib/request-record')
 
 const rxjs = require(require.resolve('rxjs', { paths: [path.join(__dirname, '..', '..', 'examples', 'nest-cats')] }))

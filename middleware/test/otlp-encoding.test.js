@@ -12,9 +12,9 @@ const resources = require('@opentelemetry/resources')
 const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer')
 const { RequestRecord } = require('../lib/request-record')
 const { DirectSpanWriter } = require('../lib/sdk-spans')
-const {
-  ProtoWriter, RecordSpanEncoder, RandomSpanIds, encodeResource, encodeScope, frameExportRequest, frameHeadRoom
-} = require('../lib/otlp-encoder')
+const { ProtoWriter, encodeResource, encodeScope, frameExportRequest, frameHeadRoom } = require('../lib/proto-writer')
+const { RandomSpanIds } = require('../lib/span-templates')
+const { RecordSpanEncoder } = require('../lib/otlp-encoder')
 const { RecordExporter, MAX_EXPORTS_IN_FLIGHT } = require('../lib/otlp-export')
 const { pathOf } = require('../lib/span-attributes')
 

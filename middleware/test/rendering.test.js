@@ -241,7 +241,8 @@ test('a render\'s INTERNAL span and a serialisation\'s none: the encoder writes 
   const { ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer')
   const { RequestRecord } = require('../lib/request-record')
   const { DirectSpanWriter } = require('../lib/sdk-spans')
-  const { RecordSpanEncoder, ProtoWriter, frameExportRequest, encodeResource, encodeScope } = require('../lib/otlp-encoder')
+  const { RecordSpanEncoder } = require('../lib/otlp-encoder')
+  const { ProtoWriter, frameExportRequest, encodeResource, encodeScope } = require('../lib/proto-writer')
   const { DependencyCall } = require('../lib/dependencies/calls')
   const { describeDependency } = require('../lib/dependencies/describe')
   const scope = { name: '@nodebench/trace', version: '0.1.0' }

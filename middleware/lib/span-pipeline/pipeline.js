@@ -1,33 +1,17 @@
 'use strict'
 
 const api = require('@opentelemetry/api')
-const { reportInternalError, log, notice } = require('./internal-errors')
-const { hasPendingNames, resolveNames } = require('./function-names')
-const { parseTraceparent, ensureRequestIds } = require('./trace-context')
-const { LazyTracerProvider, LazyPropagator } = require('./lazy-sdk')
-const { detectResource } = require('./resource')
-const { RecordExporter } = require('./otlp-export')
-const { serverSpanAttributes } = require('./server-span-attributes')
-const { startDependencySpans } = require('./dependencies/spans')
-const { layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, pathOf } = require('./span-attributes')
-const { settleLayerSpans } = require('./layer-spans')
-
-const TRACER_NAME = '@nodebench/trace'
-// Where every copy of @opentelemetry/api 1.x registers its globals (the context manager under `context`).
-const OTEL_API_GLOBALS = Symbol.for('opentelemetry.js.api.1')
-const TRACER_VERSION = require('../package.json').version
-
-/** The TracerProvider registered with @opentelemetry/api, or null when none is. */
-function registeredTracerProvider () {
-  const provider = api.trace.getTracerProvider()
-  if (typeof provider.getDelegate !== 'function') return provider
-  const delegate = provider.getDelegate()
-  return delegate === new api.ProxyTracerProvider().getDelegate() ? null : delegate
-}
-
-function isGlobalTracerProviderRegistered () {
-  return registeredTracerProvider() !== null
-}
+const { reportInternalError, log } = require('../internal-errors')
+const { hasPendingNames, resolveNames } = require('../function-names')
+const { parseTraceparent, ensureRequestIds } = require('../trace-context')
+const { LazyTracerProvider, LazyPropagator } = require('../lazy-sdk')
+const { serverSpanAttributes } = require('../server-span-attributes')
+const { startDependencySpans } = require('../dependencies/spans')
+const { layerAttributes, routerAttributes, spanName, requestEndAttributes, errorMessage, pathOf } = require('../span-attributes')
+const { settleLayerSpans } = require('../layer-spans')
+const {
+  TRACER_NAME, TRACER_VERSION, OTEL_API_GLOBALS, registeredTracerProvider, requestServerSpan, delegateTracerProvider
+} = require('./otel-api')
 
 function envInteger (env, name, fallback) {
   const value = Number(env[name])
@@ -44,72 +28,11 @@ function batchingOf (config, env) {
   })
 }
 
-// instrumentation-http runs a request in a context that holds, beside the active span, the request's SERVER span
-// as RPC metadata (@opentelemetry/core's setRPCMetadata, under this key: createContextKey is Symbol.for). Spans
-// active inside the request (instrumentation-express's layer span of a middleware before nodebench's, an app's
-// own) do not change it.
-const RPC_METADATA_KEY = api.createContextKey('OpenTelemetry SDK Context Key RPC_METADATA')
-
 /**
- * The SERVER span of the request coming in (instrumentation-http's), or undefined: never merely the span that
- * happens to be active (one of the app's, or one that ended long ago in the context the server was started in).
- * Another HTTP server instrumentation's span counts when it is an SDK span of kind SERVER still recording.
- * Asked only with a context manager registered (`globals.context`): without one none can be active, and the
- * API's look-up cost ~10 µs a request on Node.js 24 (benchmarks/README.md, "sampleRatio 0.1's µs a span is
- * mostly not spans").
- */
-function requestServerSpan () {
-  const context = api.context.active()
-  const metadata = context.getValue(RPC_METADATA_KEY)
-  if (metadata !== undefined && metadata !== null && typeof metadata === 'object' && metadata.span !== undefined) {
-    return metadata.span
-  }
-  const active = api.trace.getSpan(context)
-  if (active !== undefined && active.kind === api.SpanKind.SERVER && active.isRecording()) return active
-  return undefined
-}
-
-/**
- * Sets nodebench's TracerProvider as the delegate of the API's ProxyTracerProvider without taking the global
- * `trace` slot: the app's own SDK (a NodeSDK started after nodebench's first request) can still register its
- * provider, which then replaces nodebench's as the delegate. Returns false when the API has no such proxy.
- */
-function delegateTracerProvider (provider) {
-  const proxy = api.trace.getTracerProvider()
-  if (!(proxy instanceof api.ProxyTracerProvider)) return false
-  proxy.setDelegate(provider)
-  return true
-}
-
-const NO_SPANS = Object.freeze({
-  enabled: false,
-  ensureStarted () {},
-  // nodebench writes no spans: instrumentation-express's stay as the app configured them.
-  expressInstrumentationFound () {},
-  start () { return null },
-  end () {},
-  droppedSpans () { return 0 },
-  flush () { return Promise.resolve() },
-  shutdown () { return Promise.resolve() }
-})
-
-/**
- * Creates spans for sampled requests. Started on the first request: by then the app has registered its own
- * TracerProvider if it has one, and nodebench then uses it instead of starting one.
- *
- * Three ways:
- * - exporter 'otlp', nothing registered (the default): nodebench's own pipeline. Spans are encoded from the
- *   request records (otlp-export.js) and nothing of the SDK is loaded; nodebench offers a TracerProvider (as
- *   the API's delegate, not in its global slot: delegateTracerProvider) and registers propagators that load
- *   the SDK if the app itself uses @opentelemetry/api (lazy-sdk.js). A later nodebenchTrace() in the same
- *   process shares this pipeline.
- * - exporter 'otlp' (or 'app': OTEL_TRACES_EXPORTER names an exporter only the app's SDK has, options.js) and
- *   the app registered a TracerProvider (e.g. NodeSDK): spans go through its tracer. The API's global slot is
- *   read again on each request that could have spans (one property read), so a provider the app registers
- *   after nodebench's first request carries the spans from then on. With 'app' and no provider of the app's,
- *   nodebench writes no spans.
- * - a SpanExporter: nodebench's spans as SDK objects into a BatchSpanProcessor in front of it (sdk-spans.js),
- *   made at construction; its provider is registered unless the app has one. Chosen once.
+ * What every span pipeline does the same, whichever carries the spans: the sampling decision and the request
+ * span (start, open), the spans of a finished record (end, write, emitThroughTracer), records waiting for their
+ * layers' names, flushing, shutting down and leaving the API's globals as they were. A subclass per exporter
+ * (index.js) prepares its pipeline at construction (prepare) and starts it on the first request (startPipeline).
  */
 class SpanPipeline {
   constructor (config, env = process.env) {
@@ -124,7 +47,7 @@ class SpanPipeline {
     this.registered = false
     this.propagator = null // the propagator nodebench registered, if it did
     this.contextManager = null // the context manager nodebench registered (activeContext), if it did
-    this.followsApp = config.exporter !== 'none' && typeof config.exporter === 'string' // 'otlp' or 'app'
+    this.followsApp = false // spans follow the API's global `trace` slot (AppSpanPipeline)
     this.traceSlot = undefined // the API's global `trace` slot when last read (followsApp)
     this.ownDirect = null // nodebench's own writer, kept while the app's provider carries the spans
     this.layerSpans = true // whether nodebench writes layer spans under another instrumentation's SERVER span
@@ -143,46 +66,11 @@ class SpanPipeline {
     this.awaitingTimer = null
     this.prepared = null
     try {
-      // sampleRatio 0 samples only a request whose traceparent asks for it: the resource (@opentelemetry/resources
-      // and the semantic conventions, ~1.2 MB of heap every full collection walks) is detected when the first
-      // batch is sent, not at start-up (benchmarks/LOG.md, "Sampling nothing loads nothing").
-      if (config.exporter === 'otlp') this.prepared = config.sampleRatio > 0 ? this.prepareOwnPipeline() : { records: null }
-      else if (config.exporter === 'app') this.prepared = { records: null }
-      else this.prepared = this.prepareExporterPipeline()
+      this.prepared = this.prepare()
     } catch (err) {
       reportInternalError('load OpenTelemetry (spans are off)', err)
       this.closed = true
     }
-  }
-
-  /**
-   * nodebench's own export (exporter 'otlp'), made when nodebenchTrace() is called, with the resource: the
-   * first request then only decides whose pipeline carries the spans. Nothing here is registered or sent.
-   */
-  prepareOwnPipeline () {
-    this.resource()
-    // A nodebenchTrace() made while another one's pipeline runs will share that one (startOtlp).
-    return { records: registeredTracerProvider() instanceof LazyTracerProvider ? null : this.newRecordExporter() }
-  }
-
-  newRecordExporter () {
-    return new RecordExporter({ resource: () => this.resource(), scope: this.scope, ...this.batching })
-  }
-
-  /**
-   * The SDK pipeline in front of the app's SpanExporter, made when nodebenchTrace() is called: loading the SDK
-   * and detecting the resource took ~45 ms and ~4 ms, which the first request would otherwise wait for.
-   */
-  prepareExporterPipeline () {
-    const sdk = require('./sdk-spans')
-    const { RandomIdGenerator } = require('@opentelemetry/sdk-trace')
-    const dropCounter = sdk.createDropCounter()
-    const resource = detectResource(this.config.serviceName)
-    const { provider, processor } = sdk.createSdkProvider({
-      resource, exporter: this.config.exporter, batching: this.batching, dropCounter
-    })
-    const direct = new sdk.DirectSpanWriter(processor, resource, new RandomIdGenerator(), this.scope)
-    return { provider, processor, direct, dropCounter }
   }
 
   /** Starts the export pipeline once. If that fails, spans are off and the breakdown carries on. */
@@ -190,58 +78,10 @@ class SpanPipeline {
     if (this.started || this.closed) return
     this.started = true
     try {
-      if (this.followsApp) this.startOtlp()
-      else this.startWithExporter()
+      this.startPipeline()
     } catch (err) {
       reportInternalError('start OpenTelemetry (spans are off)', err)
       this.closed = true
-    }
-  }
-
-  startOtlp () {
-    const prepared = this.prepared
-    this.prepared = null
-    this.traceSlot = traceSlot()
-    const registered = registeredTracerProvider()
-    if (registered instanceof LazyTracerProvider && !registered.records.closed) {
-      // Another nodebenchTrace() of this process started OpenTelemetry: one export for the process.
-      this.records = registered.records
-      this.direct = this.ownDirect = new RecordWriter(this.records)
-      this.ownPropagation = registered.ownPropagation
-      return
-    }
-    if (registered !== null) {
-      // The app's own pipeline: spans go through its tracer, its processors and its exporter.
-      this.tracer = api.trace.getTracer(TRACER_NAME, TRACER_VERSION)
-      return
-    }
-    if (this.config.exporter === 'app') {
-      notice('no provider for the app\'s exporter', `OTEL_TRACES_EXPORTER=${process.env.OTEL_TRACES_EXPORTER} is an exporter of the app's ` +
-        "OpenTelemetry SDK, and the app has registered no TracerProvider, so nodebench's spans wait for one (the " +
-        'breakdown carries on). Start the SDK (e.g. NodeSDK) before the app serves, or set OTEL_TRACES_EXPORTER=otlp')
-      return
-    }
-    this.records = prepared.records !== null ? prepared.records : this.newRecordExporter()
-    this.ownsRecords = true
-    this.direct = this.ownDirect = new RecordWriter(this.records)
-    const provider = new LazyTracerProvider(() => this.createAppSpanPipeline(), this.records)
-    this.registerGlobally(provider)
-    provider.ownPropagation = this.ownPropagation
-  }
-
-  /**
-   * The API's global `trace` slot changed since the last request (the app registered its provider, or removed
-   * it): spans go through the app's provider when it has one, else through nodebench's own pipeline, if any.
-   */
-  followRegisteredProvider (slot) {
-    this.traceSlot = slot
-    const registered = registeredTracerProvider()
-    if (registered !== null && !(registered instanceof LazyTracerProvider)) {
-      this.tracer = api.trace.getTracer(TRACER_NAME, TRACER_VERSION)
-      this.direct = null
-    } else {
-      this.tracer = null
-      this.direct = this.ownDirect
     }
   }
 
@@ -253,41 +93,6 @@ class SpanPipeline {
     // Spans are off (OpenTelemetry failed to load): instrumentation-express's stay as the app configured them.
     if (this.closed) return
     this.layerSpans = settleLayerSpans(this.config.layerSpans, instrumentation)
-  }
-
-  /** The resource (resource.js), detected when nodebenchTrace() is called. */
-  resource () {
-    if (this.detectedResource === null) this.detectedResource = detectResource(this.config.serviceName)
-    return this.detectedResource
-  }
-
-  /**
-   * For the spans the app creates through the provider nodebench registered: the SDK's provider and a
-   * BatchSpanProcessor in front of an OTLPTraceExporter (made when the first of them is exported).
-   */
-  createAppSpanPipeline () {
-    const sdk = require('./sdk-spans')
-    const dropCounter = sdk.createDropCounter()
-    const created = sdk.createSdkProvider({
-      resource: this.resource(), exporter: sdk.lazyOtlpTraceExporter(), batching: this.batching, dropCounter
-    })
-    this.processor = created.processor
-    this.sdkDrops = dropCounter.count
-    return created
-  }
-
-  startWithExporter () {
-    const prepared = this.prepared
-    this.prepared = null
-    this.processor = prepared.processor
-    this.sdkDrops = prepared.dropCounter.count
-    this.direct = prepared.direct
-    if (!isGlobalTracerProviderRegistered()) {
-      this.registerGlobally(prepared.provider)
-    } else {
-      // The app has its own provider: nodebench's stays private, its exporter gets nodebench's spans.
-      this.provider = prepared.provider
-    }
   }
 
   /**
@@ -575,27 +380,6 @@ class SpanPipeline {
   }
 }
 
-/** What the API's global `trace` slot holds (the ProxyTracerProvider once a provider is registered), or undefined. */
-function traceSlot () {
-  const globals = globalThis[OTEL_API_GLOBALS]
-  return globals === undefined ? undefined : globals.trace
-}
-
 function noop () {}
 
-/** exporter 'otlp': the record's spans are encoded as OTLP protobuf bytes at once (otlp-export.js). */
-class RecordWriter {
-  constructor (records) {
-    this.records = records
-  }
-
-  write (record, urlPath) {
-    this.records.add(record, urlPath)
-  }
-}
-
-function createSpanPipeline (config, env) {
-  return config.exporter === 'none' ? NO_SPANS : new SpanPipeline(config, env)
-}
-
-module.exports = { createSpanPipeline, isGlobalTracerProviderRegistered, registeredTracerProvider, TRACER_NAME }
+module.exports = { SpanPipeline, batchingOf }
