@@ -162,7 +162,8 @@ test('the dependencies each segment waited on: read back from nodebench.dependen
   await waitForScrapes({ url: prometheus.url, labels: { fleet: 'dependencies' }, count: 1, after: new Date() })
   const since = new Date()
   // The handler of each relay asks the app itself for the item: `http GET 127.0.0.1:<port>`, one call a request
-  // (but for the first ones: the first call heard is what turns the observation on).
+  // (but for the first ones: the first call heard is what turns the observation on); and answers with res.json,
+  // `serialize json`, the other dependency of its segment.
   await send(instance.base, '/api/relay/{n}', 30)
   await waitForScrapes({ url: prometheus.url, labels: { fleet: 'dependencies' }, count: 1, after: new Date() })
 
@@ -172,12 +173,12 @@ test('the dependencies each segment waited on: read back from nodebench.dependen
   const own = JSON.parse((await request(`${instance.base}/__nodebench`)).body).operations.find((o) => o.route === '/api/relay/:id')
   const handler = relay.segments.find((s) => s.name === 'relayItem')
   const ownHandler = own.segments.find((s) => s.name === 'relayItem')
-  assert.ok(ownHandler.dependencies?.length === 1, 'the instance recorded the call')
+  assert.deepEqual(ownHandler.dependencies?.map((d) => d.system).sort(), ['http', 'serialize'], 'the instance recorded the call and the serialisation')
   assert.deepEqual(handler.dependencies.map((d) => [d.system, d.operation, d.target, d.count]),
     ownHandler.dependencies.map((d) => [d.system, d.operation, d.target, d.count]))
-  assert.match(handler.dependencies[0].target, /^127\.0\.0\.1:\d+$/)
-  const [fromMetrics] = handler.dependencies
-  const [fromInstance] = ownHandler.dependencies
+  const fromMetrics = handler.dependencies.find((d) => d.system === 'http')
+  const fromInstance = ownHandler.dependencies.find((d) => d.system === 'http')
+  assert.match(fromMetrics.target, /^127\.0\.0\.1:\d+$/)
   assert.ok(Math.abs(fromMetrics.totalMs - fromInstance.totalMs) < 0.01, `${fromMetrics.totalMs} ms against ${fromInstance.totalMs}`)
   assert.ok(Math.abs(fromMetrics.share - fromInstance.share) < 0.001)
   assert.ok(fromMetrics.share > 0 && fromMetrics.share < handler.share)
@@ -187,7 +188,9 @@ test('the dependencies each segment waited on: read back from nodebench.dependen
   assert.equal(table.code, 0, table.stderr)
   const lines = table.stdout.split('\n')
   const row = lines.findIndex((line) => /^\| \d+ \| relayItem \| handler \|/.test(line))
-  assert.match(lines[row + 1], /^\| +\| +└ http GET 127\.0\.0\.1:\d+ \| dependency \| [\d.]+ calls? \| [\d.]+ \|/)
+  const under = lines.slice(row + 1, row + 3)
+  assert.ok(under.some((line) => /^\| +\| +└ http GET 127\.0\.0\.1:\d+ \| dependency \| [\d.]+ calls? \| [\d.]+ \|/.test(line)), under.join('\n'))
+  assert.ok(under.some((line) => /^\| +\| +└ serialize json +\| dependency \|/.test(line)), under.join('\n'))
 })
 
 test('bad input gets one clear line: an unreachable Prometheus, a URL that is not one, an unknown service', { timeout: 60_000 }, async (t) => {

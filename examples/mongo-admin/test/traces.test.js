@@ -83,6 +83,8 @@ test('Jaeger holds the request spans\' HTTP attributes and each MongoDB command 
   const segmentOf = (snapshot, operation, name) =>
     snapshot.operations.find((o) => `${o.method} ${o.route}` === operation).segments.find((s) => s.name === name)
   const waits = (segment) => (segment.dependencies ?? []).map((d) => `${d.system} ${d.operation} ${d.target}`).sort()
+  // The database's: a JSON handler also has `serialize json` (its res.json), which has no span to read back.
+  const databaseWaits = (segment) => waits(segment).filter((wait) => wait.startsWith('mongodb '))
   for (const [route, name, expected] of [
     ['GET /api/db/:database/:collection/:document', 'document', ['mongodb find users']],
     ['GET /db/:database/:collection/:document', 'document', ['mongodb find users']],
@@ -90,10 +92,11 @@ test('Jaeger holds the request spans\' HTTP attributes and each MongoDB command 
     ['POST /api/db/:database/:collection', 'addDocument', ['mongodb insert users']]
   ]) {
     const segment = segmentOf(own, route, name)
-    assert.deepEqual(waits(segment), expected, `${route} ${name}`)
+    assert.deepEqual(databaseWaits(segment), expected, `${route} ${name}`)
     const waited = segment.dependencies.reduce((sum, d) => sum + d.share, 0)
     assert.ok(waited > 0 && waited <= segment.share + 1e-9, `${route} ${name}: the database's ${waited} of the segment's ${segment.share}`)
   }
+  assert.ok(waits(segmentOf(own, 'GET /api/db/:database/:collection', 'viewCollection')).includes('serialize json '), 'the JSON answer\'s serialisation')
 
   await server.trace.flush()
   const jaegerClient = new JaegerClient({ url: jaeger.queryUrl })
@@ -139,7 +142,7 @@ test('Jaeger holds the request spans\' HTTP attributes and each MongoDB command 
     ['POST /api/db/:database/:collection', 'addDocument']
   ]) {
     const segment = segmentOf(fromJaeger, route, name)
-    assert.deepEqual(waits(segment), waits(segmentOf(own, route, name)), `${route} ${name} from Jaeger`)
+    assert.deepEqual(waits(segment), databaseWaits(segmentOf(own, route, name)), `${route} ${name} from Jaeger`)
     for (const dependency of segment.dependencies) {
       assert.ok(dependency.count >= 0.8 && dependency.count <= 1, `${name}: ${dependency.count} calls a request`)
       assert.ok(dependency.share > 0 && dependency.meanMs <= segment.meanMs + 1e-9)
