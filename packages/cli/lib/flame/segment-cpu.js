@@ -1,6 +1,7 @@
 'use strict'
 
 const { VM_STATES, BETWEEN_SEGMENTS } = require('./read-profile')
+const { OUTSIDE_SEGMENTS, outsideSegment } = require('./outside-segments')
 
 // CPU beside wall time, per segment: where a request waits is the breakdown's share of response time; whether
 // a segment computes while it does is its share of the CPU samples. A sample belongs to
@@ -11,9 +12,12 @@ const { VM_STATES, BETWEEN_SEGMENTS } = require('./read-profile')
 //   in an app that runs @nodebench/trace: read-profile.js): the code after an `await` in a controller, a bcrypt
 //   round in a setImmediate callback the controller awaits, a driver's callback, each counts for the segment
 //   that was open in its request when it ran;
-// - else nobody: Node.js's own I/O, the event loop, a request's work between its segments, another operation's,
-//   and without contexts every continuation (shown as not attributed, never spread over the segments); garbage
-//   collection is a row of its own.
+// - else, where its stack names it, a row of its own outside the segments (outside-segments.js): Node.js's HTTP
+//   server and Express's routing (parsing a request and routing it before its first segment, finishing its
+//   response), the database driver's pooled connections in no request, the log of contexts itself;
+// - else nobody: the event loop, native code, another operation's requests, and without contexts every
+//   continuation (shown as not attributed, never spread over the segments); garbage collection is a row of
+//   its own.
 //
 // Each segment's time then splits into its own CPU, the dependencies it waited on and the rest (segmentTime).
 
@@ -44,9 +48,11 @@ function sameOperation (context, operation) {
  *   the samples carry their async contexts
  * @returns {{ onCpu: number, contexts: boolean, segments: Array<{ name, kind, order, file, line, wallShare,
  *   samples, asyncSamples, cpuShare, categories: Array<{ category, share }>, time }>,
- *   garbageCollection: { samples, share }, notAttributed: { samples, share, inRequests, categories } }}
+ *   garbageCollection: { samples, share }, outsideSegments: Array<{ key, name, samples, share, categories }>,
+ *   notAttributed: { samples, share, inRequests, categories } }}
  *   `contexts`: whether samples were attributed by async context; `asyncSamples`: a segment's samples found by
- *   it; `inRequests`: the samples not attributed that ran for a request (between its segments, or another
+ *   it; `outsideSegments`: one row per entry of outside-segments.js, in its order, samples or not;
+ *   `inRequests`: the samples not attributed that ran for a request (between its segments, or another
  *   operation's); `time`: segmentTime's
  */
 function segmentCpu (charged, operation, timing = {}) {
@@ -86,6 +92,9 @@ function segmentCpu (charged, operation, timing = {}) {
       found.find((row) => row.kind === context.kind) ?? found[0]
   }
   const notAttributed = { samples: 0, inRequests: 0, cpuMs: 0, categoryCounts: new Map() }
+  const outside = new Map(OUTSIDE_SEGMENTS.map(({ key, name }) => [key, {
+    key, name, samples: 0, cpuMs: 0, categoryCounts: new Map()
+  }]))
   let garbageCollection = 0
   for (const { sample, charge } of charged) {
     if (sample.vmState === VM_STATES.GC) {
@@ -102,9 +111,15 @@ function segmentCpu (charged, operation, timing = {}) {
       row = rowOfContext(sample.context)
       if (row !== undefined) row.asyncSamples++
     }
+    const { context } = sample
+    const inRequest = context !== null && context !== undefined
+    // Another operation's request: not this operation's to name.
+    if (row === undefined && (!inRequest || context === BETWEEN_SEGMENTS || sameOperation(context, operation))) {
+      row = outside.get(outsideSegment(sample, { contexts, noRequest: !inRequest })?.key)
+    }
     if (row === undefined) {
       row = notAttributed
-      if (sample.context !== null && sample.context !== undefined) notAttributed.inRequests++
+      if (inRequest) notAttributed.inRequests++
     }
     row.samples++
     row.cpuMs += sample.weightUs === undefined ? evenMs : sample.weightUs / 1000
@@ -128,6 +143,9 @@ function segmentCpu (charged, operation, timing = {}) {
       time: segmentTime(operation.segments[i], scale === null ? null : cpuMs * scale)
     })),
     garbageCollection: { samples: garbageCollection, share: share(garbageCollection) },
+    outsideSegments: [...outside.values()].map((row) => ({
+      key: row.key, name: row.name, samples: row.samples, share: share(row.samples), categories: categories(row)
+    })),
     notAttributed: {
       samples: notAttributed.samples,
       share: share(notAttributed.samples),

@@ -1,0 +1,68 @@
+'use strict'
+
+const path = require('node:path')
+const { CATEGORIES, frameCategory } = require('./categories')
+
+// What a sample on CPU that no segment holds is, where its stack says so (segment-cpu.js asks only after
+// neither a layer's frame nor the sample's async context gave it a segment). On doc-read, a tenth of the samples
+// held no segment: Node.js parsing each request and Express routing it before its first segment opens (the work
+// runs synchronously in the socket's read, before the request has a context), the database driver reading its
+// pooled connections (a connection's socket belongs to no request), and the log of contexts itself. Each is a
+// row of its own, beside garbage collection; what no rule names stays not attributed. None is spread over the
+// segments: Express's routing is the breakdown's `unattributed` too (docs/flame.md).
+
+// Node.js's HTTP server: parsing a request (parserOnHeadersComplete, parserOnIncoming), making its
+// IncomingMessage and ServerResponse, writing and finishing the response (resOnFinish, clearIncoming).
+const NODE_HTTP_FILE = /^node:_http_(?:server|common|incoming|outgoing)$/
+// The log of contexts (the app's own copy of @nodebench/trace) and flame's agent that asks for it: in the app
+// only while flame's profiler samples.
+const CONTEXT_LOG_FILE = /[\\/](?:middleware|@nodebench[\\/]trace)[\\/]lib[\\/]cpu-context\.js$/
+const AGENT_FILE = path.join(__dirname, 'v8-agent.js')
+// Node.js calling async_hooks' before and after hooks (of callbacks, of promises): the log's are the ones an app
+// has while flame profiles it (AsyncLocalStorage needs none).
+const HOOK_CALLS = new Set(['emitHook', 'promiseBeforeHook', 'promiseAfterHook'])
+const isHookCall = (frame) => frame.file === 'node:internal/async_hooks' && HOOK_CALLS.has(frame.name)
+const isContextLog = (frame) => CONTEXT_LOG_FILE.test(frame.file) || frame.file === AGENT_FILE || isHookCall(frame)
+const isHttpOrRouting = (frame) => NODE_HTTP_FILE.test(frame.file) || frameCategory(frame) === CATEGORIES.EXPRESS
+const isDatabaseDriver = (frame) => frameCategory(frame) === CATEGORIES.DATABASE
+
+function hasFrame (frames, test) {
+  return frames.some((frame) => frame.kind === 'js' && frame.file !== '' && test(frame))
+}
+
+/**
+ * The rows, in the order they are tried and shown. `inNoRequest`: the rule applies only to a sample whose async
+ * context says it ran for no request (without contexts, such a stack may be a segment's continuation).
+ */
+const OUTSIDE_SEGMENTS = Object.freeze([
+  Object.freeze({
+    key: 'contextLog',
+    name: 'logging the async contexts (nodebench flame\'s, only while it profiles)',
+    inNoRequest: false,
+    test: (frames) => hasFrame(frames, isContextLog)
+  }),
+  Object.freeze({
+    key: 'httpAndRouting',
+    name: 'HTTP and routing (Node.js, Express; outside the segments)',
+    inNoRequest: false,
+    test: (frames) => hasFrame(frames, isHttpOrRouting)
+  }),
+  Object.freeze({
+    key: 'databaseConnections',
+    name: 'database driver in no request (reading its pooled connections, monitoring)',
+    inNoRequest: true,
+    test: (frames) => hasFrame(frames, isDatabaseDriver)
+  })
+])
+
+/**
+ * The row (an entry of OUTSIDE_SEGMENTS) of a sample no segment holds, or undefined: not attributed.
+ * @param {{ frames: object[], context?: object|null }} sample
+ * @param {{ contexts: boolean, noRequest: boolean }} known whether the samples carry contexts, and whether this
+ *   one's says it ran for no request
+ */
+function outsideSegment (sample, { contexts, noRequest }) {
+  return OUTSIDE_SEGMENTS.find((row) => (!row.inNoRequest || (contexts && noRequest)) && row.test(sample.frames))
+}
+
+module.exports = { OUTSIDE_SEGMENTS, outsideSegment }
