@@ -30,39 +30,53 @@ function hasFrame (frames, test) {
   return frames.some((frame) => frame.kind === 'js' && frame.file !== '' && test(frame))
 }
 
+/** Whether the stack starts in Node.js's HTTP server (its parser's callbacks): a request arriving, run at once. */
+function startsInHttpServer (frames) {
+  for (let i = frames.length - 1; i >= 0; i--) {
+    if (frames[i].kind === 'js' && frames[i].file !== '') return /^node:_http_(?:server|common)$/.test(frames[i].file)
+  }
+  return false
+}
+
 /**
- * The rows, in the order they are tried and shown. `inNoRequest`: the rule applies only to a sample whose async
- * context says it ran for no request (without contexts, such a stack may be a segment's continuation).
+ * The rows, in the order they are shown. Each `test(frames, known)` with `known` as outsideSegment's:
+ * where the sample's context says no segment of a request ran, the stack alone decides what it is; without
+ * contexts, a stack that runs Express or the driver may be a segment's continuation (the response a handler
+ * sends after an await), so only what cannot be holds: a request's parsing and routing as it arrives.
  */
 const OUTSIDE_SEGMENTS = Object.freeze([
   Object.freeze({
     key: 'contextLog',
     name: 'logging the async contexts (nodebench flame\'s, only while it profiles)',
-    inNoRequest: false,
+    // The log's hooks run in whatever request's context the callback they wrap has: their CPU is flame's own,
+    // not that request's segment's, so this row is tried before the sample's context.
+    overContext: true,
     test: (frames) => hasFrame(frames, isContextLog)
   }),
   Object.freeze({
     key: 'httpAndRouting',
     name: 'HTTP and routing (Node.js, Express; outside the segments)',
-    inNoRequest: false,
-    test: (frames) => hasFrame(frames, isHttpOrRouting)
+    overContext: false,
+    test: (frames, { contexts }) => contexts ? hasFrame(frames, isHttpOrRouting) : startsInHttpServer(frames)
   }),
   Object.freeze({
     key: 'databaseConnections',
     name: 'database driver in no request (reading its pooled connections, monitoring)',
-    inNoRequest: true,
-    test: (frames) => hasFrame(frames, isDatabaseDriver)
+    overContext: false,
+    test: (frames, { contexts, noRequest }) => contexts && noRequest && hasFrame(frames, isDatabaseDriver)
   })
 ])
 
 /**
- * The row (an entry of OUTSIDE_SEGMENTS) of a sample no segment holds, or undefined: not attributed.
+ * The row (an entry of OUTSIDE_SEGMENTS) of a sample no layer's frame holds, or undefined. Asked twice: before
+ * the sample's context is (`overContext`: the rows that win over it), and after it gave no segment (the others;
+ * undefined then: not attributed).
  * @param {{ frames: object[], context?: object|null }} sample
- * @param {{ contexts: boolean, noRequest: boolean }} known whether the samples carry contexts, and whether this
- *   one's says it ran for no request
+ * @param {{ contexts: boolean, noRequest: boolean, overContext: boolean }} known whether the samples carry
+ *   contexts, whether this one's says it ran for no request (else: between a request's segments), which rows
  */
-function outsideSegment (sample, { contexts, noRequest }) {
-  return OUTSIDE_SEGMENTS.find((row) => (!row.inNoRequest || (contexts && noRequest)) && row.test(sample.frames))
+function outsideSegment (sample, known) {
+  return OUTSIDE_SEGMENTS.find((row) => row.overContext === known.overContext && row.test(sample.frames, known))
 }
 
 module.exports = { OUTSIDE_SEGMENTS, outsideSegment }

@@ -8,13 +8,15 @@ const { OUTSIDE_SEGMENTS, outsideSegment } = require('./outside-segments')
 // - the innermost frame of its stack that is the function of one of the operation's segments (matched by the
 //   file and line the breakdown gives each segment): a layer's synchronous part, its own code and what it calls
 //   before it returns, a template engine under res.render included;
+// - else, when its stack is the log of contexts itself (its hooks, flame's agent), that log's row, whatever the
+//   context it ran in: flame's own work while it profiles (outside-segments.js);
 // - else the segment in whose async context it ran, where the profile has its samples' contexts (V8's profiler
 //   in an app that runs @nodebench/trace: read-profile.js): the code after an `await` in a controller, a bcrypt
 //   round in a setImmediate callback the controller awaits, a driver's callback, each counts for the segment
 //   that was open in its request when it ran;
 // - else, where its stack names it, a row of its own outside the segments (outside-segments.js): Node.js's HTTP
 //   server and Express's routing (parsing a request and routing it before its first segment, finishing its
-//   response), the database driver's pooled connections in no request, the log of contexts itself;
+//   response), the database driver's pooled connections in no request;
 // - else nobody: the event loop, native code, another operation's requests, and without contexts every
 //   continuation (shown as not attributed, never spread over the segments); garbage collection is a row of
 //   its own.
@@ -107,15 +109,17 @@ function segmentCpu (charged, operation, timing = {}) {
       row = byLocation.get(locationKey(frame.file, frame.line))
       if (row !== undefined) break
     }
-    if (row === undefined) {
-      row = rowOfContext(sample.context)
-      if (row !== undefined) row.asyncSamples++
-    }
     const { context } = sample
     const inRequest = context !== null && context !== undefined
+    const known = { contexts, noRequest: !inRequest }
+    if (row === undefined) row = outside.get(outsideSegment(sample, { ...known, overContext: true })?.key)
+    if (row === undefined) {
+      row = rowOfContext(context)
+      if (row !== undefined) row.asyncSamples++
+    }
     // Another operation's request: not this operation's to name.
     if (row === undefined && (!inRequest || context === BETWEEN_SEGMENTS || sameOperation(context, operation))) {
-      row = outside.get(outsideSegment(sample, { contexts, noRequest: !inRequest })?.key)
+      row = outside.get(outsideSegment(sample, { ...known, overContext: false })?.key)
     }
     if (row === undefined) {
       row = notAttributed
