@@ -3,13 +3,13 @@
 const path = require('node:path')
 const { CATEGORIES, frameCategory } = require('./categories')
 
-// What a sample on CPU that no segment holds is, where its stack says so (segment-cpu.js asks only after
-// neither a layer's frame nor the sample's async context gave it a segment). On doc-read, a tenth of the samples
-// held no segment: Node.js parsing each request and Express routing it before its first segment opens (the work
-// runs synchronously in the socket's read, before the request has a context), the database driver reading its
-// pooled connections (a connection's socket belongs to no request), and the log of contexts itself. Each is a
-// row of its own, beside garbage collection; what no rule names stays not attributed. None is spread over the
-// segments: Express's routing is the breakdown's `unattributed` too (docs/flame.md).
+// What a sample on CPU that no segment holds is, where its stack says so (segment-cpu.js asks once no layer's
+// frame is on the stack). On doc-read, 12% of the samples held no segment: Node.js parsing each request and
+// Express routing it before its first segment opens (the work runs synchronously in the socket's read, before
+// the request has a context), the database driver reading its pooled connections (a connection's socket
+// belongs to no request), and the log of contexts itself. Each is a row of its own, beside garbage collection;
+// what no rule names stays not attributed. None is spread over the segments: Express's routing is the
+// breakdown's `unattributed` too (docs/flame.md#what-no-segment-holds).
 
 // Node.js's HTTP server: parsing a request (parserOnHeadersComplete, parserOnIncoming), making its
 // IncomingMessage and ServerResponse, writing and finishing the response (resOnFinish, clearIncoming).
@@ -19,7 +19,7 @@ const NODE_HTTP_FILE = /^node:_http_(?:server|common|incoming|outgoing)$/
 const CONTEXT_LOG_FILE = /[\\/](?:middleware|@nodebench[\\/]trace)[\\/]lib[\\/]cpu-context\.js$/
 const AGENT_FILE = path.join(__dirname, 'v8-agent.js')
 // Node.js calling async_hooks' before and after hooks (of callbacks, of promises): the log's are the ones an app
-// has while flame profiles it (AsyncLocalStorage needs none).
+// has while flame profiles it (AsyncLocalStorage needs none; an app's own before hooks would count here too).
 const HOOK_CALLS = new Set(['emitHook', 'promiseBeforeHook', 'promiseAfterHook'])
 const isHookCall = (frame) => frame.file === 'node:internal/async_hooks' && HOOK_CALLS.has(frame.name)
 const isContextLog = (frame) => CONTEXT_LOG_FILE.test(frame.file) || frame.file === AGENT_FILE || isHookCall(frame)
