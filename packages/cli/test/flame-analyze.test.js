@@ -500,6 +500,83 @@ test('a .cpuprofile with its contexts: a continuation counts for the segment awa
   assert.deepEqual([stacksOnly.segments.segments[1].samples, stacksOnly.segments.notAttributed.samples], [1, 6])
 })
 
+test('outside the segments: Node.js\'s HTTP and Express\'s routing, the driver\'s pooled connections and the log each a row; the rest nobody\'s', (t) => {
+  const dir = temporaryDir(t, 'nodebench-flame-analyze-')
+  const frame = (id, functionName, url, lineNumber, children = []) => ({ id, callFrame: { functionName, url, lineNumber, columnNumber: 0, scriptId: '0' }, children })
+  const profile = {
+    nodes: [
+      frame(1, '(root)', '', -1, [2, 3, 10, 20, 30]),
+      frame(2, '(idle)', '', -1),
+      frame(3, '(program)', '', -1),
+      // A request parsed, made an IncomingMessage, routed by Express to the login's frame.
+      frame(10, 'parserOnHeadersComplete', 'node:_http_common', 71, [11]),
+      frame(11, 'parserOnIncoming', 'node:_http_server', 1053, [12, 14]),
+      frame(12, 'handle', 'file:///srv/app/node_modules/express/lib/router/index.js', 135, [13]),
+      frame(13, 'login', 'file:///srv/app/server.js', 44),
+      frame(14, 'IncomingMessage', 'node:_http_incoming', 50),
+      // The driver reading a pooled connection's socket.
+      frame(20, 'onStreamRead', 'node:internal/stream_base_commons', 165, [21]),
+      frame(21, 'deserialize', 'file:///srv/app/node_modules/bson/lib/bson.cjs', 3400),
+      // Node.js calling the log's before hook; a stream resumed in a tick, which no stack names.
+      frame(30, 'processTicksAndRejections', 'node:internal/process/task_queues', 94, [31, 33, 34]),
+      frame(31, 'emitHook', 'node:internal/async_hooks', 220, [32]),
+      frame(32, 'before', 'file:///srv/app/node_modules/@nodebench/trace/lib/cpu-context.js', 100),
+      frame(33, 'resume_', 'node:internal/streams/readable', 1100),
+      // Express sending a response in a tick: in no request by its context, maybe a continuation by its stack.
+      frame(34, 'send', 'file:///srv/app/node_modules/express/lib/response.js', 110)
+    ],
+    startTime: 0,
+    endTime: 15_000,
+    samples: [2, 3, 12, 14, 13, 21, 21, 21, 32, 33, 12, 12, 34, 32],
+    timeDeltas: Array(14).fill(1000)
+  }
+  const file = path.join(dir, 'login-json.cpuprofile')
+  fs.writeFileSync(file, JSON.stringify(profile))
+  const context = { method: 'POST', route: '/login', format: 'json', position: 0, kind: 'handler', name: 'login', file: '/srv/app/server.js', line: 45 }
+  const contextsFile = path.join(dir, 'login-json.contexts.json')
+  fs.writeFileSync(contextsFile, JSON.stringify({
+    schema: 1,
+    table: [context, { ...context, route: '/elsewhere' }],
+    // The driver's read once in no request, once in the login's context, once between segments; routing once in
+    // another operation's request, once between this one's segments; the log's hook once in the login's context
+    // (flame's own work: not the login's).
+    samples: [-1, -1, -1, -1, -1, -1, 0, -2, -1, -1, 1, -2, -1, 0],
+    transitions: 20,
+    truncated: false
+  }))
+  const operation = {
+    method: 'POST',
+    route: '/login',
+    format: 'json',
+    segments: [{ name: 'login', kind: 'handler', order: 0, file: '/srv/app/server.js', line: 45, share: 0.9 }]
+  }
+  const rows = (segments) => Object.fromEntries([...segments.outsideSegments.map((row) => [row.key, row.samples]),
+    ['login', segments.segments[0].samples], ['notAttributed', segments.notAttributed.samples]])
+  const { segments } = analyzeProfile(file, { operation })
+  assert.equal(segments.onCpu, 13)
+  assert.deepEqual(rows(segments), { contextLog: 2, httpAndRouting: 4, databaseConnections: 1, login: 2, notAttributed: 4 })
+  assert.equal(segments.notAttributed.inRequests, 2)
+  const http = segments.outsideSegments.find((row) => row.key === 'httpAndRouting')
+  assert.equal(http.name, 'HTTP and routing (Node.js, Express; outside the segments)')
+  assert.deepEqual([http.share, http.categories.map((c) => c.category)], [4 / 13, [CATEGORIES.EXPRESS, CATEGORIES.NODE_IO]])
+  // Every sample on CPU is in exactly one row.
+  assert.equal(Object.values(rows(segments)).reduce((sum, n) => sum + n, 0) + segments.garbageCollection.samples, segments.onCpu)
+
+  const flamegraph = { format: 'json', operation: { ...operation, count: 10 }, overhead: null, analysis: { source: 'cpuprofile', samples: 13, idleSamples: 1, segments } }
+  const options = { scenario: 'login', profiler: 'v8' }
+  const { renderSegmentsMarkdown, renderSegmentsHtml, renderSegmentsText } = require('../lib/flame/render-segments')
+  assert.match(renderSegmentsMarkdown(flamegraph, options), /\| {2}\| HTTP and routing \(Node\.js, Express; outside the segments\) \| {2}\| - \| 30\.77% \| 4 \| Express routing 75\.00%, Node\.js HTTP and I\/O 25\.00% \|/)
+  assert.match(renderSegmentsHtml(flamegraph, options), /<td class="text">database driver in no request \(reading its pooled connections, monitoring\)<\/td>/)
+  assert.match(renderSegmentsText(flamegraph, options), /^ +logging the async contexts \(nodebench flame's, only while it profiles\) +- +15\.38% +2 +nodebench 100\.00%$/m)
+
+  // By the stack alone, the driver's reads and Express's send may be a segment's continuations: nobody's; a
+  // request's parsing and routing as it arrives is still named.
+  fs.rmSync(contextsFile)
+  const stacksOnly = analyzeProfile(file, { operation }).segments
+  assert.deepEqual(rows(stacksOnly), { contextLog: 2, httpAndRouting: 4, databaseConnections: 0, login: 1, notAttributed: 6 })
+  assert.doesNotMatch(renderSegmentsText({ ...flamegraph, analysis: { ...flamegraph.analysis, segments: stacksOnly } }, options), /^ +database driver in no request/m)
+})
+
 test('the segment section: what each segment\'s time is, and the hottest functions, in Markdown, HTML and text', () => {
   const { renderSegmentsMarkdown, renderSegmentsHtml, renderSegmentsText } = require('../lib/flame/render-segments')
   const time = (ms, cpuMs, dependencyMs, dependencies = []) => ({
@@ -550,7 +627,7 @@ test('the segment section: what each segment\'s time is, and the hottest functio
   assert.match(markdown, /### Hottest functions\n\nSelf time, as a share of the samples on CPU: template rendering 60\.00%, app 40\.00%\./)
   assert.match(markdown, /\| 1 \| pug\\?_escape \| pug-runtime\/index\.js:3 \| template rendering \| 600 \| 60\.00% \|/)
   assert.match(markdown, /else for the segment in whose async context it ran/)
-  assert.match(markdown, /not attributed \(no request's: Node\.js I\/O, the event loop; a request's between its segments\)/)
+  assert.match(markdown, /not attributed \(no stack or context names it: the event loop, streams, native code; other operations' requests\)/)
   const html = renderSegmentsHtml(flamegraph, options)
   assert.match(html, /<h4>What each segment&#39;s time is<\/h4>/)
   assert.match(html, /<td class="text">pug_escape<\/td>/)

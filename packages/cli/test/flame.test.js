@@ -60,15 +60,22 @@ async function flameRun (t, args, { env }) {
 test('time or CPU on doc-read: document owns the time but little of the CPU; the template engine is viewDocument\'s', { timeout: 300_000 }, async (t) => {
   const { run, summary } = await flameRun(t, [], { env: { ...process.env, MONGODB_URI: database.uri } })
   assert.match(run.stdout, /^Time or CPU: doc-read \(html\)$/m)
+  assert.match(run.stdout, /^ +HTTP and routing \(Node\.js, Express; outside the segments\) +- +[\d.]+% +[\d,]+ +.*Express routing /m)
   for (const side of summary.flamegraphs) {
     const { segments } = side.analysis
     const document = segments.segments.find((s) => s.name === 'document')
     assert.ok(document.wallShare > document.cpuShare, `${side.format}: document waits (${document.wallShare} of the time, ${document.cpuShare} of the CPU)`)
     assert.ok(document.wallShare > 0.5)
     assert.ok(side.overhead.ratio > 0 && side.overhead.unprofiledRequestsPerSec > 0, JSON.stringify(side.overhead))
-    // Every sample on CPU is a segment's, garbage collection, or said to be nobody's: nothing is spread or lost.
-    const counted = segments.segments.reduce((sum, s) => sum + s.samples, 0) + segments.garbageCollection.samples + segments.notAttributed.samples
+    // Every sample on CPU is a segment's, garbage collection's, a named piece of work outside the segments, or
+    // said to be nobody's: nothing is spread or lost.
+    const outside = segments.outsideSegments.reduce((sum, row) => sum + row.samples, 0)
+    const counted = segments.segments.reduce((sum, s) => sum + s.samples, 0) + segments.garbageCollection.samples + outside + segments.notAttributed.samples
     assert.equal(counted, side.analysis.samples)
+    // Node.js parsing each request and Express routing it to its first segment have a row; nobody's is what is left.
+    const http = segments.outsideSegments.find((row) => row.key === 'httpAndRouting')
+    assert.ok(http.samples > 0, JSON.stringify(segments.outsideSegments))
+    assert.ok(segments.notAttributed.share < 0.1, `${side.format}: not attributed ${segments.notAttributed.share}`)
     assert.equal(side.analysis.source, 'cpuprofile')
     assert.equal(side.analysis.profilerShare, null, 'V8\'s sampling profiler runs on a thread of its own')
   }

@@ -19,7 +19,7 @@ function categoriesText (categories) {
 }
 
 const NOT_ATTRIBUTED = Object.freeze({
-  contexts: 'not attributed (no request\'s: Node.js I/O, the event loop; a request\'s between its segments)',
+  contexts: 'not attributed (no stack or context names it: the event loop, streams, native code; other operations\' requests)',
   stacks: 'not attributed (async continuations, I/O, the event loop)'
 })
 
@@ -35,6 +35,11 @@ function segmentTable ({ analysis }) {
   }))
   const { garbageCollection } = segments
   rows.push({ cells: ['', 'garbage collection', '', '-', formatShare(garbageCollection.share), formatCount(garbageCollection.samples), ''] })
+  // Work outside the segments that the stack names (outside-segments.js), where there is any.
+  for (const outside of segments.outsideSegments ?? []) {
+    if (outside.samples === 0) continue
+    rows.push({ cells: ['', outside.name, '', '-', formatShare(outside.share), formatCount(outside.samples), categoriesText(outside.categories)] })
+  }
   rows.push({
     cells: ['', segments.contexts ? NOT_ATTRIBUTED.contexts : NOT_ATTRIBUTED.stacks, '', '-', formatShare(segments.notAttributed.share),
       formatCount(segments.notAttributed.samples), categoriesText(segments.notAttributed.categories)]
@@ -167,8 +172,12 @@ function aboutText ({ analysis }, where, window) {
       'calls before returning); without the app\'s async contexts (V8\'s profiler in an app that runs @nodebench/trace ' +
       'has them), continuations count for nobody'
   return `${where}. Each segment's share of response time, from the breakdown of the window, beside its share of the ` +
-    `${formatCount(analysis.samples)} samples on CPU: ${attribution}. ${window}`
+    `${formatCount(analysis.samples)} samples on CPU: ${attribution}. ${OUTSIDE_TEXT} ${window}`
 }
+
+const OUTSIDE_TEXT = 'A sample no segment holds is named by its stack where it can be: Node.js\'s HTTP server and Express\'s ' +
+  'routing outside the segments (parsing a request and routing it to its first segment, finishing its response), the ' +
+  'database driver in no request, the log of contexts; the rest is not attributed, never spread over the segments.'
 
 const TIME_TITLE = 'What each segment\'s time is'
 const TIME_ABOUT = 'Per invocation: its own CPU (its samples\' worth of the window, over its invocations), the dependencies ' +

@@ -1,19 +1,25 @@
 'use strict'
 
 const { VM_STATES, BETWEEN_SEGMENTS } = require('./read-profile')
+const { OUTSIDE_SEGMENTS, outsideSegment } = require('./outside-segments')
 
 // CPU beside wall time, per segment: where a request waits is the breakdown's share of response time; whether
 // a segment computes while it does is its share of the CPU samples. A sample belongs to
 // - the innermost frame of its stack that is the function of one of the operation's segments (matched by the
 //   file and line the breakdown gives each segment): a layer's synchronous part, its own code and what it calls
 //   before it returns, a template engine under res.render included;
+// - else, when its stack is the log of contexts itself (its hooks, flame's agent), that log's row, whatever the
+//   context it ran in: flame's own work while it profiles (outside-segments.js);
 // - else the segment in whose async context it ran, where the profile has its samples' contexts (V8's profiler
 //   in an app that runs @nodebench/trace: read-profile.js): the code after an `await` in a controller, a bcrypt
 //   round in a setImmediate callback the controller awaits, a driver's callback, each counts for the segment
 //   that was open in its request when it ran;
-// - else nobody: Node.js's own I/O, the event loop, a request's work between its segments, another operation's,
-//   and without contexts every continuation (shown as not attributed, never spread over the segments); garbage
-//   collection is a row of its own.
+// - else, where its stack names it, a row of its own outside the segments (outside-segments.js): Node.js's HTTP
+//   server and Express's routing (parsing a request and routing it before its first segment, finishing its
+//   response), the database driver's pooled connections in no request;
+// - else nobody: the event loop, native code, another operation's requests, and without contexts every
+//   continuation (shown as not attributed, never spread over the segments); garbage collection is a row of
+//   its own.
 //
 // Each segment's time then splits into its own CPU, the dependencies it waited on and the rest (segmentTime).
 
@@ -44,9 +50,11 @@ function sameOperation (context, operation) {
  *   the samples carry their async contexts
  * @returns {{ onCpu: number, contexts: boolean, segments: Array<{ name, kind, order, file, line, wallShare,
  *   samples, asyncSamples, cpuShare, categories: Array<{ category, share }>, time }>,
- *   garbageCollection: { samples, share }, notAttributed: { samples, share, inRequests, categories } }}
+ *   garbageCollection: { samples, share }, outsideSegments: Array<{ key, name, samples, share, categories }>,
+ *   notAttributed: { samples, share, inRequests, categories } }}
  *   `contexts`: whether samples were attributed by async context; `asyncSamples`: a segment's samples found by
- *   it; `inRequests`: the samples not attributed that ran for a request (between its segments, or another
+ *   it; `outsideSegments`: one row per entry of outside-segments.js, in its order, samples or not;
+ *   `inRequests`: the samples not attributed that ran for a request (between its segments, or another
  *   operation's); `time`: segmentTime's
  */
 function segmentCpu (charged, operation, timing = {}) {
@@ -86,6 +94,9 @@ function segmentCpu (charged, operation, timing = {}) {
       found.find((row) => row.kind === context.kind) ?? found[0]
   }
   const notAttributed = { samples: 0, inRequests: 0, cpuMs: 0, categoryCounts: new Map() }
+  const outside = new Map(OUTSIDE_SEGMENTS.map(({ key, name }) => [key, {
+    key, name, samples: 0, cpuMs: 0, categoryCounts: new Map()
+  }]))
   let garbageCollection = 0
   for (const { sample, charge } of charged) {
     if (sample.vmState === VM_STATES.GC) {
@@ -98,13 +109,21 @@ function segmentCpu (charged, operation, timing = {}) {
       row = byLocation.get(locationKey(frame.file, frame.line))
       if (row !== undefined) break
     }
+    const { context } = sample
+    const inRequest = context !== null && context !== undefined
+    const known = { contexts, noRequest: !inRequest }
+    if (row === undefined) row = outside.get(outsideSegment(sample, { ...known, overContext: true })?.key)
     if (row === undefined) {
-      row = rowOfContext(sample.context)
+      row = rowOfContext(context)
       if (row !== undefined) row.asyncSamples++
+    }
+    // Another operation's request: not this operation's to name.
+    if (row === undefined && (!inRequest || context === BETWEEN_SEGMENTS || sameOperation(context, operation))) {
+      row = outside.get(outsideSegment(sample, { ...known, overContext: false })?.key)
     }
     if (row === undefined) {
       row = notAttributed
-      if (sample.context !== null && sample.context !== undefined) notAttributed.inRequests++
+      if (inRequest) notAttributed.inRequests++
     }
     row.samples++
     row.cpuMs += sample.weightUs === undefined ? evenMs : sample.weightUs / 1000
@@ -128,6 +147,9 @@ function segmentCpu (charged, operation, timing = {}) {
       time: segmentTime(operation.segments[i], scale === null ? null : cpuMs * scale)
     })),
     garbageCollection: { samples: garbageCollection, share: share(garbageCollection) },
+    outsideSegments: [...outside.values()].map((row) => ({
+      key: row.key, name: row.name, samples: row.samples, share: share(row.samples), categories: categories(row)
+    })),
     notAttributed: {
       samples: notAttributed.samples,
       share: share(notAttributed.samples),
