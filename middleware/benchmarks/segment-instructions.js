@@ -6,11 +6,16 @@
 // between them, start-up and warm-up cancelled exactly; the difference between the variants is nodebench's.
 //
 //   node benchmarks/segment-instructions.js [--node 24] [--layers 11] [--warmup 30000] [--requests 20000,60000]
-//                                          [--json]
+//                                          [--keep-dumps dir] [--json]
 //
 // Every figure is split as instructions.js splits them: garbage collection and compiling apart from the
 // program's own work (the mutator), since one more scavenge in a window moves a total by 5-10%. The four runs go
 // two at a time; under callgrind each takes a few minutes.
+//
+// --keep-dumps keeps each run's dump and V8's code map (<dir>/<variant>-<requests>/), described for functions.js
+// as one window of the requests between the two runs, so that nodebench's own functions are read one by one:
+//   node benchmarks/functions.js --dumps dir --variant nodebench-60000 --baseline nodebench-20000
+// (the larger run over the smaller: one request's self cost by function, start-up and warm-up cancelled).
 
 const fs = require('node:fs')
 const os = require('node:os')
@@ -31,6 +36,7 @@ function parseArguments (argv) {
       layers: { type: 'string', default: '11' },
       warmup: { type: 'string', default: '30000' },
       requests: { type: 'string', default: '20000,60000' },
+      'keep-dumps': { type: 'string' },
       json: { type: 'boolean', default: false }
     },
     strict: true
@@ -44,25 +50,49 @@ function parseArguments (argv) {
   if (requests.length !== 2 || requests[0] >= requests[1]) {
     throw new TypeError(`--requests must be two request counts, the smaller first (e.g. 20000,60000); received ${values.requests}`)
   }
-  return { node: values.node ?? null, layers: whole('layers', values.layers, 1), warmup: whole('warmup', values.warmup, 0), requests, json: values.json }
+  const keepDumps = values['keep-dumps'] === undefined ? null : path.resolve(values['keep-dumps'])
+  return { node: values.node ?? null, layers: whole('layers', values.layers, 1), warmup: whole('warmup', values.warmup, 0), requests, keepDumps, json: values.json }
 }
 
 /** One callgrind run of segment-path.js; resolves to its dump's { total, gc, compile }. */
-function countRun (valgrind, nodePath, { variant, layers, warmup, requests }) {
+function countRun (valgrind, nodePath, { variant, layers, warmup, requests, keepDumps, window }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-segment-'))
   const outFile = path.join(dir, 'callgrind.out')
   const args = ['--tool=callgrind', `--callgrind-out-file=${outFile}`, '--dump-instr=no', '--cache-sim=no', '--branch-sim=no',
-    nodePath, '--single-threaded', SEGMENT_PATH, '--variant', variant, '--layers', String(layers), '--requests', String(requests),
+    nodePath, '--single-threaded', ...(keepDumps === null ? [] : ['--perf-basic-prof']), SEGMENT_PATH, '--variant', variant, '--layers', String(layers), '--requests', String(requests),
     '--warmup', String(warmup)]
   return new Promise((resolve, reject) => {
-    execFile(valgrind, args, { timeout: RUN_TIMEOUT_MS, maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
+    const child = execFile(valgrind, args, { timeout: RUN_TIMEOUT_MS, maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
+      const codeMap = `/tmp/perf-${child.pid}.map`
       if (err) {
         fs.rmSync(dir, { recursive: true, force: true })
+        fs.rmSync(codeMap, { force: true })
         return reject(new Error(`segment-path.js --variant ${variant} --requests ${requests} under callgrind failed: ${err.message} ${stderr.slice(-400)}`))
       }
-      callgrindCounts(outFile).then(resolve, reject).finally(() => fs.rmSync(dir, { recursive: true, force: true }))
+      if (keepDumps !== null) keepRun(outFile, codeMap, path.join(keepDumps, `${variant}-${requests}`), { variant, layers, window })
+      callgrindCounts(outFile).then(resolve, reject).finally(() => {
+        fs.rmSync(dir, { recursive: true, force: true })
+        fs.rmSync(codeMap, { force: true })
+      })
     })
   })
+}
+
+/**
+ * A run's dump and code map in `target`, with the windows.json functions.js reads: both runs of a variant are
+ * described as the same window (the requests between them), which the larger run's dump less the smaller's is.
+ */
+function keepRun (outFile, codeMap, target, { variant, layers, window }) {
+  fs.mkdirSync(target, { recursive: true })
+  fs.copyFileSync(outFile, path.join(target, 'callgrind.out'))
+  if (fs.existsSync(codeMap)) fs.copyFileSync(codeMap, path.join(target, 'perf.map'))
+  const described = {
+    variant,
+    segmentsPerRequest: variant === 'bare' ? null : layers,
+    spansPerRequest: null,
+    windows: [{ file: 'callgrind.out', from: 0, to: window }]
+  }
+  fs.writeFileSync(path.join(target, 'windows.json'), JSON.stringify(described, null, 2) + '\n')
 }
 
 /** Per request and per segment, for each variant and nodebench's difference: all, mutator, gc, compile. */
@@ -100,7 +130,8 @@ async function main (options) {
   for (let i = 0; i < runs.length; i += 2) {
     const pair = runs.slice(i, i + 2)
     log(`segment-instructions: Node.js ${node.version}, ${pair.map((run) => `${run.variant} ${run.requests}`).join(' and ')} under callgrind`)
-    const results = await Promise.all(pair.map((run) => countRun(valgrind, node.path, { ...options, ...run })))
+    const window = options.requests[1] - options.requests[0]
+    const results = await Promise.all(pair.map((run) => countRun(valgrind, node.path, { ...options, ...run, window })))
     pair.forEach((run, index) => { counts[`${run.variant}-${run.requests}`] = results[index] })
   }
   const summary = summarize(options, counts)

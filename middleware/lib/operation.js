@@ -54,12 +54,20 @@ function mountTemplate (layer, matched, params) {
   return template
 }
 
+// The last content-type asked and its format: an app's responses mostly carry one content-type, and comparing it
+// with the last one is cheaper than searching it for 'json' (Express builds the string anew for each response,
+// so the comparison is of characters, ~30 of them, not of a pointer).
+let lastContentType = null
+let lastFormat = 'other'
+
 /** A response's format, from its content-type: json, html or other. */
 function formatOf (contentType) {
   if (typeof contentType !== 'string') return 'other'
-  if (contentType.includes('json')) return 'json'
-  if (contentType.includes('html')) return 'html'
-  return 'other'
+  if (contentType === lastContentType) return lastFormat
+  const format = contentType.includes('json') ? 'json' : contentType.includes('html') ? 'html' : 'other'
+  lastContentType = contentType
+  lastFormat = format
+  return format
 }
 
 function safeDecode (segment) {

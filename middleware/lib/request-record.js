@@ -164,11 +164,19 @@ class RequestRecord {
     const at = index * STRIDE
     this.infos[index] = info
     times[at + START] = performance.now()
-    times[at + END] = -1
+    // Within the template's copy the end is -1 already (an entry is opened once); past it, it is appended.
+    if (at + END === times.length) times[at + END] = -1
+    // Most entries of most apps are at the top, under no router: one test, the rest out of this function (which
+    // V8 inlines into every layer's shadow, so its size counts against what else fits: performance.now()).
+    if (this.containers !== null || this.parents !== null) this.noteParent(index)
+    return index
+  }
+
+  /** Entry `index`'s parent: the innermost open container, or none (-1) once any entry has one. */
+  noteParent (index) {
     const containers = this.containers
     if (containers !== null && containers.length > 0) this.setParent(index, containers[containers.length - 1])
     else if (this.parents !== null) this.parents.push(-1)
-    return index
   }
 
   setParent (index, parent) {
@@ -205,7 +213,7 @@ class RequestRecord {
       : containers === null || containers.length === 0 ? -1 : containers[containers.length - 1]
     this.infos[index] = info
     times[index * STRIDE + START] = at
-    times[index * STRIDE + END] = -1
+    if (index * STRIDE + END === times.length) times[index * STRIDE + END] = -1
     if (parent !== -1) this.setParent(index, parent)
     else if (this.parents !== null) this.parents.push(-1)
     if (err !== null && err !== undefined) this.noteError(index, err)

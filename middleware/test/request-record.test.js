@@ -80,3 +80,23 @@ test('a framework unit ends the unit before it, under its open route, and looks 
   assert.ok(other.entryEnd(failing) >= other.entryStart(failing), 'the open segment before the ended route ended')
   assert.equal(other.entryParent(filter), -1)
 })
+
+test("a record's format is its own response's, whatever the responses before it had", () => {
+  // Each content-type a string of its own, as Express builds one for each response.
+  const build = (type, charset) => [type, charset].filter(Boolean).join('; charset=')
+  const cases = [
+    [build('application/json', 'utf-8'), 'json'],
+    [build('application/json', 'utf-8'), 'json'],
+    [build('text/html', 'utf-8'), 'html'],
+    [build('text/plain', 'utf-8'), 'other'],
+    [undefined, 'other'],
+    [build('text/html', 'utf-8'), 'html'],
+    [build('application/problem+json'), 'json'],
+    [build('application/json', 'utf-8'), 'json']
+  ]
+  for (const [contentType, format] of cases) {
+    const record = new RequestRecord('GET', 0)
+    record.finish({ statusCode: 200, getHeader: () => contentType }, false)
+    assert.equal(record.format, format, `content-type ${contentType}`)
+  }
+})

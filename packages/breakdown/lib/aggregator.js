@@ -79,21 +79,19 @@ class OperationStats {
     return count
   }
 
+  /**
+   * The statistics of the segment `info` at `position` of a request's path, whose layer is not the one at that
+   * position last time (recordRequest compares those itself): the path's shape has changed.
+   */
   segmentFor (info, position) {
-    let stats
-    if (this.pathInfos[position] === info) {
-      stats = this.pathStats[position]
-    } else {
-      stats = this.segments.get(info)
-      if (stats === undefined) {
-        stats = new SegmentStats(this.segmentSeq++)
-        this.segments.set(info, stats)
-      }
-      this.pathInfos[position] = info
-      this.pathStats[position] = stats
-      this.shapeChanged = true
+    let stats = this.segments.get(info)
+    if (stats === undefined) {
+      stats = new SegmentStats(this.segmentSeq++)
+      this.segments.set(info, stats)
     }
-    stats.positionSum += position
+    this.pathInfos[position] = info
+    this.pathStats[position] = stats
+    this.shapeChanged = true
     return stats
   }
 
@@ -234,12 +232,21 @@ class BreakdownAggregator {
     operation.responseTimeFor(request.statusCode | 0).record(request.responseTimeMs)
     if (request.errored) operation.errors++
     if (request.aborted) operation.aborted++
+    // The layer at a position of the path last time is a segment (a container is never kept there): when it is
+    // this request's again, as it mostly is, its statistics are at hand and the kind need not be asked.
+    const pathInfos = operation.pathInfos
+    const pathStats = operation.pathStats
+    const entries = request.segmentCount
     let position = 0
-    for (let i = 0; i < request.segmentCount; i++) {
+    for (let i = 0; i < entries; i++) {
       const info = request.segmentInfo(i)
+      let stats
+      if (pathInfos[position] === info) stats = pathStats[position]
       // A router, mounted app or framework route contains its layers' segments: its own time is unattributed.
-      if (isContainer(info)) continue
-      operation.segmentFor(info, position++).record(request.segmentDurationMs(i))
+      else if (isContainer(info)) continue
+      else stats = operation.segmentFor(info, position)
+      stats.positionSum += position++
+      stats.record(request.segmentDurationMs(i))
     }
     operation.notePath(position)
   }
