@@ -160,8 +160,12 @@ test('the request span\'s attributes read from the request, the same or not from
   // order, a value that is not ASCII, one too long for a one-byte length, and one that is not a string or number.
   const resource = await detectedResource()
   const base = {
-    'url.scheme': 'http', 'server.address': '127.0.0.1', 'server.port': 3000, 'network.protocol.version': '1.1',
-    'client.address': '::ffff:127.0.0.1', 'user_agent.original': 'autocannon/7'
+    'url.scheme': 'http',
+    'server.address': '127.0.0.1',
+    'server.port': 3000,
+    'network.protocol.version': '1.1',
+    'client.address': '::ffff:127.0.0.1',
+    'user_agent.original': 'autocannon/7'
   }
   const { 'server.port': port, ...withoutPort } = base
   const variants = [base, { ...base }, { ...base, 'client.address': '10.0.0.7' }, { ...base }, withoutPort,
