@@ -4,7 +4,7 @@
 // a shared machine, where requests/s moves by 10%.
 //
 //   node benchmarks/instructions.js [--checkpoints 10000,30000,50000] [--variants bare,nodebench-breakdown,...]
-//                                   [--node 24] [--jobs 2] [--keep-dumps dir] [--json]
+//                                   [--node 24] [--jobs 2] [--keep-dumps dir] [--semi-space 16] [--json]
 //
 // Each variant's app (fixed-requests.js: the benchmark app and a client in one process; `client`: the client
 // alone) runs once under callgrind and pauses at each checkpoint (requests served), where this script dumps
@@ -22,6 +22,12 @@
 // --keep-dumps keeps each variant's callgrind dumps (<dir>/<variant>/callgrind.out.<n>, one per window) and
 // V8's map of its generated code (perf.map, from --perf-basic-prof), to read function by function with
 // callgrind_annotate: JavaScript shows there as addresses, which perf.map names.
+//
+// --semi-space <MB> gives every variant's young generation that size from the start (V8's --min- and
+// --max-semi-space-size). Unset, V8 grows it from 1 MB only when enough survives a scavenge, and where it settles
+// depends on the start-up: on Node.js 24.22.3 the benchmark app's breakdown ends with twice the young generation of
+// bare, sampleRatio 0, 0.1 and 1, and 12 scavenges in requests 2,000-4,000 where sampleRatio 0.1 has 85, which the
+// whole process's count then shows as the spans' cost (benchmarks/LOG.md, "An exported span in the whole process").
 //
 // --jobs runs that many variants at once (default: one per core, at most one per variant): a count does not
 // depend on what else the machine runs, so only the wall time changes.
@@ -61,6 +67,7 @@ function parseArguments (argv) {
       node: { type: 'string' },
       jobs: { type: 'string' },
       'keep-dumps': { type: 'string' },
+      'semi-space': { type: 'string' },
       json: { type: 'boolean', default: false }
     },
     strict: true
@@ -84,7 +91,13 @@ function parseArguments (argv) {
     : Number(values.jobs)
   if (!Number.isInteger(jobs) || jobs < 1) throw new TypeError(`--jobs must be a whole number of at least 1; received ${values.jobs}`)
   const keepDumps = values['keep-dumps'] === undefined ? null : path.resolve(values['keep-dumps'])
-  return { checkpoints, variants, node: values.node ?? null, jobs, keepDumps, json: values.json }
+  const semiSpace = values['semi-space'] === undefined ? null : Number(values['semi-space'])
+  if (semiSpace !== null && !(Number.isInteger(semiSpace) && semiSpace >= 1 && semiSpace <= 256)) {
+    throw new TypeError(`--semi-space must be a whole number of MB from 1 to 256; received ${values['semi-space']}`)
+  }
+  const options = { checkpoints, variants, node: values.node ?? null, jobs, keepDumps, json: values.json }
+  if (semiSpace !== null) options.semiSpace = semiSpace
+  return options
 }
 
 function dumpCounters (pid) {
@@ -101,12 +114,14 @@ function dumpCounters (pid) {
  * `[{ from, to, instructions }]` (the first from 0: start-up included), with `segmentsPerRequest` and
  * `spansPerRequest` (what fixed-requests.js printed at its end; null for bare) on the array.
  */
-function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, signal, keepDumps = null) {
+function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, signal, keepDumps = null,
+  semiSpace = null) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-callgrind-'))
   const outFile = path.join(dir, 'callgrind.out')
   const child = spawn(valgrind, [
     '--tool=callgrind', `--callgrind-out-file=${outFile}`, '--cache-sim=no', '--branch-sim=no', '--dump-instr=no',
     '--smc-check=all-non-file', nodePath, '--single-threaded', ...(keepDumps === null ? [] : ['--perf-basic-prof']),
+    ...(semiSpace === null ? [] : [`--min-semi-space-size=${semiSpace}`, `--max-semi-space-size=${semiSpace}`]),
     path.join(__dirname, 'fixed-requests.js'), variant, checkpoints.join(','), '--pause'
   ], { stdio: ['pipe', 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' })
   const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS)
@@ -301,7 +316,8 @@ async function main (options) {
   const { valgrind, node } = await callgrindTools(options.node, log)
   log(`instructions: Node.js ${node.version}, checkpoints ${options.checkpoints.join(', ')}, variants ${options.variants.join(', ')}, ${options.jobs} at a time`)
   const counts = await countAll(options, (variant, signal) =>
-    countWindows(valgrind, node.path, variant, options.checkpoints, log, signal, options.keepDumps))
+    countWindows(valgrind, node.path, variant, options.checkpoints, log, signal, options.keepDumps,
+      options.semiSpace ?? null))
   const rows = summarize(counts)
   if (options.json) {
     process.stdout.write(JSON.stringify({ schema: 1, node: node.version, checkpoints: options.checkpoints, rows }, null, 2) + '\n')

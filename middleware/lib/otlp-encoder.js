@@ -5,7 +5,8 @@ const { dependencySpans, dependencySpanCount } = require('./dependencies/spans')
 const { viewOf, writeAttributes } = require('./proto-writer')
 const {
   SPAN_KIND_INTERNAL, SPAN_KIND_CLIENT, STATUS_OK, STATUS_ERROR, FLAGS_LOCAL_PARENT, FLAGS_REMOTE_PARENT, SPAN_ID_BYTES,
-  writeCountsAndStatus, RandomSpanIds, layerTemplate, routerTemplate, writeFixed64Time, requestTemplate, writeUrlPath
+  writeCountsAndStatus, RandomSpanIds, layerTemplate, routerTemplate, writeFixed64Time, requestTemplate, writeUrlPath,
+  RepeatedAttributes
 } = require('./span-templates')
 
 // nodebench's spans written as OTLP protobuf straight from a finished request record, the moment the
@@ -65,6 +66,7 @@ class RecordSpanEncoder {
     this.requestSpanId = Buffer.allocUnsafe(SPAN_ID_BYTES)
     this.requestSpanIdWords = viewOf(this.requestSpanId)
     this.remoteParentId = Buffer.allocUnsafe(SPAN_ID_BYTES)
+    this.serverAttributes = new RepeatedAttributes(9)
     // The request's trace id and span id as little-endian 32-bit words, read once a request, written into every span.
     this.trace0 = 0
     this.trace1 = 0
@@ -252,7 +254,7 @@ class RecordSpanEncoder {
     writeFixed64Time(writer.view, at + template.endAt, record.endMs)
     writer.pos = at + head.length
     writeUrlPath(writer, urlPath)
-    if (record.serverAttributes !== null) writeAttributes(writer, record.serverAttributes, 9)
+    if (record.serverAttributes !== null) this.serverAttributes.write(writer, record.serverAttributes)
     writer.raw(template.tail)
     writer.tag(16, 5)
     writer.fixed32(remote !== null && remote.isRemote ? FLAGS_REMOTE_PARENT : FLAGS_LOCAL_PARENT)

@@ -92,6 +92,26 @@ class ProtoWriter {
   }
 
   string (value) {
+    // A short ASCII string (a path, a host, a name) is written here, a byte a character: Buffer.byteLength and
+    // Buffer#write cost ~400 instructions a string in calls into Node.js's C++ (benchmarks/LOG.md, "An exported
+    // span in the whole process"). Its length is then one byte; anything else is written by Node.js.
+    const count = value.length
+    if (count < 128) {
+      this.ensure(1 + count)
+      const buffer = this.buffer
+      const at = this.pos
+      let i = 0
+      for (; i < count; i++) {
+        const code = value.charCodeAt(i)
+        if (code > 0x7f) break
+        buffer[at + 1 + i] = code
+      }
+      if (i === count) {
+        buffer[at] = count
+        this.pos = at + 1 + count
+        return
+      }
+    }
     const length = Buffer.byteLength(value, 'utf8')
     this.varint(length)
     this.ensure(length)

@@ -340,6 +340,8 @@ test('instructions.js: windows per variant, the excess over bare in the same win
   assert.throws(() => parseArguments(['--variants', 'nodebench-0.1']), /must list bare/)
   assert.throws(() => parseArguments(['--node', 'latest']), /--node must be a Node\.js version/)
   assert.throws(() => parseArguments(['--jobs', '0']), /--jobs must be a whole number/)
+  assert.equal(parseArguments(['--semi-space', '16']).semiSpace, 16)
+  assert.throws(() => parseArguments(['--semi-space', '0.5']), /--semi-space must be a whole number of MB/)
 
   // Two at a time, results in the variants' order whichever finishes first.
   let running = 0

@@ -154,6 +154,37 @@ test('request spans of one operation in turn with other statuses, formats and op
   assert.ok(ours.equals(official), 'the encodings differ')
 })
 
+test('the request span\'s attributes read from the request, the same or not from one request to the next: each the serializer\'s bytes', async () => {
+  // The encoder copies the last request's encoded attributes when the next one's are the same (RepeatedAttributes),
+  // and writes short ASCII strings itself: a value that changes, a key missing or added, the same values in another
+  // order, a value that is not ASCII, one too long for a one-byte length, and one that is not a string or number.
+  const resource = await detectedResource()
+  const base = {
+    'url.scheme': 'http',
+    'server.address': '127.0.0.1',
+    'server.port': 3000,
+    'network.protocol.version': '1.1',
+    'client.address': '::ffff:127.0.0.1',
+    'user_agent.original': 'autocannon/7'
+  }
+  const { 'server.port': port, ...withoutPort } = base
+  const variants = [base, { ...base }, { ...base, 'client.address': '10.0.0.7' }, { ...base }, withoutPort,
+    { ...withoutPort, 'server.port': port }, { ...base, 'user_agent.original': 'Mozilla/5.0 (Mäc)' },
+    { ...base, 'user_agent.original': 'x'.repeat(127) }, { ...base, 'user_agent.original': 'y'.repeat(128) },
+    { ...base, 'error.type': '500' }, { ...base, 'server.port': [3000, 3001] }, { ...base, 'server.port': [3000, 3001] }, base]
+  const records = variants.map((attributes, i) => {
+    const record = ids(new RequestRecord('GET', 10 + i), '0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331')
+    record.closeEntry(record.openEntry(info('handler', 'show')), null)
+    record.route = '/items/:id'
+    record.finish(fakeResponse(200, 'application/json'), false)
+    record.serverAttributes = attributes
+    return record
+  })
+  const { official, ours, spans } = encodeBoth(resource, records, records.map((_, i) => `/items/${i}`))
+  assert.equal(spans.length, 2 * variants.length)
+  assert.ok(ours.equals(official), 'the encodings differ')
+})
+
 test('a batch framed in the room left before its spans is the same request, a view of the batch\'s bytes', async () => {
   const resource = await detectedResource()
   const room = frameHeadRoom(encodeResource(resource.attributes), encodeScope(SCOPE))
