@@ -28,16 +28,19 @@ const OTHER = Object.freeze({
  * The description of a call of `source` (a string naming where it comes from: 'mongodb', 'http:') to the
  * server `server` (its address as the call has it), of `operation` on `target` (strings; '' when the server is
  * the target). `describe()` makes it on the first such call: `{ system, operation, target, spanName,
- * attributes, urlBase?, spanKind? }`.
+ * attributes, urlBase?, spanKind? }`. `scope`: what else the description depends on (a MongoDB call's database:
+ * the same collection in two databases is two namespaces), '' when nothing.
  */
-function describeDependency (source, server, operation, target, describe) {
+function describeDependency (source, server, operation, target, describe, scope = '') {
   let byServer = known.get(source)
   if (byServer === undefined) known.set(source, (byServer = new Map()))
   let byOperation = byServer.get(server)
   if (byOperation === undefined) byServer.set(server, (byOperation = new Map()))
   let byTarget = byOperation.get(operation)
   if (byTarget === undefined) byOperation.set(operation, (byTarget = new Map()))
-  let dependency = byTarget.get(target)
+  let byScope = byTarget.get(target)
+  if (byScope === undefined) byTarget.set(target, (byScope = new Map()))
+  let dependency = byScope.get(scope)
   if (dependency === undefined) {
     if (count >= MAX_DEPENDENCIES) return OTHER
     const made = describe()
@@ -53,7 +56,7 @@ function describeDependency (source, server, operation, target, describe) {
       spanKind: made.spanKind ?? 'client',
       attributes: Object.freeze(made.attributes)
     })
-    byTarget.set(target, dependency)
+    byScope.set(scope, dependency)
     count++
   }
   return dependency
