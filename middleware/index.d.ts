@@ -85,6 +85,8 @@ export interface NodebenchTrace {
   flush (): Promise<void>
   /** Flushes and stops what nodebench started (its OpenTelemetry SDK). */
   shutdown (): Promise<void>
+  /** false when NODEBENCH=off switched nodebench off: the middleware only hands requests on, and breakdown() is empty. */
+  readonly enabled: boolean
   /**
    * The validated, frozen options. `exporter` is 'app' when OTEL_TRACES_EXPORTER names an exporter only the app's
    * SDK makes (console, zipkin): nodebench's spans go through the app's TracerProvider, and nowhere without one.

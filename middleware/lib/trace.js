@@ -302,6 +302,7 @@ function nodebenchTrace (options) {
   middleware.flush = () => Promise.all([spans.flush(), metrics?.flush()]).then(() => {})
   middleware.shutdown = () => Promise.all([spans.shutdown(), metrics?.shutdown()]).then(() => {})
   middleware.options = config
+  middleware.enabled = true
   return middleware
 }
 
