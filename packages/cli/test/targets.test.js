@@ -13,7 +13,8 @@ const { parseBenchArguments } = require('../lib/commands/bench')
 const { cellsOf } = require('../lib/kernel/plan')
 const { checkOpenFiles } = require('../lib/kernel/open-files')
 const { targetsSummary } = require('../lib/bench/baselines/data')
-const { ladderSentence } = require('../lib/bench/baselines/findings')
+const { ladderSentence, costSentence } = require('../lib/bench/baselines/findings')
+const { baselinesSection } = require('../lib/bench/baselines')
 const { targetReferenceTable } = require('../lib/bench/baselines/tables')
 const { temporaryDir, runCli } = require('../../../test/support')
 
@@ -166,6 +167,47 @@ test('the ladder: each step\'s cost per request, shares of the gap that add up, 
   // Without the bare ceiling, or without the traced app, no ladder.
   results.targetCells = results.targetCells.filter((cell) => cell.target !== 'node')
   assert.equal(targetsSummary(results).groups[0].ladder, null)
+})
+
+test('what nodebench costs the app: the app traced against NODEBENCH=off, in a group without a ladder', () => {
+  const results = {
+    workload: { scenarios: { read: { label: 'read' } } },
+    targets: described(['app', 'app-untraced']),
+    cells: [measuredCell('app', [380, 420])],
+    targetCells: [measuredCell('app-untraced', [490, 510])]
+  }
+  const summary = targetsSummary(results)
+  const [group] = summary.groups
+  assert.equal(group.ladder, null)
+  // 1/400 s against 1/500: 2,500 against 2,000 µs, 500 µs more, a quarter of the untraced app's.
+  assert.equal(Math.round(group.nodebenchCost.addedUs), 500)
+  assert.equal(group.nodebenchCost.share, 0.25)
+  assert.equal(costSentence(group, group.nodebenchCost), 'read (json), 1 process: nodebench costs this app 500 µs a request at saturation, ' +
+    '25.00% of the untraced app\'s 2,000 µs (1 / requests/s: traced 400 req/s (380 to 420), untraced 500 (490 to 510)).')
+  assert.match(baselinesSection.markdown(summary), /### What nodebench costs this app\n[^]*- read \(json\), 1 process: nodebench costs this app 500 µs/)
+  assert.match(baselinesSection.text(summary), /read \(json\), 1 process: nodebench costs this app 500 µs a request/)
+
+  // Overlapping repetitions: within the run's noise, no figure claimed.
+  results.cells = [measuredCell('app', [450, 520])]
+  const noisy = targetsSummary(results).groups[0]
+  assert.equal(costSentence(noisy, noisy.nodebenchCost), 'read (json), 1 process: nodebench\'s cost is within this run\'s noise: ' +
+    'traced 485 req/s (450 to 520), untraced 500 (490 to 510); the repetitions overlap.')
+
+  // One repetition each: a figure, said to have no spread.
+  results.cells = [measuredCell('app', [400])]
+  results.targetCells = [measuredCell('app-untraced', [500])]
+  const single = targetsSummary(results).groups[0]
+  assert.match(costSentence(single, single.nodebenchCost), /500 µs a request at saturation, .*\(one repetition each: no spread to judge it by\)\.$/)
+
+  // An "untraced" app that still served a breakdown says nothing of nodebench's cost; nor does a group with a ladder.
+  results.targetCells = [measuredCell('app-untraced', [500], { tracedAnyway: true })]
+  assert.equal(targetsSummary(results).groups[0].nodebenchCost, null)
+  results.targets = described(['app', 'app-untraced', 'node'])
+  results.targetCells = [measuredCell('app-untraced', [500]), measuredCell('node', [2000])]
+  const laddered = targetsSummary(results)
+  assert.notEqual(laddered.groups[0].ladder, null)
+  assert.equal(laddered.groups[0].nodebenchCost, null)
+  assert.doesNotMatch(baselinesSection.markdown(laddered), /What nodebench costs this app/)
 })
 
 test('the reference beside the run: the study\'s figures per target, this run\'s as Apache Bench computes them', () => {

@@ -121,6 +121,28 @@ function ladderOf (group) {
   }
 }
 
+/**
+ * What nodebench costs the app in a group where the app ran traced and untraced (NODEBENCH=off) and no bare server
+ * made a ladder: the traced request's added cost at saturation (1 / requests/s, as the ladder's steps), against
+ * the untraced app's. Null without both.
+ */
+function nodebenchCostOf (group) {
+  const row = (kind) => group.rows.find((r) => r.target.kind === kind && r.ok && !r.tracedAnyway) ?? null
+  const traced = row('app')
+  const untraced = row('app-untraced')
+  if (traced === null || untraced === null) return null
+  const addedUs = traced.costUs - untraced.costUs
+  return {
+    traced: { requestsPerSec: traced.requestsPerSec, range: traced.range },
+    untraced: { requestsPerSec: untraced.requestsPerSec, range: untraced.range, costUs: untraced.costUs },
+    addedUs,
+    share: addedUs / untraced.costUs,
+    // One repetition each gives no spread; overlapping repetitions put the difference within the run's noise.
+    withinNoise: traced.range !== null && untraced.range !== null &&
+      traced.range.min <= untraced.range.max && untraced.range.min <= traced.range.max
+  }
+}
+
 const STEP_COSTS = Object.freeze({ express: 'Express', 'app-untraced': 'the app\'s own code', app: 'nodebench' })
 
 /** The workload's reference figures per target (`reference.targets`), e.g. Paliwal's Table 2. */
@@ -145,7 +167,9 @@ function targetsSummary (results) {
   const labels = results.workload && results.workload.scenarios ? results.workload.scenarios : {}
   const groups = groupsOf(entries).map((group) => {
     const withLabel = { ...group, label: (labels[group.scenario] && labels[group.scenario].label) || group.scenario }
-    return { ...withLabel, ladder: ladderOf(withLabel) }
+    const ladder = ladderOf(withLabel)
+    // The ladder says nodebench's cost already, as one of its steps.
+    return { ...withLabel, ladder, nodebenchCost: ladder === null ? nodebenchCostOf(withLabel) : null }
   })
   return { targets, groups, reference: referenceOf(results), notes: targetsNotes(results, targets, entries) }
 }

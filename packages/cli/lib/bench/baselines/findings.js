@@ -26,6 +26,18 @@ function ladderSentence (group, ladder) {
   return `${where}: ${serves}. Of the ${formatUs(ladder.gapUs)} a request costs above bare node:http, ${listText(shares)}.${noise}${missing}`
 }
 
+/** What nodebench costs the app (data.js nodebenchCostOf) in one sentence. */
+function costSentence (group, cost) {
+  const where = `${group.label} (${group.format})${group.processes === null ? '' : `, ${processesText(group.processes)}`}`
+  const rate = (side, unit) => `${formatRate(side.requestsPerSec)}${unit}${side.range === null ? '' : ` (${rangeText(side.range)})`}`
+  const rates = `traced ${rate(cost.traced, ' req/s')}, untraced ${rate(cost.untraced, '')}`
+  if (cost.withinNoise) return `${where}: nodebench's cost is within this run's noise: ${rates}; the repetitions overlap.`
+  if (cost.addedUs <= 0) return `${where}: nodebench cost nothing measurable here: ${rates}.`
+  const single = cost.traced.range === null || cost.untraced.range === null ? ' (one repetition each: no spread to judge it by)' : ''
+  return `${where}: nodebench costs this app ${formatUs(cost.addedUs)} a request at saturation, ${formatShare(cost.share)} ` +
+    `of the untraced app's ${formatUs(cost.untraced.costUs)} (1 / requests/s: ${rates})${single}.`
+}
+
 function rangeText (range) {
   return `${formatRate(range.min)} to ${formatRate(range.max)}`
 }
@@ -76,4 +88,4 @@ function busyMachine (machine) {
     'than on an idle machine: compare the servers with each other, not with figures taken elsewhere, and see the CPU by process.'
 }
 
-module.exports = { ladderSentence, targetsNotes, STEP_NAMES, rangeText, microseconds }
+module.exports = { ladderSentence, costSentence, targetsNotes, STEP_NAMES, rangeText, microseconds }

@@ -2,7 +2,7 @@
 
 const { escapeHtml, escapeMarkdown } = require('@nodebench/breakdown')
 const { targetsSummary } = require('./data')
-const { ladderSentence } = require('./findings')
+const { ladderSentence, costSentence } = require('./findings')
 const tables = require('./tables')
 const { targetCharts, targetPercentileCharts } = require('./charts')
 const { section } = require('../../render/page')
@@ -16,6 +16,16 @@ const { chartGrid, renderCharts } = require('../../render/charts')
 // tables.js and charts.js show them; this is the report's section and the terminal's lines.
 
 const TITLE = 'Servers side by side'
+const COST_TITLE = 'What nodebench costs this app'
+const COST_TEXT = 'The app traced against the same app started with NODEBENCH=off (nodebenchTrace() then only hands ' +
+  'requests on): the added cost per request is the difference of 1 / requests per second, what a request costs the server ' +
+  'at saturation.'
+
+/** Each group's sentence on what nodebench costs the app (groups without a ladder, which would say it). */
+function costSentences (targets) {
+  const measured = targets.groups.filter((group) => group.nodebenchCost !== null)
+  return measured.map((group) => costSentence(group, group.nodebenchCost))
+}
 
 // The terminal's columns of a group's table.
 const TEXT_COLUMNS = Object.freeze(['target', 'req/s', 'time per request ms (ab)', 'failed', '50% ms', '98% ms', '100% ms'])
@@ -34,6 +44,8 @@ const baselinesSection = Object.freeze({
       parts.push(`<p class="study">The study found (${escapeHtml(targets.reference.source)}):</p>`, htmlList(targets.reference.findings, 'study'))
     }
     parts.push(htmlTable(tables.targetTable(targets)))
+    const costs = costSentences(targets)
+    if (costs.length) parts.push(`<h3>${COST_TITLE}</h3>`, `<p>${escapeHtml(COST_TEXT)}</p>`, htmlList(costs, 'findings'))
     const ladders = targets.groups.filter((group) => group.ladder !== null)
     if (ladders.length) {
       parts.push('<h3>From bare Node.js to the traced app</h3>', '<p>Each step\'s cost per request is 1 / requests per second, what a ' +
@@ -58,6 +70,8 @@ const baselinesSection = Object.freeze({
       parts.push(`The study found (${escapeMarkdown(targets.reference.source)}):\n`, markdownList(targets.reference.findings))
     }
     parts.push(markdownTable(tables.targetTable(targets)))
+    const costs = costSentences(targets)
+    if (costs.length) parts.push(`### ${COST_TITLE}\n`, `${COST_TEXT}\n`, markdownList(costs))
     const ladders = targets.groups.filter((group) => group.ladder !== null)
     if (ladders.length) {
       parts.push('### From bare Node.js to the traced app\n', 'Each step\'s cost per request is 1 / requests per second, what a request costs ' +
@@ -85,6 +99,7 @@ const baselinesSection = Object.freeze({
       const rows = table.rows.map((row) => (row.message ? row : { ...row, cells: indexes.map((i) => row.cells[i]) }))
       parts.push(`${tables.targetGroupTitle(group)}:\n${textTable({ head: [...TEXT_COLUMNS], rows })}`)
       if (group.ladder !== null) parts.push(`${ladderSentence(group, group.ladder)}\n`)
+      if (group.nodebenchCost !== null) parts.push(`${costSentence(group, group.nodebenchCost)}\n`)
     }
     return parts.join('\n') + '\n'
   }
