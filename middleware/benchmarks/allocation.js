@@ -25,7 +25,6 @@
 // --node-flag=--no-maglev-inlining` names each function (its allocations may then differ: no escape analysis
 // across calls).
 
-const path = require('node:path')
 const v8 = require('node:v8')
 const http = require('node:http')
 const { fork } = require('node:child_process')

@@ -56,8 +56,8 @@ const GET_HEADER = 'getHeader'
 // unboxed (V8's double elements); mixed with the layer objects, every time would be a heap number of its own.
 // The request's own start and end come first in `times`, for the same reason: as fields of the record each was
 // a heap number of its own (16 bytes), allocated with every record. Entry `index`'s times are at
-// `index * STRIDE + START` and `+ END`, after the request's. `parents` (an entry's router or framework route, for its span) is made only when an
-// entry has one: most entries of most apps are at the top.
+// `index * STRIDE + START` and `+ END`, after the request's. `parents` (an entry's router or framework route,
+// for its span) is made only when an entry has one: most entries of most apps are at the top.
 const REQUEST_START = 0
 const REQUEST_END = 1
 const STRIDE = 2
@@ -76,7 +76,7 @@ let requestsSinceResize = 0
 let infosTemplate = []
 let timesTemplate = newTimes(0)
 
-/** The request's start and end, then `2 * entries` doubles (an array V8 keeps as unboxed doubles: it starts with one). */
+/** The request's start and end, then `2 * entries` doubles (V8 keeps them unboxed: the array starts with one). */
 function newTimes (entries) {
   const times = [0.5]
   times.length = 0

@@ -34,7 +34,8 @@ function attributeCalls (record, into = []) {
     const segment = calls[first].segment
     let last = first + 1
     while (last < calls.length && calls[last].segment === segment) last++
-    length = attributeSegment(segment, calls, first, last, record.entryStart(segment), record.entryEnd(segment), result, length)
+    const segmentStart = record.entryStart(segment)
+    length = attributeSegment(segment, calls, first, last, segmentStart, record.entryEnd(segment), result, length)
     first = last
   }
   return truncated(result, length)
