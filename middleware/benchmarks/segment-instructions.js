@@ -6,11 +6,13 @@
 // between them, start-up and warm-up cancelled exactly; the difference between the variants is nodebench's.
 //
 //   node benchmarks/segment-instructions.js [--node 24] [--layers 11] [--warmup 30000] [--requests 20000,60000]
-//                                          [--keep-dumps dir] [--json]
+//                                          [--keep-dumps dir] [--semi-space MB] [--json]
 //
 // Every figure is split as instructions.js splits them: garbage collection and compiling apart from the
 // program's own work (the mutator), since one more scavenge in a window moves a total by 5-10%. The four runs go
-// two at a time; under callgrind each takes a few minutes.
+// two at a time; under callgrind each takes a few minutes. --semi-space fixes the young generation at that size
+// in every run (as instructions.js's): unfixed, V8 sizes it by what survived, and a variant that allocates less can
+// still run more scavenges in the window than one that allocates more.
 //
 // --keep-dumps keeps each run's dump and V8's code map (<dir>/<variant>-<requests>/), described for functions.js
 // as one window of the requests between the two runs, so that nodebench's own functions are read one by one:
@@ -37,6 +39,7 @@ function parseArguments (argv) {
       warmup: { type: 'string', default: '30000' },
       requests: { type: 'string', default: '20000,60000' },
       'keep-dumps': { type: 'string' },
+      'semi-space': { type: 'string' },
       json: { type: 'boolean', default: false }
     },
     strict: true
@@ -51,15 +54,19 @@ function parseArguments (argv) {
     throw new TypeError(`--requests must be two request counts, the smaller first (e.g. 20000,60000); received ${values.requests}`)
   }
   const keepDumps = values['keep-dumps'] === undefined ? null : path.resolve(values['keep-dumps'])
-  return { node: values.node ?? null, layers: whole('layers', values.layers, 1), warmup: whole('warmup', values.warmup, 0), requests, keepDumps, json: values.json }
+  const semiSpace = values['semi-space'] === undefined ? null : whole('semi-space', values['semi-space'], 1)
+  return {
+    node: values.node ?? null, layers: whole('layers', values.layers, 1), warmup: whole('warmup', values.warmup, 0), requests, keepDumps, semiSpace, json: values.json
+  }
 }
 
 /** One callgrind run of segment-path.js; resolves to its dump's { total, gc, compile }. */
-function countRun (valgrind, nodePath, { variant, layers, warmup, requests, keepDumps, window }) {
+function countRun (valgrind, nodePath, { variant, layers, warmup, requests, keepDumps, semiSpace, window }) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-segment-'))
   const outFile = path.join(dir, 'callgrind.out')
   const args = ['--tool=callgrind', `--callgrind-out-file=${outFile}`, '--dump-instr=no', '--cache-sim=no', '--branch-sim=no',
-    nodePath, '--single-threaded', ...(keepDumps === null ? [] : ['--perf-basic-prof']), SEGMENT_PATH, '--variant', variant, '--layers', String(layers), '--requests', String(requests),
+    nodePath, '--single-threaded', ...(keepDumps === null ? [] : ['--perf-basic-prof']),
+    ...(semiSpace === null ? [] : [`--min-semi-space-size=${semiSpace}`, `--max-semi-space-size=${semiSpace}`]), SEGMENT_PATH, '--variant', variant, '--layers', String(layers), '--requests', String(requests),
     '--warmup', String(warmup)]
   return new Promise((resolve, reject) => {
     const child = execFile(valgrind, args, { timeout: RUN_TIMEOUT_MS, maxBuffer: 1 << 24 }, (err, stdout, stderr) => {

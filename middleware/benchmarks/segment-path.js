@@ -70,7 +70,11 @@ function runRequest (layers, req, res) {
   next()
 }
 
-function run ({ layers: layerCount, requests, warmup, variant }) {
+/**
+ * One request of `layerCount` layers as a function (`one()`), and `check(count)`, which throws unless the
+ * breakdown counted `count` requests of that many segments (nodebench only).
+ */
+function requestPath ({ layers: layerCount, variant }) {
   const timed = variant === 'nodebench'
   const layers = makeLayers(layerCount, timed)
   const aggregator = new BreakdownAggregator({ service: 'segment-path' })
@@ -94,17 +98,24 @@ function run ({ layers: layerCount, requests, warmup, variant }) {
       aggregator.recordRequest(record)
     }
   }
+  const check = (count) => {
+    if (!timed) return
+    resolveNames()
+    const [operation] = aggregator.snapshot().operations
+    if (operation.count !== count || operation.segments.length !== layerCount) {
+      throw new Error(`the breakdown counted ${operation.count} requests and ${operation.segments.length} segments`)
+    }
+  }
+  return { one, check }
+}
+
+function run ({ layers: layerCount, requests, warmup, variant }) {
+  const { one, check } = requestPath({ layers: layerCount, variant })
   for (let i = 0; i < warmup; i++) one()
   const started = performance.now()
   for (let i = 0; i < requests; i++) one()
   const elapsedMs = performance.now() - started
-  if (timed) {
-    resolveNames()
-    const [operation] = aggregator.snapshot().operations
-    if (operation.count !== warmup + requests || operation.segments.length !== layerCount) {
-      throw new Error(`the breakdown counted ${operation.count} requests and ${operation.segments.length} segments`)
-    }
-  }
+  check(warmup + requests)
   const nsPerRequest = elapsedMs * 1e6 / requests
   return { variant, layers: layerCount, requests, nsPerRequest, nsPerSegment: nsPerRequest / layerCount }
 }
@@ -122,4 +133,4 @@ if (require.main === module) {
   else process.stdout.write(`${result.variant}: ${result.nsPerRequest.toFixed(0)} ns per request of ${result.layers} layers, ${result.nsPerSegment.toFixed(1)} ns per layer\n`)
 }
 
-module.exports = { parseArguments, run }
+module.exports = { parseArguments, run, requestPath }

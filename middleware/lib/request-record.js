@@ -54,11 +54,15 @@ const GET_HEADER = 'getHeader'
 // Entries are stored flat, in arrays per request instead of an object per layer: `infos` holds each entry's
 // layer, `times` two numbers per entry (start, end or -1 while open). An array of numbers only keeps them
 // unboxed (V8's double elements); mixed with the layer objects, every time would be a heap number of its own.
-// `parents` (an entry's router or framework route, for its span) is made only when an entry has one: most
-// entries of most apps are at the top.
+// The request's own start and end come first in `times`, for the same reason: as fields of the record each was
+// a heap number of its own (16 bytes), allocated with every record. Entry `index`'s times are at
+// `index * STRIDE + START` and `+ END`, after the request's. `parents` (an entry's router or framework route,
+// for its span) is made only when an entry has one: most entries of most apps are at the top.
+const REQUEST_START = 0
+const REQUEST_END = 1
 const STRIDE = 2
-const START = 0
-const END = 1
+const START = 2
+const END = 3
 
 // A record's arrays start as copies of these, as long as the longest request lately seen (in entries): a copy
 // of an array of doubles is one allocation, where pushing into an empty array changed its kind to doubles and
@@ -72,11 +76,11 @@ let requestsSinceResize = 0
 let infosTemplate = []
 let timesTemplate = newTimes(0)
 
-/** `2 * entries` doubles (an array V8 keeps as unboxed doubles: it starts with one). */
+/** The request's start and end, then `2 * entries` doubles (V8 keeps them unboxed: the array starts with one). */
 function newTimes (entries) {
   const times = [0.5]
   times.length = 0
-  for (let i = 0; i < entries * STRIDE; i++) times.push(-1)
+  for (let i = 0; i < (entries + 1) * STRIDE; i++) times.push(i === REQUEST_END ? 0 : -1)
   return times
 }
 
@@ -101,6 +105,21 @@ function sizeTemplates (entries) {
 }
 
 /**
+ * A record's routers and mounted apps, made when it enters the first (most requests of most apps enter none):
+ * the open ones, innermost last (entry indexes), the req.baseUrl each was entered with, each container entry's
+ * mount template, and the innermost's template and baseUrl.
+ */
+class Mounts {
+  constructor () {
+    this.containers = []
+    this.baseUrls = []
+    this.templates = [] // entry index -> mount template
+    this.prefix = ''
+    this.baseUrl = ''
+  }
+}
+
+/**
  * Everything nodebench keeps about one request: when it entered the app, and one entry per layer
  * invocation (a segment) or per router/sub-app it passed through (a container, whose time overlaps its
  * children and therefore is not a segment of the breakdown).
@@ -111,31 +130,27 @@ function sizeTemplates (entries) {
 class RequestRecord {
   constructor (method, startMs) {
     this.method = method
-    this.startMs = startMs
-    this.endMs = 0
     this.done = false
     this.aborted = false
     this.errored = false
     this.statusCode = 0
     this.format = 'other'
     this.route = null
-    this.prefix = ''
-    this.baseUrl = ''
     this.segmentCount = 0
     this.infos = infosTemplate.slice()
     this.times = timesTemplate.slice()
+    this.times[REQUEST_START] = startMs
     this.parents = null // entry index -> parent entry, when any entry has one
     // Rare: created on first use.
     this.errors = null // entry index -> error
-    this.templates = null // entry index -> mount template (containers)
-    this.containers = null // open containers, innermost last: entry indexes
-    this.containerBaseUrls = null
+    this.mounts = null // the routers and mounted apps entered (Mounts)
     // The entry of the framework route (kind `route`, a NestJS pipeline) the request is in, or -1.
     this.routeEntry = -1
     // The `next` nodebench last wrote as `req.next`, and Express's `next` it stands for (wrap-layer.js).
     this.ownNext = null
     this.ownNextFor = null
-    // Tracing state, set only for sampled requests.
+    // Tracing state, set only for sampled requests. (Kept as fields: behind accessors of an object made on first
+    // use, 28 bytes less a request, the sampled path cost ~2,000 instructions a request more; LOG.md.)
     this.sampled = false
     this.traceId = null
     this.spanId = null
@@ -158,6 +173,29 @@ class RequestRecord {
     this.serverAttributes = null
   }
 
+  /** When the request entered the app (performance.now()). */
+  get startMs () {
+    return this.times[REQUEST_START]
+  }
+
+  set startMs (ms) {
+    this.times[REQUEST_START] = ms
+  }
+
+  /** When its response ended (0 until then). */
+  get endMs () {
+    return this.times[REQUEST_END]
+  }
+
+  set endMs (ms) {
+    this.times[REQUEST_END] = ms
+  }
+
+  /** The mount template of the innermost router or mounted app entered ('' at the top). */
+  get prefix () {
+    return this.mounts === null ? '' : this.mounts.prefix
+  }
+
   openEntry (info) {
     const index = this.segmentCount++
     const times = this.times
@@ -168,13 +206,13 @@ class RequestRecord {
     if (at + END === times.length) times[at + END] = -1
     // Most entries of most apps are at the top, under no router: one test, the rest out of this function (which
     // V8 inlines into every layer's shadow, so its size counts against what else fits: performance.now()).
-    if (this.containers !== null || this.parents !== null) this.noteParent(index)
+    if (this.mounts !== null || this.parents !== null) this.noteParent(index)
     return index
   }
 
   /** Entry `index`'s parent: the innermost open container, or none (-1) once any entry has one. */
   noteParent (index) {
-    const containers = this.containers
+    const containers = this.mounts === null ? null : this.mounts.containers
     if (containers !== null && containers.length > 0) this.setParent(index, containers[containers.length - 1])
     else if (this.parents !== null) this.parents.push(-1)
   }
@@ -207,7 +245,7 @@ class RequestRecord {
       }
     }
     const index = this.segmentCount++
-    const containers = this.containers
+    const containers = this.mounts === null ? null : this.mounts.containers
     const parent = route !== -1
       ? route
       : containers === null || containers.length === 0 ? -1 : containers[containers.length - 1]
@@ -287,7 +325,8 @@ class RequestRecord {
   }
 
   entryTemplate (index) {
-    return this.templates === null || this.templates[index] === undefined ? null : this.templates[index]
+    const templates = this.mounts === null ? null : this.mounts.templates
+    return templates === null || templates[index] === undefined ? null : templates[index]
   }
 
   segmentDurationMs (index) {
@@ -300,42 +339,41 @@ class RequestRecord {
    */
   enterContainer (info, req, layer) {
     const baseUrl = typeof req.baseUrl === 'string' ? req.baseUrl : ''
-    const matched = baseUrl.startsWith(this.baseUrl) ? baseUrl.slice(this.baseUrl.length) : baseUrl
+    const outer = this.mounts === null ? '' : this.mounts.baseUrl
+    const matched = baseUrl.startsWith(outer) ? baseUrl.slice(outer.length) : baseUrl
     const template = this.prefix + mountTemplate(layer, matched, req.params)
     const index = this.openEntry(info)
-    if (this.containers === null) {
-      this.containers = []
-      this.containerBaseUrls = []
-      this.templates = []
-    }
-    this.templates[index] = template
-    this.containers.push(index)
-    this.containerBaseUrls.push(baseUrl)
-    this.prefix = template
-    this.baseUrl = baseUrl
+    if (this.mounts === null) this.mounts = new Mounts()
+    const mounts = this.mounts
+    mounts.templates[index] = template
+    mounts.containers.push(index)
+    mounts.baseUrls.push(baseUrl)
+    mounts.prefix = template
+    mounts.baseUrl = baseUrl
     return index
   }
 
   exitContainer (index) {
     if (this.done) return
     this.closeEntry(index, null)
-    const at = this.containers.lastIndexOf(index)
+    const mounts = this.mounts
+    const at = mounts.containers.lastIndexOf(index)
     if (at === -1) return
-    this.containers.length = at
-    this.containerBaseUrls.length = at
-    this.prefix = at > 0 ? this.templates[this.containers[at - 1]] : ''
-    this.baseUrl = at > 0 ? this.containerBaseUrls[at - 1] : ''
+    mounts.containers.length = at
+    mounts.baseUrls.length = at
+    mounts.prefix = at > 0 ? mounts.templates[mounts.containers[at - 1]] : ''
+    mounts.baseUrl = at > 0 ? mounts.baseUrls[at - 1] : ''
   }
 
   /** Closes whatever is still open at the end of the response; sets format, route and status. */
   finish (res, aborted) {
     const endMs = performance.now()
-    this.endMs = endMs
+    const times = this.times
+    times[REQUEST_END] = endMs
     this.done = true
     this.aborted = aborted
-    const times = this.times
     const entries = this.segmentCount
-    for (let at = END; at < entries * STRIDE; at += STRIDE) {
+    for (let at = END; at < entries * STRIDE + START; at += STRIDE) {
       if (times[at] === -1) times[at] = endMs
     }
     noteEntries(entries)
@@ -345,9 +383,12 @@ class RequestRecord {
     if (this.route === null) this.route = unmatchedRoute(this.prefix)
   }
 
-  /** Each segment's time waiting on each dependency (@nodebench/breakdown's attribution.js), for the aggregator. */
-  dependencyTimes () {
-    return attributeCalls(this)
+  /**
+   * Each segment's time waiting on each dependency (@nodebench/breakdown's attribution.js), for the aggregator:
+   * written in `into` when given.
+   */
+  dependencyTimes (into) {
+    return attributeCalls(this, into)
   }
 
   get responseTimeMs () {

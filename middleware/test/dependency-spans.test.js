@@ -66,11 +66,12 @@ function recordWithCalls () {
   record.traceId = '0af7651916cd43dd8448eb211c80319c'
   record.spanId = 'b7ad6b7169203331'
   const auth = record.openEntry(info('middleware', 'auth'))
-  record.times[auth * 2] = 1000
+  // An entry's start and end in the record's times, after the request's own (request-record.js).
+  record.times[2 + auth * 2] = 1000
   record.closeEntry(auth, null)
-  record.times[auth * 2 + 1] = 1010
+  record.times[2 + auth * 2 + 1] = 1010
   const list = record.openEntry(info('handler', 'listUsers'))
-  record.times[list * 2] = 1010
+  record.times[2 + list * 2] = 1010
   call(record, FIND, auth, 1002, 1006)
   call(record, FIND, list, 1011, 1021)
   call(record, COUNT, list, 1015, 1025)
@@ -78,7 +79,7 @@ function recordWithCalls () {
   call(record, API, list, 1031, -1, { url: '/v1/late' })
   record.route = '/users'
   record.finish({ statusCode: 500, getHeader: () => 'application/json' }, false)
-  record.times[list * 2 + 1] = 1040
+  record.times[2 + list * 2 + 1] = 1040
   record.endMs = 1041
   record.serverAttributes = serverSpanAttributes({
     protocol: 'http',

@@ -262,14 +262,15 @@ test('a render\'s INTERNAL span and a serialisation\'s none: the encoder writes 
   record.traceId = '0af7651916cd43dd8448eb211c80319c'
   record.spanId = 'b7ad6b7169203331'
   const handler = record.openEntry({ key: 'handler showHome /srv/app.js:1', name: 'showHome', kind: 'handler', file: '/srv/app.js', line: 1, spanTemplate: null })
-  record.times[handler * 2] = 1000
+  // An entry's start and end in the record's times, after the request's own (request-record.js).
+  record.times[2 + handler * 2] = 1000
   record.dependencyCalls = [
     Object.assign(new DependencyCall(render, handler, 1002), { endMs: 1008, error: 'Error' }),
     Object.assign(new DependencyCall(serialize, handler, 1009), { endMs: 1010 })
   ]
   record.route = '/'
   record.finish({ statusCode: 200, getHeader: () => 'text/html' }, false)
-  record.times[handler * 2 + 1] = 1011
+  record.times[2 + handler * 2 + 1] = 1011
   record.endMs = 1012
   let next = 1
   const ids = () => ({

@@ -100,3 +100,37 @@ test("a record's format is its own response's, whatever the responses before it 
     assert.equal(record.format, format, `content-type ${contentType}`)
   }
 })
+
+test('a record\'s own start and end are kept apart from its entries\' times, whatever the requests before it', () => {
+  for (const entries of [3, 12, 1]) {
+    const record = new RequestRecord('GET', 1000.25)
+    assert.equal(record.startMs, 1000.25)
+    assert.equal(record.endMs, 0, 'no end until the response ends')
+    for (let i = 0; i < entries; i++) {
+      const index = record.openEntry({ kind: 'middleware', name: `m${i}` })
+      assert.equal(record.entryEnd(index), -1)
+      assert.equal(record.startMs, 1000.25, 'an entry does not move the request\'s start')
+      record.closeEntry(index, null)
+    }
+    record.finish(fakeResponse, false)
+    assert.ok(record.endMs > 0)
+    assert.equal(record.responseTimeMs, record.endMs - 1000.25)
+    for (let i = 0; i < entries; i++) assert.ok(record.entryEnd(i) >= record.entryStart(i) && record.entryStart(i) > 0)
+  }
+})
+
+test('a record carries mount state only once it enters a router: a request at the top has none', () => {
+  const record = new RequestRecord('GET', 0)
+  record.openEntry({ kind: 'middleware', name: 'a' })
+  assert.equal(record.mounts, null)
+  assert.equal(record.prefix, '')
+  const router = record.enterContainer({ kind: 'router', name: 'router' }, { baseUrl: '/api/7', params: { id: '7' } },
+    { keys: [{ name: 'id' }], path: '/api/:id' })
+  assert.notEqual(record.mounts, null)
+  assert.equal(record.prefix, '/api/:id')
+  assert.equal(record.entryTemplate(router), '/api/:id')
+  assert.equal(record.entryParent(record.openEntry({ kind: 'middleware', name: 'b' })), router)
+  record.exitContainer(router)
+  assert.equal(record.prefix, '')
+  assert.equal(record.entryParent(record.openEntry({ kind: 'middleware', name: 'c' })), -1)
+})

@@ -370,13 +370,16 @@ class BreakdownAggregator {
   }
 }
 
+// The array every request's dependency times are written in (`dependencyTimes(into)`), read at once.
+const dependencyTimesScratch = []
+
 /**
- * Adds the dependency times of a request's segments (`request.dependencyTimes()`: flat [entry index,
- * dependency { system, operation, target }, calls, ms] quadruples) to the operation's segments, found as
- * recordRequest() found them: by their position among the request's segments.
+ * Adds the dependency times of a request's segments (`request.dependencyTimes(into)`: flat [entry index,
+ * dependency { system, operation, target }, calls, ms] quadruples, in `into` or an array of its own) to the
+ * operation's segments, found as recordRequest() found them: by their position among the request's segments.
  */
 function recordDependencies (operation, request) {
-  const times = request.dependencyTimes()
+  const times = request.dependencyTimes(dependencyTimesScratch)
   if (times.length === 0) return
   // The quadruples come in the order of their segments: one walk counts the segments before each (no map per
   // request: with a JSON serialisation timed, nearly every request of an API has a dependency).
