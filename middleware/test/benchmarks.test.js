@@ -303,6 +303,15 @@ test('overhead.js: real-clock and real-clock-return, the real stack\'s floor, cl
   assert.ok(atReturn[1] >= atReturn[2], 'real-clock-return reads helmet\'s end at its return')
 })
 
+test('alternating.js: the real stack\'s floor against it bare in one process, per function clocked; a bad variant is one line', { timeout: 120_000 }, async () => {
+  const stdout = await runScript('alternating.js', ['--app', 'real', '--variant', 'clock', '--pairs', '2', '--block', '8', '--warmup', '8'])
+  assert.match(stdout, /app real, clock: bare [\d.]+ µs a request .*the clock [+-][\d.-]+ µs a request .*\(9\.0 segments a request\)/)
+  const failed = await new Promise((resolve) => execFile(process.execPath, [path.join(__dirname, '..', 'benchmarks', 'alternating.js'), '--app', 'bench', '--variant', 'clock'],
+    (err, out, stderr) => resolve({ code: err?.code, stderr })))
+  assert.equal(failed.code, 2)
+  assert.equal(failed.stderr, 'alternating: --variant clock is the real stack\'s (--app real); the benchmark app\'s floor is clock-return\n')
+})
+
 test('first-request.js: bare and traced processes each serve a first and a second request per app', { timeout: 120_000 }, async () => {
   const report = JSON.parse(await runScript('first-request.js', ['--rounds', '1', '--apps', '1,3', '--json']))
   assert.equal(report.schema, 1)
