@@ -24,7 +24,7 @@
 // nest-breakdown are the NestJS example (examples/nest-cats), bare and with its breakdown. The sink runs
 // as its own process, as a collector does, so the instructions counted are the exporter's (encode, send, read
 // the answer) and not the collector's; under valgrind it is not traced (callgrind's --trace-children=no).
-// real-bare, real-breakdown, real-0 and real-0.1 are the same on the real middleware stack (real-app.js);
+// real-bare, real-breakdown, real-0, real-0.1 and real-1 are the same on the real middleware stack (real-app.js);
 // real-clock and real-clock-return are its floor, the stack bare with its nine functions clocked
 // (clock-floor.js), and print `timed` as if a breakdown had timed them.
 // `client` is the client alone: the same requests to the bare app served by app.js in a process of its own
@@ -42,13 +42,13 @@ const { createApp } = require('./app')
 const { createRealApp, realClockOf, REAL_SEGMENTS } = require('./real-app')
 const { spawnServer, stopServer } = require('./child-server')
 
-const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1, 'real-0': 0, 'real-0.1': 0.1 })
+const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1, 'real-0': 0, 'real-0.1': 0.1, 'real-1': 1 })
 const METRICS_EVERY = 1000
 // The reader's own schedule, far off: the pushes are the forced ones, every METRICS_EVERY requests.
 const METRICS_INTERVAL_MS = 24 * 60 * 60 * 1000
 const VARIANTS = Object.freeze([
   'bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1', 'nodebench-metrics', 'nest-bare', 'nest-breakdown', 'client',
-  'real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-clock', 'real-clock-return'
+  'real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-1', 'real-clock', 'real-clock-return'
 ])
 const CONCURRENCY = 4
 
