@@ -6,8 +6,12 @@
 // the figure is the median over the pairs of the difference a request, over the segments the breakdown timed.
 // A time, not a count: instructions.js and functions.js say where the instructions go.
 //
-//   node benchmarks/alternating.js [--app real|bench] [--variant breakdown|0|0.1] [--pairs 40] [--block 400]
-//                                  [--warmup 4000]
+//   node benchmarks/alternating.js [--app real|bench] [--variant breakdown|0|0.1|clock|clock-return] [--pairs 40]
+//                                  [--block 400] [--warmup 4000]
+//
+// `clock` and `clock-return` set the app's floor against it bare instead of nodebench (clock-floor.js): each of its
+// functions between two clock reads, the second at its `next` (the real stack only: real-clock) or at its return
+// (real-clock-return, bare-clock); divided by the functions clocked.
 //
 // Both apps share the process: nodebench's subscription to the server's channels (response-end.js) then
 // also sees the bare app's responses (a look-up that finds no record), which makes bare's side a little dearer.
@@ -18,10 +22,13 @@ const { parseArgs } = require('node:util')
 const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { createApp } = require('./app')
-const { createRealApp } = require('./real-app')
-const { median } = require('./harness')
+const { createRealApp, realClockOf, REAL_SEGMENTS } = require('./real-app')
+const { median, runScript } = require('./harness')
 
 const CONCURRENCY = 4
+const VARIANTS = Object.freeze(['breakdown', '0', '0.1', 'clock', 'clock-return'])
+// bare-clock's functions on the benchmark app (app.js): ten middleware and the handler.
+const BENCH_FUNCTIONS = 11
 
 function parseArguments (argv) {
   const { values } = parseArgs({
@@ -36,7 +43,8 @@ function parseArguments (argv) {
     strict: true
   })
   if (values.app !== 'real' && values.app !== 'bench') throw new TypeError(`--app must be real or bench; received ${values.app}`)
-  if (!['breakdown', '0', '0.1'].includes(values.variant)) throw new TypeError(`--variant must be breakdown, 0 or 0.1; received ${values.variant}`)
+  if (!VARIANTS.includes(values.variant)) throw new TypeError(`--variant must be one of ${VARIANTS.join(', ')}; received ${values.variant}`)
+  if (values.app === 'bench' && values.variant === 'clock') throw new TypeError('--variant clock is the real stack\'s (--app real); the benchmark app\'s floor is clock-return')
   const whole = (name) => {
     const value = Number(values[name])
     if (!Number.isInteger(value) || value < 1) throw new TypeError(`--${name} must be a whole number of at least 1; received ${values[name]}`)
@@ -76,15 +84,21 @@ function cpuMicros () {
   return user + system
 }
 
-async function main () {
-  const options = parseArguments(process.argv.slice(2))
+async function main (options) {
   // Nothing is sent: a closed port (the exporting variants are judged by what deciding costs, not exports).
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT ??= 'http://127.0.0.1:9'
-  const tracing = options.variant === 'breakdown'
-    ? nodebenchTrace({ exporter: 'none' })
-    : nodebenchTrace({ exporter: 'otlp', sampleRatio: Number(options.variant) })
+  const clocked = options.variant === 'clock' || options.variant === 'clock-return'
+  const tracing = clocked
+    ? null
+    : options.variant === 'breakdown'
+      ? nodebenchTrace({ exporter: 'none' })
+      : nodebenchTrace({ exporter: 'otlp', sampleRatio: Number(options.variant) })
+  const realClock = options.app === 'real' ? realClockOf(`real-${options.variant}`) : null
   const create = options.app === 'real' ? createRealApp : createApp
-  const servers = [await listen(create(express, null)), await listen(create(express, tracing))]
+  const measured = options.app === 'real'
+    ? createRealApp(express, tracing, realClock?.clocked)
+    : createApp(express, tracing, clocked ? new Float64Array(2 * BENCH_FUNCTIONS) : null)
+  const servers = [await listen(create(express, null)), await listen(measured)]
   const clients = servers.map(client)
   for (const c of clients) await c.serve(options.warmup)
   const differences = []
@@ -101,25 +115,26 @@ async function main () {
     differences.push((micros[1] - micros[0]) / options.block)
     if ((pair + 1) % 10 === 0) process.stderr.write(`alternating: ${pair + 1} of ${options.pairs} pairs\n`)
   }
-  const snapshot = tracing.breakdown()
+  const perRequest = clocked ? (options.app === 'real' ? REAL_SEGMENTS : BENCH_FUNCTIONS) : segmentsPerRequest(tracing.breakdown())
+  const bare = totals[0] / (options.pairs * options.block)
+  const over = median(differences)
+  process.stdout.write(`Node.js ${process.versions.node}, app ${options.app}, ${options.variant}: bare ${bare.toFixed(1)} µs a request (client included), ` +
+    `${clocked ? 'the clock' : 'nodebench'} +${over.toFixed(2)} µs a request (median of ${options.pairs} pairs of ${options.block}), ` +
+    `${(over * 1000 / perRequest).toFixed(0)} ns a segment (${perRequest.toFixed(1)} segments a request)\n`)
+  for (const c of clients) c.close()
+  for (const server of servers) server.close()
+  if (realClock !== null) realClock.stop()
+  if (tracing !== null) await tracing.shutdown()
+}
+
+function segmentsPerRequest (snapshot) {
   let requests = 0
   let segments = 0
   for (const operation of snapshot.operations) {
     requests += operation.count
     for (const segment of operation.segments) segments += segment.count
   }
-  const perRequest = segments / requests
-  const bare = totals[0] / (options.pairs * options.block)
-  const over = median(differences)
-  process.stdout.write(`Node.js ${process.versions.node}, app ${options.app}, ${options.variant}: bare ${bare.toFixed(1)} µs a request (client included), ` +
-    `nodebench +${over.toFixed(2)} µs a request (median of ${options.pairs} pairs of ${options.block}), ` +
-    `${(over * 1000 / perRequest).toFixed(0)} ns a segment (${perRequest.toFixed(1)} segments a request)\n`)
-  for (const c of clients) c.close()
-  for (const server of servers) server.close()
-  await tracing.shutdown()
+  return segments / requests
 }
 
-main().catch((err) => {
-  process.stderr.write(`alternating: ${err && err.stack ? err.stack : err}\n`)
-  process.exitCode = 1
-})
+runScript('alternating', parseArguments, main)

@@ -11,8 +11,8 @@
 // Prints `listening on http://127.0.0.1:<port>` when ready. On SIGTERM it stops accepting requests, flushes
 // the spans still queued for export (bounded), prints `stopped <json>` and exits 0.
 
-const { performance } = require('node:perf_hooks')
 const { parseArgs } = require('node:util')
+const { clockedAtReturn } = require('./clock-floor')
 
 // The default run: the issue's four variants, plus nodebench's breakdown alone (exporter 'none').
 const DEFAULT_VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebench-0.1', 'nodebench-1', 'otel-official'])
@@ -21,13 +21,17 @@ const DEFAULT_VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebenc
 // with its metrics pushed over OTLP every second (60 times the default rate; compare with
 // nodebench-breakdown).
 // bare-clock is the floor of any breakdown of this app: the bare app with each middleware and the handler
-// between two reads of the clock, both kept, and nothing else (DESIGN.md: two reads a segment).
+// between two reads of the clock, both kept, and nothing else (DESIGN.md: two reads a segment); real-clock the
+// same on the real stack with the second read where nodebench's segment ends (at the function's `next`), and
+// real-clock-return with it where bare-clock reads it (at the return): clock-floor.js.
 // The NestJS variants are opt-in too (--variants nest-bare,nest-breakdown): each is compared with nest-bare.
 const NEST_VARIANTS = Object.freeze(['nest-bare', 'nest-breakdown'])
 // The real middleware stack (real-app.js: helmet, cors, compression, ...), opt-in too: bare, the breakdown
 // alone, the exporter on at sampleRatio 0, 0.1 and 1, and the official instrumentation (as otel-official) on
 // the same stack; each compared with real-bare.
-const REAL_VARIANTS = Object.freeze(['real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-1', 'real-official'])
+const REAL_VARIANTS = Object.freeze([
+  'real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-1', 'real-official', 'real-clock', 'real-clock-return'
+])
 const VARIANTS = Object.freeze([
   ...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider', 'bare-clock', 'nodebench-0', 'nodebench-metrics', ...NEST_VARIANTS,
   ...REAL_VARIANTS
@@ -110,27 +114,6 @@ function segmentsPerRequest (snapshot) {
   return requests === 0 ? null : segments / requests
 }
 
-/**
- * bare-clock's timing: `fn` between two reads of `performance.now()`, each stored in `times` (two slots a
- * function). `performance` is perf_hooks', held in a constant as nodebench holds it: the global of that name is
- * a getter, and a look-up of it at every read cost ~17 ns a segment more (perf, Node.js 24.21.0). No `next` of
- * its own and no record: the second read comes when `fn` returns, after the layers that its `next` ran, which
- * costs the same two reads and two stores as reading it when `next` is called.
- */
-function clockedWith (times) {
-  let functions = 0
-  return function clocked (fn) {
-    const at = 2 * functions++
-    if (times === null || at + 1 >= times.length) return fn
-    return function (req, res, next) {
-      times[at] = performance.now()
-      const result = fn(req, res, next)
-      times[at + 1] = performance.now()
-      return result
-    }
-  }
-}
-
 /** Ten small middleware: each sets something on the request or response, or does a tiny computation. */
 function addMiddleware (app, clocked) {
   app.use(clocked(function countRequests (req, res, next) {
@@ -183,7 +166,7 @@ function addMiddleware (app, clocked) {
 function createApp (express, tracing, clockTimes = null) {
   const app = express()
   if (tracing !== null) app.use(tracing)
-  const clocked = clockedWith(clockTimes)
+  const clocked = clockedAtReturn(clockTimes)
   addMiddleware(app, clocked)
   app.get('/api/items/:id', clocked(function getItem (req, res) {
     const id = Number(req.params.id)
@@ -265,7 +248,10 @@ function main () {
   const http = require('node:http')
   const express = requireExpress5()
   let tracing = null
-  if (variant.startsWith('nodebench-') || (variant.startsWith('real-') && variant !== 'real-bare' && variant !== 'real-official')) {
+  // Loaded only for its variants, so that the other variants' processes hold none of its modules.
+  const realApp = REAL_VARIANTS.includes(variant) ? require('./real-app') : null
+  const realClock = realApp === null ? null : realApp.realClockOf(variant)
+  if (variant.startsWith('nodebench-') || (variant.startsWith('real-') && variant !== 'real-bare' && variant !== 'real-official' && realClock === null)) {
     const { nodebenchTrace } = require('@nodebench/trace')
     if (variant === 'nodebench-breakdown' || variant === 'real-breakdown') {
       tracing = nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'none' })
@@ -278,7 +264,7 @@ function main () {
   // The ten middleware and the handler: as many functions as the breakdown times segments on this app.
   const clockTimes = variant === 'bare-clock' ? new Float64Array(2 * CLOCKED_FUNCTIONS) : null
   const app = REAL_VARIANTS.includes(variant)
-    ? require('./real-app').createRealApp(express, tracing)
+    ? realApp.createRealApp(express, tracing, realClock?.clocked)
     : createApp(express, tracing, clockTimes)
   const server = http.createServer(app)
   if (keepAliveTimeout !== null) server.keepAliveTimeout = keepAliveTimeout
@@ -299,6 +285,7 @@ function main () {
     Promise.race([flushed.then(() => 'flushed'), timeout]).then((flush) => {
       const stats = { flush, requestsServed: requestCount }
       if (clockTimes !== null) stats.segmentsPerRequest = CLOCKED_FUNCTIONS
+      if (realClock !== null) stats.segmentsPerRequest = realApp.REAL_SEGMENTS
       if (tracing !== null) {
         const snapshot = tracing.breakdown()
         stats.droppedSpans = snapshot.dropped.spans

@@ -24,7 +24,9 @@
 // nest-breakdown are the NestJS example (examples/nest-cats), bare and with its breakdown. The sink runs
 // as its own process, as a collector does, so the instructions counted are the exporter's (encode, send, read
 // the answer) and not the collector's; under valgrind it is not traced (callgrind's --trace-children=no).
-// real-bare, real-breakdown, real-0 and real-0.1 are the same on the real middleware stack (real-app.js).
+// real-bare, real-breakdown, real-0, real-0.1 and real-1 are the same on the real middleware stack (real-app.js);
+// real-clock and real-clock-return are its floor, the stack bare with its nine functions clocked
+// (clock-floor.js), and print `timed` as if a breakdown had timed them.
 // `client` is the client alone: the same requests to the bare app served by app.js in a process of its own
 // (not traced either), so that its count is the client's share of every Express variant's (the same requests
 // and the same responses), and a variant's count less it is its server's.
@@ -37,16 +39,16 @@ const { pathToFileURL } = require('node:url')
 const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
 const { createApp } = require('./app')
-const { createRealApp } = require('./real-app')
+const { createRealApp, realClockOf, REAL_SEGMENTS } = require('./real-app')
 const { spawnServer, stopServer } = require('./child-server')
 
-const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1, 'real-0': 0, 'real-0.1': 0.1 })
+const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1, 'real-0': 0, 'real-0.1': 0.1, 'real-1': 1 })
 const METRICS_EVERY = 1000
 // The reader's own schedule, far off: the pushes are the forced ones, every METRICS_EVERY requests.
 const METRICS_INTERVAL_MS = 24 * 60 * 60 * 1000
 const VARIANTS = Object.freeze([
   'bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1', 'nodebench-metrics', 'nest-bare', 'nest-breakdown', 'client',
-  'real-bare', 'real-breakdown', 'real-0', 'real-0.1'
+  'real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-1', 'real-clock', 'real-clock-return'
 ])
 const CONCURRENCY = 4
 
@@ -73,19 +75,20 @@ function checkpoint (lines, served) {
 
 /**
  * The app of `variant`, listening on a free loopback port: `{ server, path(i), headers, segments(), close() }`.
- * `segments()` resolves to `{ segments, requests }` the breakdown timed (null for a bare app).
+ * `segments(served)` resolves to `{ segments, requests }` the breakdown timed (null for a bare app).
  */
 async function startTarget () {
   if (variant === 'nest-bare' || variant === 'nest-breakdown') return startNest()
   if (variant === 'client') return startOtherProcess()
-  const tracing = variant === 'bare' || variant === 'real-bare'
+  const realClock = realClockOf(variant)
+  const tracing = variant === 'bare' || variant === 'real-bare' || realClock !== null
     ? null
     : variant === 'nodebench-breakdown' || variant === 'real-breakdown'
       ? nodebenchTrace({ exporter: 'none' })
       : variant === 'nodebench-metrics'
         ? nodebenchTrace({ exporter: 'none', metrics: { otlp: { intervalMs: METRICS_INTERVAL_MS } } })
         : nodebenchTrace({ exporter: 'otlp', sampleRatio: SAMPLE_RATIOS[variant] })
-  const app = variant.startsWith('real-') ? createRealApp(express, tracing) : createApp(express, tracing)
+  const app = variant.startsWith('real-') ? createRealApp(express, tracing, realClock?.clocked) : createApp(express, tracing)
   const server = app.listen(0, '127.0.0.1')
   await once(server, 'listening')
   return {
@@ -93,7 +96,10 @@ async function startTarget () {
     path: (i) => `/api/items/${i}`,
     headers: {},
     flushMetrics: () => tracing.flush(),
-    segments: async () => (tracing === null ? null : timedSegments(tracing.breakdown())),
+    // The clocked variants count nothing themselves (a counter would cost what bare does not): the client's.
+    segments: async (served) => realClock !== null
+      ? { segments: REAL_SEGMENTS * served, requests: served }
+      : tracing === null ? null : timedSegments(tracing.breakdown()),
     close: async () => {
       server.close()
       if (tracing !== null) await tracing.shutdown()
@@ -192,7 +198,7 @@ async function main () {
   } finally {
     if (lines !== null) lines.close()
     // What a request passes through: the segments timed per request (instructions.js divides by them).
-    const timed = await target.segments()
+    const timed = await target.segments(served)
     if (timed !== null) process.stdout.write(`timed ${timed.segments} segments in ${timed.requests} requests\n`)
     agent.destroy()
     await target.close()

@@ -18,9 +18,11 @@ const helmet = require('helmet')
 const morgan = require('morgan')
 const passport = require('passport')
 const { rateLimit } = require('express-rate-limit')
+const { clockedAtNext, clockedAtReturn, clockResponseFinish } = require('./clock-floor')
 
-// The functions the breakdown times on this app (what bare-clock would clock).
+// The functions the breakdown times on this app (what real-clock and real-clock-return clock).
 const REAL_SEGMENTS = 9
+const unclocked = (fn) => fn
 
 /** A stream that takes morgan's lines and drops them. */
 function nullStream () {
@@ -38,30 +40,46 @@ function catchAsync (fn) {
   }
 }
 
-/** Express app `express()` with nodebench's `tracing` first (null: bare), then the real stack and one route. */
-function createRealApp (express, tracing) {
+/**
+ * Express app `express()` with nodebench's `tracing` first (null: bare), then the real stack and one route.
+ * `clocked` wraps each of the nine functions in turn (clock-floor.js: the real-clock variants); by default none.
+ */
+function createRealApp (express, tracing, clocked = unclocked) {
   const app = express()
   if (tracing !== null) app.use(tracing)
-  app.use(helmet())
-  app.use(cors())
-  app.use(compression())
-  app.use(express.json())
-  app.use(morgan('combined', { stream: nullStream() }))
+  app.use(clocked(helmet()))
+  app.use(clocked(cors()))
+  app.use(clocked(compression()))
+  app.use(clocked(express.json()))
+  app.use(clocked(morgan('combined', { stream: nullStream() })))
   // A limit no benchmark reaches: the limiter counts every request (its memory store) and sets its headers.
-  app.use(rateLimit({ windowMs: 60_000, limit: 1e9, standardHeaders: 'draft-8', legacyHeaders: false }))
-  app.use(passport.initialize())
+  app.use(clocked(rateLimit({ windowMs: 60_000, limit: 1e9, standardHeaders: 'draft-8', legacyHeaders: false })))
+  app.use(clocked(passport.initialize()))
   let requestCount = 0
-  app.use(function requestId (req, res, next) {
+  app.use(clocked(function requestId (req, res, next) {
     req.id = (++requestCount).toString(36)
     res.setHeader('X-Request-Id', req.id)
     next()
-  })
-  app.get('/api/items/:id', catchAsync(async function getItem (req, res) {
+  }))
+  app.get('/api/items/:id', clocked(catchAsync(async function getItem (req, res) {
     const id = Number(req.params.id)
     const item = await Promise.resolve({ id, name: `item ${id}`, price: (id % 100) + 0.99, tags: ['small', 'json'] })
     res.json({ ...item, requestId: req.id })
-  }))
+  })))
   return app
 }
 
-module.exports = { createRealApp, REAL_SEGMENTS }
+/**
+ * The floor of the breakdown on this stack (clock-floor.js), for `variant` real-clock (a read at each call and at
+ * its `next`, the handler's second at the response's finish) or real-clock-return (the second read at the
+ * return): `{ times, clocked, stop }`, `clocked` to give createRealApp, `stop` to stop reading the responses'
+ * finish; null for any other variant.
+ */
+function realClockOf (variant) {
+  if (variant !== 'real-clock' && variant !== 'real-clock-return') return null
+  const times = new Float64Array(2 * REAL_SEGMENTS)
+  if (variant === 'real-clock-return') return { times, clocked: clockedAtReturn(times), stop: () => {} }
+  return { times, clocked: clockedAtNext(times), stop: clockResponseFinish(times) }
+}
+
+module.exports = { createRealApp, realClockOf, REAL_SEGMENTS }

@@ -256,6 +256,62 @@ test('overhead.js: bare-clock, the floor, times the same eleven functions as the
   for (let i = 0; i < 22; i += 2) assert.ok(times[i] > 0 && times[i + 1] >= times[i], `function ${i / 2} was read around`)
 })
 
+test('overhead.js: real-clock and real-clock-return, the real stack\'s floor, clock its nine functions and answer as real-bare', { timeout: 180_000 }, async () => {
+  const report = JSON.parse(await runScript('overhead.js', ['--rounds', '1', '--duration', '1', '--warmup', '0', '--variants', 'real-bare,real-clock,real-clock-return', '--sink', 'none', '--json']))
+  const byVariant = Object.fromEntries(report.runs.map((run) => [run.variant, run]))
+  assert.equal(byVariant['real-clock'].segmentsPerRequest, 9)
+  assert.equal(byVariant['real-clock-return'].segmentsPerRequest, 9)
+  assert.equal(byVariant['real-bare'].segmentsPerRequest, null)
+  for (const variant of ['real-clock', 'real-clock-return']) {
+    const row = report.summary.variants.find((row) => row.variant === variant)
+    assert.equal(typeof row.nsPerSegment, 'number', `${variant} a segment over real-bare`)
+  }
+  const stdout = await runScript('fixed-requests.js', ['real-clock', '40'])
+  assert.match(stdout, /^timed 360 segments in 40 requests$/m)
+
+  // The clocked stacks answer as the bare one; real-clock reads each function's end at its `next` (the
+  // handler's at the response's finish), so its nine segments follow one another; real-clock-return reads it
+  // when the function returns, after the functions its `next` ran.
+  const express = require('express')
+  const { createRealApp, realClockOf } = require('../benchmarks/real-app.js')
+  const answers = []
+  const clocks = {}
+  for (const variant of ['real-bare', 'real-clock', 'real-clock-return']) {
+    const clock = realClockOf(variant)
+    const server = createRealApp(express, null, clock?.clocked).listen(0, '127.0.0.1')
+    try {
+      await new Promise((resolve) => server.once('listening', resolve))
+      const response = await fetch(`http://127.0.0.1:${server.address().port}/api/items/42`)
+      const body = await response.json()
+      delete body.requestId
+      const headers = ['content-security-policy', 'access-control-allow-origin', 'vary', 'ratelimit-policy', 'x-request-id']
+      answers.push([response.status, body, headers.map((name) => response.headers.get(name) !== null)])
+    } finally {
+      server.close()
+      if (clock !== null) clock.stop()
+    }
+    clocks[variant] = clock?.times
+  }
+  assert.deepEqual(answers[1], answers[0])
+  assert.deepEqual(answers[2], answers[0])
+  assert.equal(realClockOf('real-breakdown'), null)
+  const atNext = clocks['real-clock']
+  for (let i = 0; i < 18; i++) assert.ok(atNext[i] > 0 && (i === 0 || atNext[i] >= atNext[i - 1]), `real-clock read ${i} in order`)
+  const atReturn = clocks['real-clock-return']
+  for (let i = 0; i < 18; i += 2) assert.ok(atReturn[i] > 0 && atReturn[i + 1] >= atReturn[i], `function ${i / 2} was read around`)
+  // helmet returns after cors was called (its `next` ran cors inside it).
+  assert.ok(atReturn[1] >= atReturn[2], 'real-clock-return reads helmet\'s end at its return')
+})
+
+test('alternating.js: the real stack\'s floor against it bare in one process, per function clocked; a bad variant is one line', { timeout: 120_000 }, async () => {
+  const stdout = await runScript('alternating.js', ['--app', 'real', '--variant', 'clock', '--pairs', '2', '--block', '8', '--warmup', '8'])
+  assert.match(stdout, /app real, clock: bare [\d.]+ µs a request .*the clock [+-][\d.-]+ µs a request .*\(9\.0 segments a request\)/)
+  const failed = await new Promise((resolve) => execFile(process.execPath, [path.join(__dirname, '..', 'benchmarks', 'alternating.js'), '--app', 'bench', '--variant', 'clock'],
+    (err, out, stderr) => resolve({ code: err?.code, stderr })))
+  assert.equal(failed.code, 2)
+  assert.equal(failed.stderr, 'alternating: --variant clock is the real stack\'s (--app real); the benchmark app\'s floor is clock-return\n')
+})
+
 test('first-request.js: bare and traced processes each serve a first and a second request per app', { timeout: 120_000 }, async () => {
   const report = JSON.parse(await runScript('first-request.js', ['--rounds', '1', '--apps', '1,3', '--json']))
   assert.equal(report.schema, 1)
