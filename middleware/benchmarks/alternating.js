@@ -21,7 +21,7 @@ const { once } = require('node:events')
 const { parseArgs } = require('node:util')
 const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
-const { createApp } = require('./app')
+const { createApp, segmentsPerRequest } = require('./app')
 const { createRealApp, realClockOf, REAL_SEGMENTS } = require('./real-app')
 const { median, runScript } = require('./harness')
 
@@ -125,16 +125,6 @@ async function main (options) {
   for (const server of servers) server.close()
   if (realClock !== null) realClock.stop()
   if (tracing !== null) await tracing.shutdown()
-}
-
-function segmentsPerRequest (snapshot) {
-  let requests = 0
-  let segments = 0
-  for (const operation of snapshot.operations) {
-    requests += operation.count
-    for (const segment of operation.segments) segments += segment.count
-  }
-  return segments / requests
 }
 
 runScript('alternating', parseArguments, main)

@@ -304,4 +304,6 @@ if (require.main === module) {
   main()
 }
 
-module.exports = { VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS, REAL_VARIANTS, parseArguments, createApp }
+module.exports = {
+  VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS, REAL_VARIANTS, parseArguments, createApp, segmentsPerRequest
+}

@@ -20,6 +20,25 @@ function runScript (script, args) {
   })
 }
 
+/**
+ * The real stack's answer to one request, served with nodebench's `tracing` (or null) and the floor's `clocked`
+ * wrapper (or none): its status, its body without the request id, and which of its packages' headers it set.
+ */
+async function realStackAnswer (express, tracing, clocked) {
+  const { createRealApp } = require('../benchmarks/real-app.js')
+  const server = createRealApp(express, tracing, clocked).listen(0, '127.0.0.1')
+  try {
+    await new Promise((resolve) => server.once('listening', resolve))
+    const response = await fetch(`http://127.0.0.1:${server.address().port}/api/items/42`)
+    const body = await response.json()
+    delete body.requestId
+    const headers = ['content-security-policy', 'access-control-allow-origin', 'vary', 'ratelimit-policy', 'x-request-id']
+    return [response.status, body, headers.map((name) => response.headers.get(name) !== null)]
+  } finally {
+    server.close()
+  }
+}
+
 test('serialize.js: the record encoder writes the OTLP serializer\'s bytes for the benchmark app\'s spans', async () => {
   const output = await runScript('serialize.js', ['--rounds', '2'])
   assert.match(output, /the same bytes both ways/)
@@ -273,21 +292,14 @@ test('overhead.js: real-clock and real-clock-return, the real stack\'s floor, cl
   // handler's at the response's finish), so its nine segments follow one another; real-clock-return reads it
   // when the function returns, after the functions its `next` ran.
   const express = require('express')
-  const { createRealApp, realClockOf } = require('../benchmarks/real-app.js')
+  const { realClockOf } = require('../benchmarks/real-app.js')
   const answers = []
   const clocks = {}
   for (const variant of ['real-bare', 'real-clock', 'real-clock-return']) {
     const clock = realClockOf(variant)
-    const server = createRealApp(express, null, clock?.clocked).listen(0, '127.0.0.1')
     try {
-      await new Promise((resolve) => server.once('listening', resolve))
-      const response = await fetch(`http://127.0.0.1:${server.address().port}/api/items/42`)
-      const body = await response.json()
-      delete body.requestId
-      const headers = ['content-security-policy', 'access-control-allow-origin', 'vary', 'ratelimit-policy', 'x-request-id']
-      answers.push([response.status, body, headers.map((name) => response.headers.get(name) !== null)])
+      answers.push(await realStackAnswer(express, null, clock?.clocked))
     } finally {
-      server.close()
       if (clock !== null) clock.stop()
     }
     clocks[variant] = clock?.times
@@ -580,19 +592,11 @@ test('overhead.js: the real middleware stack runs as real-bare, real-breakdown a
   // The traced stack answers as the bare one: the same status, body (but its request id) and real headers.
   const express = require('express')
   const { nodebenchTrace } = require('..')
-  const { createRealApp } = require('../benchmarks/real-app.js')
   const answers = []
   for (const tracing of [null, nodebenchTrace({ exporter: 'none' })]) {
-    const server = createRealApp(express, tracing).listen(0, '127.0.0.1')
     try {
-      await new Promise((resolve) => server.once('listening', resolve))
-      const response = await fetch(`http://127.0.0.1:${server.address().port}/api/items/42`)
-      const body = await response.json()
-      delete body.requestId
-      const headers = ['content-security-policy', 'access-control-allow-origin', 'vary', 'ratelimit-policy', 'x-request-id']
-      answers.push([response.status, body, headers.map((name) => response.headers.get(name) !== null)])
+      answers.push(await realStackAnswer(express, tracing))
     } finally {
-      server.close()
       if (tracing !== null) await tracing.shutdown()
     }
   }
