@@ -148,6 +148,7 @@ function nodebenchTrace (options) {
       if (spans.enabled) spans.ensureStarted()
     }
     let context = null
+    settleRecord(res)
     if (recordOf(res) === undefined && !res.writableEnded) {
       // The request that found the app: timed from here on, after nodebench's own set-up (the layers
       // before this one are not in its record). (A finished response has no record any more: a layer
