@@ -17,10 +17,21 @@ const kRecord = Symbol('nodebench.record')
 // has a record: detachRecord() forgets it.
 let lastResponse = null
 let lastRecord
+// A record begun before Express has set up the response (the root app's wrapped `handle`) is held here, not
+// stored on the response, until nodebench's middleware runs (or `handle` returns: settleRecord). The symbol
+// is then added after Express's prototype change and `res.locals` (in `handle` on Express 5, in its
+// `expressInit` layer on Express 4), as on the request that found the app (begun by the middleware): every
+// response of the app goes through one sequence of maps. Stored in `handle`, the symbol made a second
+// sequence, and the sites every response passes (`setHeader`, `getHeader`: node:_http_outgoing) saw 7 maps
+// instead of 4 and went megamorphic on Node.js 24 (benchmarks/LOG.md, "One sequence of maps for every
+// response").
+let heldResponse = null
+let heldRecord
 
 /** The record of the response's request, or undefined (not timed, or already finished). */
 function recordOf (res) {
   if (res === lastResponse) return lastRecord
+  if (res === heldResponse) return heldRecord
   if (typeof res !== 'object' || res === null) return undefined
   const record = res[kRecord]
   if (record !== undefined) {
@@ -36,8 +47,33 @@ function attachRecord (res, record) {
   lastRecord = record
 }
 
+/** Gives the response its record without storing it on the response yet (settleRecord stores it). */
+function holdRecord (res, record) {
+  if (heldResponse !== null) storeHeld()
+  heldResponse = res
+  heldRecord = record
+}
+
+/** Stores the held record on its response, if it is still held: from nodebench's middleware on. */
+function settleRecord (res) {
+  if (res === heldResponse) storeHeld()
+}
+
+function storeHeld () {
+  const res = heldResponse
+  const record = heldRecord
+  heldResponse = null
+  heldRecord = undefined
+  attachRecord(res, record)
+}
+
 /** Forgets the response's record (set to undefined, not deleted: a delete would make the response a dictionary). */
 function detachRecord (res) {
+  if (res === heldResponse) {
+    heldResponse = null
+    heldRecord = undefined
+    return
+  }
   res[kRecord] = undefined
   if (res === lastResponse) {
     lastResponse = null
@@ -396,4 +432,4 @@ class RequestRecord {
   }
 }
 
-module.exports = { RequestRecord, recordOf, attachRecord, detachRecord }
+module.exports = { RequestRecord, recordOf, attachRecord, holdRecord, settleRecord, detachRecord }

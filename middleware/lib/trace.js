@@ -4,7 +4,7 @@ const { performance } = require('perf_hooks')
 const api = require('@opentelemetry/api')
 const { BreakdownAggregator } = require('@nodebench/breakdown')
 const { normalizeOptions } = require('./options')
-const { RequestRecord, recordOf, attachRecord, detachRecord } = require('./request-record')
+const { RequestRecord, recordOf, attachRecord, holdRecord, settleRecord, detachRecord } = require('./request-record')
 const { AppInstrumenter } = require('./instrument-app')
 const { createSpanPipeline } = require('./span-pipeline')
 const { addServerTiming } = require('./server-timing')
@@ -115,13 +115,18 @@ function nodebenchTrace (options) {
     }
   }
 
-  /** Opens the request's record; returns the context to run the app in (sampled requests) or null. */
-  function beginRequest (req, res) {
+  /**
+   * Opens the request's record; returns the context to run the app in (sampled requests) or null. `beforeApp`:
+   * begun by the wrapped `handle`, before Express set up the response, where the record is held until it is
+   * first looked up (request-record.js).
+   */
+  function beginRequest (req, res, beforeApp) {
     const record = new RequestRecord(req[METHOD], performance.now())
     record.request = req
     record.response = res
     // Keyed by the response (every layer call receives `res` too); neither `req` nor `res` is changed.
-    attachRecord(res, record)
+    if (beforeApp) holdRecord(res, record)
+    else attachRecord(res, record)
     dependencies.enterRequestContext(record)
     record.onEnd = finishRecord
     watchEnd(record, res, onResponseFinish, onResponseClose)
@@ -143,12 +148,13 @@ function nodebenchTrace (options) {
       if (spans.enabled) spans.ensureStarted()
     }
     let context = null
+    settleRecord(res)
     if (recordOf(res) === undefined && !res.writableEnded) {
       // The request that found the app: timed from here on, after nodebench's own set-up (the layers
       // before this one are not in its record). (A finished response has no record any more: a layer
       // that calls next() after ending it does not start a second one.)
       try {
-        context = beginRequest(req, res)
+        context = beginRequest(req, res, false)
       } catch (err) {
         reportInternalError('begin request', err)
       }
@@ -317,12 +323,16 @@ function wrapAppHandle (app, instrumenter, beginRequest) {
     let context = null
     try {
       instrumenter.refreshApp(app)
-      context = beginRequest(req, res)
+      context = beginRequest(req, res, true)
     } catch (err) {
       reportInternalError('begin request', err)
     }
-    if (context !== null) return api.context.with(context, original, this, req, res, callback)
-    return original.call(this, req, res, callback)
+    try {
+      if (context !== null) return api.context.with(context, original, this, req, res, callback)
+      return original.call(this, req, res, callback)
+    } finally {
+      settleRecord(res)
+    }
   }
   copyFunctionIdentity(original, handle)
   app.handle = handle
