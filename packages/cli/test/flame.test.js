@@ -52,7 +52,7 @@ test('options: defaults, choices, and usage errors', () => {
 async function flameRun (t, args, { env }) {
   const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-flame-')), 'flamegraphs')
   t.after(() => fs.rmSync(path.dirname(out), { recursive: true, force: true }))
-  const run = await runCli(['flame', '--scenario', 'doc-read', '--warmup', '2', '--duration', '3', '--connections', '5', '--out', out, ...args], { env })
+  const run = await runCli(['flame', '--scenario', 'doc-read', '--warmup', '2', '--duration', '1', '--connections', '5', '--out', out, ...args], { env })
   assert.equal(run.code, 0, run.stderr)
   return { run, out, summary: JSON.parse(fs.readFileSync(path.join(out, 'doc-read-comparison.json'), 'utf8')) }
 }
@@ -107,7 +107,7 @@ test('0x and clinic: a flamegraph and the comparison each; 0x\'s log writing and
   assert.ok(side.overhead.ratio > 0)
   assert.match(zeroEks.run.stdout, /Measured overhead of 0x \(node --prof\): (the app served [\d.]+% of its unprofiled requests\/s under it|within noise) \(\d+ requests\/s under it against \d+ without/)
 
-  const clinic = await runCli(['flame', '--scenario', 'doc-read', '--format', 'json', '--profiler', 'clinic', '--warmup', '2', '--duration', '3',
+  const clinic = await runCli(['flame', '--scenario', 'doc-read', '--format', 'json', '--profiler', 'clinic', '--warmup', '2', '--duration', '1',
     '--connections', '5', '--out', path.join(dir, 'clinic')], { env })
   if (clinic.code !== 0) {
     // clinic is unmaintained: where it does not run, it says so and points to the others.
@@ -128,7 +128,7 @@ for (const major of ['4', '5']) {
     t.after(() => fs.rmSync(path.dirname(out), { recursive: true, force: true }))
     const run = await runCli(['flame', '--cmd', `"${process.execPath}" ${path.join(ASYNC_CPU, 'server.js')} --port {port} --express ${major}`,
       '--url', 'http://127.0.0.1', '--workload', path.join(ASYNC_CPU, 'nodebench.workload.js'), '--scenario', 'login',
-      '--warmup', '2', '--duration', '3', '--connections', '4', '--out', out])
+      '--warmup', '2', '--duration', '1', '--connections', '4', '--out', out])
     assert.equal(run.code, 0, run.stderr)
     const summary = JSON.parse(fs.readFileSync(path.join(out, 'login-comparison.json'), 'utf8'))
     const [{ analysis }] = summary.flamegraphs
