@@ -11,6 +11,7 @@ const express = require('express')
 const { nodebenchTrace } = require('..')
 const { listen, closedPort } = require('./helpers')
 const { freeLoopbackPort } = require('@nodebench/services')
+const { setEnv } = require('../../test/support')
 
 /** `name{a="b",...} value` lines of the Prometheus text format: [{ name, labels, value }]. */
 function parsePrometheus (text) {
@@ -138,7 +139,12 @@ test('OTLP push: protobuf histograms of both metrics reach the receiver on every
     })
   })
   await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve))
-  t.after(() => new Promise((resolve) => receiver.close(resolve)))
+  // The app stops first: its last export on shutdown still finds the receiver (one refused is retried for 10 s).
+  let stopApp = async () => {}
+  t.after(async () => {
+    await stopApp()
+    await new Promise((resolve) => receiver.close(resolve))
+  })
   const endpoint = `http://127.0.0.1:${receiver.address().port}`
   const saved = process.env.OTEL_EXPORTER_OTLP_ENDPOINT
   process.env.OTEL_EXPORTER_OTLP_ENDPOINT = endpoint
@@ -146,7 +152,7 @@ test('OTLP push: protobuf histograms of both metrics reach the receiver on every
 
   const { app, trace } = shopApp({ metrics: { otlp: { intervalMs: 200 } } })
   const { base, close } = await listen(app)
-  t.after(() => Promise.all([close(), trace.shutdown()]))
+  stopApp = () => Promise.all([close(), trace.shutdown()])
   await send(base, ['/items/1', '/items/1', '/items/404'])
   for (let waited = 0; waited < 5000 && received.length < 2; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50))
   assert.ok(received.length >= 2, `two exports in 5 s; got ${received.length}`)
@@ -162,9 +168,9 @@ test('OTLP push: protobuf histograms of both metrics reach the receiver on every
 })
 
 test('an unreachable OTLP endpoint: exports fail and are counted, the app serves on, nothing piles up', async (t) => {
-  const saved = process.env.OTEL_EXPORTER_OTLP_ENDPOINT
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${await closedPort()}`
-  t.after(() => { if (saved === undefined) delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT; else process.env.OTEL_EXPORTER_OTLP_ENDPOINT = saved })
+  // The exporter retries a refused connection until its timeout (10 s by default): 500 ms makes each failed
+  // export end, and be counted, within a few intervals.
+  setEnv(t, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await closedPort()}`, OTEL_EXPORTER_OTLP_TIMEOUT: '500' })
   const { app, trace } = shopApp({ metrics: { otlp: { intervalMs: 100 } } })
   const { base, close } = await listen(app)
   t.after(() => Promise.all([close(), trace.shutdown()]))

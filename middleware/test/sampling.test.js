@@ -75,7 +75,8 @@ test('sampleRatio 1: every request sampled without a random number', (t) => {
 
 test('sampleRatio 0: the resource is not detected (its modules not loaded) until a sampled request\'s batch is sent', () => {
   const output = execFileSync(process.execPath, [path.join(__dirname, 'fixtures', 'sample-nothing-app.js')], {
-    env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_RESOURCE_ATTRIBUTES: '' },
+    // Nothing answers at port 9: the exporter gives up on the sampled batch after 500 ms, not the default 10 s.
+    env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_EXPORTER_OTLP_TIMEOUT: '500', OTEL_RESOURCE_ATTRIBUTES: '' },
     encoding: 'utf8',
     timeout: 120000
   })

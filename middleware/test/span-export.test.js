@@ -34,7 +34,9 @@ async function requestMany (base, count, concurrency = 10) {
 
 test('collector down: every request succeeds, the queue stays bounded, lost spans are counted', async () => {
   const port = await closedPort()
-  await withEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: '20' }, async () => {
+  await withEnv({
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_BSP_SCHEDULE_DELAY: '20', OTEL_EXPORTER_OTLP_TIMEOUT: '500', OTEL_BSP_EXPORT_TIMEOUT: '500'
+  }, async () => {
     const trace = nodebenchTrace({ serviceName: 'down', maxQueueSize: 32 })
     const { base, close } = await listen(smallApp(trace))
     try {

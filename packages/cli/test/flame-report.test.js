@@ -62,7 +62,7 @@ test('bench --flame: the report links the flamegraphs and shows the HTML-against
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }))
   const out = path.join(dir, 'run')
   const run = await runCli(['bench', '--scenarios', 'doc-read', '--processes', '1', '--amount', '20', '--warmup', '5', '--reps', '1',
-    '--connections', '5', '--flame', '--flame-duration', '2', '--out', out], { env: { ...process.env, MONGODB_URI: database.uri } })
+    '--connections', '5', '--flame', '--flame-duration', '1', '--out', out], { env: { ...process.env, MONGODB_URI: database.uri } })
   assert.equal(run.code, 0, run.stderr)
   const results = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'))
   const [profile] = results.flame

@@ -81,9 +81,9 @@ test('flame profiles a scenario of an app of its own with its workload', { timeo
   const dir = temporaryDir(t, 'nodebench-workload-')
   const out = path.join(dir, 'flame')
   const run = await runCli(['flame', '--cmd', `node ${path.join(SHOP, 'server.js')} --port 0`, '--workload', path.join(SHOP, 'nodebench.workload.js'),
-    '--scenario', 'item-read', '--warmup', '1', '--duration', '2', '--connections', '2', '--out', out])
+    '--scenario', 'item-read', '--warmup', '1', '--duration', '1', '--connections', '2', '--out', out])
   assert.equal(run.code, 0, run.stderr)
-  assert.match(run.stderr, /item-read \(json\) at http:\/\/127\.0\.0\.1:\d+: 1 s of warm-up, then 2 s each unprofiled, under V8's sampling profiler/)
+  assert.match(run.stderr, /item-read \(json\) at http:\/\/127\.0\.0\.1:\d+: 1 s of warm-up, then 1 s each unprofiled, under V8's sampling profiler/)
   // The app's own segments, CPU beside time: its breakdown is read at the window's edges.
   assert.match(run.stdout, /^\d+\s+renderItem\s+handler\s+[\d.]+%\s+[\d.]+%/m)
   // The files line and the table count the same requests: the profiled window's.
@@ -98,7 +98,7 @@ test('flame names the app as bench does (--cmd with {port}, --url), and shows pa
   const dir = temporaryDir(t, 'nodebench-workload-')
   const out = path.join(dir, 'flame')
   const run = await runCli(['flame', '--cmd', `"${process.execPath}" server.js --port {port}`, '--url', 'http://127.0.0.1',
-    '--scenario', 'item-read', '--warmup', '1', '--duration', '2', '--connections', '2', '--out', out], { cwd: SHOP })
+    '--scenario', 'item-read', '--warmup', '1', '--duration', '1', '--connections', '2', '--out', out], { cwd: SHOP })
   assert.equal(run.code, 0, run.stderr)
   const [, port] = /item-read \(json\) at http:\/\/127\.0\.0\.1:(\d+): 1 s of warm-up/.exec(run.stderr) ?? []
   assert.ok(Number(port) > 0, run.stderr)

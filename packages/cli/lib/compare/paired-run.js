@@ -80,20 +80,23 @@ function recordOf (config, { scenario, format, processes, topology, values = {} 
  * One cell on both sides, the frame both measures share: `start(i, target, breakdowns)` resolves to side i's
  * app (`{ base, stop(), source }`), its scenario's setup runs against it, `prepare(i, app, sent, record)` warms
  * it up and resolves to the first answers' sample; then `measure(sides, records)`, each side's figures into its
- * record, and `finish(sides, records)` what the measure adds. Any failure fails both records; the apps stop and
- * the scenario's teardown runs once per side, always.
+ * record, and `finish(sides, records)` what the measure adds. `startTogether`: both apps start at once, before
+ * either side's setup (each side's setup and warm-up still run in turn). Any failure fails both records; the
+ * apps stop and the scenario's teardown runs once per side, always.
  */
-async function pairedCell (config, cell, { targets, env, values, log }, { start, prepare, measure, finish }) {
+async function pairedCell (config, cell, { targets, env, values, log }, hooks) {
+  const { start, prepare, measure, finish, startTogether = false } = hooks
   const workload = config.workload
   const breakdowns = await openBreakdownSource({ breakdownSource: 'app' }, { env, log })
   const records = SIDES.map(() => recordOf(config, cell))
   const apps = []
   const cellValues = SIDES.map(() => values)
   try {
+    const started = startTogether ? await startBoth(targets, (i, target) => start(i, target, breakdowns), apps) : null
     const sides = []
     for (const [i, target] of targets.entries()) {
-      const app = await start(i, target, breakdowns)
-      apps.push(app)
+      const app = started === null ? await start(i, target, breakdowns) : started[i]
+      if (started === null) apps.push(app)
       cellValues[i] = await setUpCell(workload, cell.scenario, { base: app.base, env, log, values })
       const sent = requestsOf(workload.scenarios[cell.scenario], cell.format, { ...cellValues[i], ...cell.values })
       const sample = await prepare(i, app, sent, records[i])
@@ -114,6 +117,18 @@ async function pairedCell (config, cell, { targets, env, values, log }, { start,
     for (const [i] of apps.entries()) await tearDownCell(workload, cell.scenario, { env, log, values: cellValues[i] })
   }
   return records
+}
+
+/**
+ * Starts every target's app at once; resolves to them in the targets' order, each also pushed into `apps` (to
+ * be stopped). When one fails to start, the others still started are in `apps` and the first failure is thrown.
+ */
+async function startBoth (targets, start, apps) {
+  const started = await Promise.allSettled(targets.map((target, i) => start(i, target)))
+  for (const result of started) if (result.status === 'fulfilled') apps.push(result.value)
+  const failed = started.find((result) => result.status === 'rejected')
+  if (failed) throw failed.reason
+  return started.map((result) => result.value)
 }
 
 /** One cell on both sides, repetitions interleaved: resolves to the two records. */
@@ -192,6 +207,9 @@ function runInstructionsCell (config, cell, context) {
   const workload = config.workload
   const discard = async (app) => fs.rmSync(await app.dump(), { force: true })
   return pairedCell(config, cell, context, {
+    // Under callgrind Node.js starts in 10-40 s, on one core (valgrind runs a program's threads one at a time):
+    // both sides start at once. Nothing is counted then; the warm-ups and windows still run one side at a time.
+    startTogether: true,
     async start (i, target, breakdowns) {
       log(`${SIDES[i].toUpperCase()}: starting the app under callgrind (Node.js starts in 10-40 s there)`)
       const argv = callgrindArgv(target, { values: cell.values, start: workload.start })
@@ -217,11 +235,15 @@ function runInstructionsCell (config, cell, context) {
           const load = { connections: 1, amount: config.window, timeoutSec: REQUEST_TIMEOUT_SEC, phase: `window ${window + 1}` }
           const result = await runAutocannon(side.base, side.sent, load)
           const file = await side.app.dump()
-          const counts = await callgrindCounts(file)
-          fs.rmSync(file, { force: true })
+          // callgrind_annotate reads the window's dump while the breakdown is read and that read's own count
+          // dropped: it runs beside the app, whose counts and times of the window are taken by then.
+          const counting = callgrindCounts(file)
+          counting.catch(() => {}) // awaited below; a failure of the read first leaves it unawaited
           const figures = repetitionFigures(result, side.sent, side.sample.bytes)
           const after = await side.source.read(side.base)
           await discard(side.app)
+          const counts = await counting
+          fs.rmSync(file, { force: true })
           const from = config.warmup + window * config.window
           const perRequest = (count) => (figures.requests > 0 ? round(count / figures.requests, 1) : null)
           Object.assign(figures, {
