@@ -32,7 +32,9 @@
 //
 // --cache-sim turns on callgrind's cache and branch simulation (--cache-sim=yes --branch-sim=yes): each dump
 // then also holds D1 and LL read and write misses and mispredicted branches, by function (callgrind_annotate
-// --show=D1mr,D1mw,DLmr,DLmw,Bcm,Bim). The instruction counts are the same; a run takes ~2x as long.
+// --show=D1mr,D1mw,DLmr,DLmw,Bcm,Bim). The instruction counts are the same; a run takes ~2x as long. valgrind
+// takes the last-level cache from the machine's (on a VM, its whole L3: 480 MB here, where hardly anything
+// misses); --cache-ll 2097152,16,64 simulates a core's L2 as the last level instead (valgrind's --LL).
 //
 // --jobs runs that many variants at once (default: one per core, at most one per variant): a count does not
 // depend on what else the machine runs, so only the wall time changes.
@@ -74,6 +76,7 @@ function parseArguments (argv) {
       'keep-dumps': { type: 'string' },
       'semi-space': { type: 'string' },
       'cache-sim': { type: 'boolean', default: false },
+      'cache-ll': { type: 'string' },
       json: { type: 'boolean', default: false }
     },
     strict: true
@@ -104,6 +107,12 @@ function parseArguments (argv) {
   const options = { checkpoints, variants, node: values.node ?? null, jobs, keepDumps, json: values.json }
   if (semiSpace !== null) options.semiSpace = semiSpace
   if (values['cache-sim']) options.cacheSim = true
+  if (values['cache-ll'] !== undefined) {
+    if (!values['cache-sim'] || !/^\d+,\d+,\d+$/.test(values['cache-ll'])) {
+      throw new TypeError(`--cache-ll takes <size>,<associativity>,<line size> in bytes (valgrind's --LL) beside --cache-sim; received ${values['cache-ll']}`)
+    }
+    options.cacheLl = values['cache-ll']
+  }
   return options
 }
 
@@ -122,12 +131,12 @@ function dumpCounters (pid) {
  * `spansPerRequest` (what fixed-requests.js printed at its end; null for bare) on the array.
  */
 function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, signal, keepDumps = null,
-  semiSpace = null, cacheSim = false) {
+  semiSpace = null, cacheSim = false, cacheLl = null) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-callgrind-'))
   const outFile = path.join(dir, 'callgrind.out')
   const child = spawn(valgrind, [
     '--tool=callgrind', `--callgrind-out-file=${outFile}`, `--cache-sim=${cacheSim ? 'yes' : 'no'}`,
-    `--branch-sim=${cacheSim ? 'yes' : 'no'}`, '--dump-instr=no',
+    `--branch-sim=${cacheSim ? 'yes' : 'no'}`, ...(cacheLl === null ? [] : [`--LL=${cacheLl}`]), '--dump-instr=no',
     '--smc-check=all-non-file', nodePath, '--single-threaded', ...(keepDumps === null ? [] : ['--perf-basic-prof']),
     ...(semiSpace === null ? [] : [`--min-semi-space-size=${semiSpace}`, `--max-semi-space-size=${semiSpace}`]),
     path.join(__dirname, 'fixed-requests.js'), variant, checkpoints.join(','), '--pause'
@@ -325,7 +334,7 @@ async function main (options) {
   log(`instructions: Node.js ${node.version}, checkpoints ${options.checkpoints.join(', ')}, variants ${options.variants.join(', ')}, ${options.jobs} at a time`)
   const counts = await countAll(options, (variant, signal) =>
     countWindows(valgrind, node.path, variant, options.checkpoints, log, signal, options.keepDumps,
-      options.semiSpace ?? null, options.cacheSim ?? false))
+      options.semiSpace ?? null, options.cacheSim ?? false, options.cacheLl ?? null))
   const rows = summarize(counts)
   if (options.json) {
     process.stdout.write(JSON.stringify({ schema: 1, node: node.version, checkpoints: options.checkpoints, rows }, null, 2) + '\n')

@@ -411,6 +411,8 @@ test('instructions.js: windows per variant, the excess over bare in the same win
   assert.equal(parseArguments(['--semi-space', '16']).semiSpace, 16)
   assert.throws(() => parseArguments(['--semi-space', '0.5']), /--semi-space must be a whole number of MB/)
   assert.equal(parseArguments(['--cache-sim']).cacheSim, true)
+  assert.equal(parseArguments(['--cache-sim', '--cache-ll', '2097152,16,64']).cacheLl, '2097152,16,64')
+  assert.throws(() => parseArguments(['--cache-ll', '2097152,16,64']), /--cache-ll takes <size>/)
 
   // Two at a time, results in the variants' order whichever finishes first.
   let running = 0
