@@ -7,7 +7,10 @@
 //   node benchmarks/instructions.js --node 24 --checkpoints 60000,80000,100000 \
 //     --variants bare,nodebench-breakdown,nodebench-1 --keep-dumps /tmp/dumps
 //   node benchmarks/functions.js --dumps /tmp/dumps --variant nodebench-1 --baseline nodebench-breakdown
-//                                [--window 100000] [--top 30] [--json]
+//                                [--window 100000] [--top 30] [--event D1mr] [--json]
+//
+// --event reads another of the dump's events than the instructions (Ir): with dumps kept by instructions.js
+// --cache-sim, the cache misses (I1mr D1mr D1mw ILmr DLmr DLmw) or mispredicted branches (Bcm Bim) by function.
 //
 // callgrind knows V8's generated code only by address; V8's code map of the process (perf.map, written by
 // --perf-basic-prof and kept beside the dumps) names it: `handleRequest middleware/lib/wrap-layer.js:121`. An
@@ -22,8 +25,10 @@ const { execFile } = require('node:child_process')
 const { runScript } = require('./harness')
 
 const DEFAULT_TOP = 30
+// callgrind's events: instructions, data reads and writes, L1 and last-level misses, branches and mispredictions.
+const EVENTS = Object.freeze(['Ir', 'Dr', 'Dw', 'I1mr', 'D1mr', 'D1mw', 'ILmr', 'DLmr', 'DLmw', 'Bc', 'Bcm', 'Bi', 'Bim'])
 
-const USAGE = 'usage: node benchmarks/functions.js --dumps <dir> --variant <name> --baseline <name> [--window <requests>] [--top N] [--json]'
+const USAGE = 'usage: node benchmarks/functions.js --dumps <dir> --variant <name> --baseline <name> [--window <requests>] [--top N] [--event Ir] [--json]'
 
 function parseArguments (argv) {
   const { values } = parseArgs({
@@ -34,6 +39,7 @@ function parseArguments (argv) {
       baseline: { type: 'string' },
       window: { type: 'string' },
       top: { type: 'string', default: String(DEFAULT_TOP) },
+      event: { type: 'string', default: 'Ir' },
       json: { type: 'boolean', default: false }
     },
     strict: true
@@ -47,8 +53,9 @@ function parseArguments (argv) {
   }
   const top = Number(values.top)
   if (!Number.isInteger(top) || top < 1) throw new TypeError(`--top must be a whole number of at least 1; received ${values.top}`)
-  const { variant, baseline, json } = values
-  return { dumps: path.resolve(values.dumps), variant, baseline, window, top, json }
+  if (!EVENTS.includes(values.event)) throw new TypeError(`--event must be one of ${EVENTS.join(', ')}; received ${values.event}`)
+  const { variant, baseline, event, json } = values
+  return { dumps: path.resolve(values.dumps), variant, baseline, window, top, event, json }
 }
 
 /** A kept run: its windows.json (instructions.js) and the window ending at `to` (the last when null). */
@@ -166,9 +173,9 @@ function selfCosts (annotated, codeMap, root) {
   return { total, costs }
 }
 
-function annotate (file) {
+function annotate (file, event = 'Ir') {
   return new Promise((resolve, reject) => {
-    execFile('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], { maxBuffer: 256 * 1024 * 1024 },
+    execFile('callgrind_annotate', ['--inclusive=no', '--threshold=100', `--show=${event}`, `--sort=${event}`, file], { maxBuffer: 256 * 1024 * 1024 },
       (err, stdout, stderr) => err ? reject(new Error(`callgrind_annotate ${file} failed: ${err.message} ${stderr}`)) : resolve(stdout))
   })
 }
@@ -222,7 +229,7 @@ function render (options, result) {
   const perUnit = (value) => result.unit === null ? '' : Math.round(value / result.perUnit).toLocaleString('en-US').padStart(12)
   const unitHead = result.unit === null ? '' : `per ${result.unit}`.padStart(12)
   const lines = [
-    `${options.variant} over ${options.baseline}, self instructions, requests ${result.from} to ${result.to}` +
+    `${options.variant} over ${options.baseline}, self ${(options.event ?? 'Ir') === 'Ir' ? 'instructions' : options.event}, requests ${result.from} to ${result.to}` +
       (result.unit === null ? '' : ` (${result.perUnit.toFixed(2)} ${result.unit}s a request)`),
     `${'per request'.padStart(12)}${unitHead}  function`
   ]
@@ -240,7 +247,7 @@ async function main (options) {
   const runs = [options.variant, options.baseline].map((variant) => keptRun(options.dumps, variant, options.window))
   if (runs[1].window.to !== runs[0].window.to) throw new Error('the variant and the baseline were not kept with the same checkpoints')
   const costs = await Promise.all(runs.map(async (run) =>
-    selfCosts(await annotate(path.join(run.dir, run.window.file)), readCodeMap(path.join(run.dir, 'perf.map')), root)))
+    selfCosts(await annotate(path.join(run.dir, run.window.file), options.event), readCodeMap(path.join(run.dir, 'perf.map')), root)))
   const result = compare(runs[0], runs[1], costs[0], costs[1], options.top)
   process.stdout.write(options.json ? JSON.stringify({ schema: 1, ...options, ...result }, null, 2) + '\n' : render(options, result) + '\n')
 }

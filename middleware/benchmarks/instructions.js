@@ -4,7 +4,8 @@
 // a shared machine, where requests/s moves by 10%.
 //
 //   node benchmarks/instructions.js [--checkpoints 10000,30000,50000] [--variants bare,nodebench-breakdown,...]
-//                                   [--node 24] [--jobs 2] [--keep-dumps dir] [--semi-space 16] [--json]
+//                                   [--node 24] [--jobs 2] [--keep-dumps dir] [--semi-space 16] [--cache-sim]
+//                                   [--json]
 //
 // Each variant's app (fixed-requests.js: the benchmark app and a client in one process; `client`: the client
 // alone) runs once under callgrind and pauses at each checkpoint (requests served), where this script dumps
@@ -28,6 +29,12 @@
 // depends on the start-up: on Node.js 24.22.3 the benchmark app's breakdown ends with twice the young generation of
 // bare, sampleRatio 0, 0.1 and 1, and 12 scavenges in requests 2,000-4,000 where sampleRatio 0.1 has 85, which the
 // whole process's count then shows as the spans' cost (benchmarks/LOG.md, "An exported span in the whole process").
+//
+// --cache-sim turns on callgrind's cache and branch simulation (--cache-sim=yes --branch-sim=yes): each dump
+// then also holds D1 and LL read and write misses and mispredicted branches, by function (callgrind_annotate
+// --show=D1mr,D1mw,DLmr,DLmw,Bcm,Bim). The instruction counts are the same; a run takes ~2x as long. valgrind
+// takes the last-level cache from the machine's (on a VM, its whole L3: 480 MB here, where hardly anything
+// misses); --cache-ll 2097152,16,64 simulates a core's L2 as the last level instead (valgrind's --LL).
 //
 // --jobs runs that many variants at once (default: one per core, at most one per variant): a count does not
 // depend on what else the machine runs, so only the wall time changes.
@@ -68,6 +75,8 @@ function parseArguments (argv) {
       jobs: { type: 'string' },
       'keep-dumps': { type: 'string' },
       'semi-space': { type: 'string' },
+      'cache-sim': { type: 'boolean', default: false },
+      'cache-ll': { type: 'string' },
       json: { type: 'boolean', default: false }
     },
     strict: true
@@ -97,6 +106,13 @@ function parseArguments (argv) {
   }
   const options = { checkpoints, variants, node: values.node ?? null, jobs, keepDumps, json: values.json }
   if (semiSpace !== null) options.semiSpace = semiSpace
+  if (values['cache-sim']) options.cacheSim = true
+  if (values['cache-ll'] !== undefined) {
+    if (!values['cache-sim'] || !/^\d+,\d+,\d+$/.test(values['cache-ll'])) {
+      throw new TypeError(`--cache-ll takes <size>,<associativity>,<line size> in bytes (valgrind's --LL) beside --cache-sim; received ${values['cache-ll']}`)
+    }
+    options.cacheLl = values['cache-ll']
+  }
   return options
 }
 
@@ -115,11 +131,12 @@ function dumpCounters (pid) {
  * `spansPerRequest` (what fixed-requests.js printed at its end; null for bare) on the array.
  */
 function countWindows (valgrind, nodePath, variant, checkpoints, onProgress, signal, keepDumps = null,
-  semiSpace = null) {
+  semiSpace = null, cacheSim = false, cacheLl = null) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'nodebench-callgrind-'))
   const outFile = path.join(dir, 'callgrind.out')
   const child = spawn(valgrind, [
-    '--tool=callgrind', `--callgrind-out-file=${outFile}`, '--cache-sim=no', '--branch-sim=no', '--dump-instr=no',
+    '--tool=callgrind', `--callgrind-out-file=${outFile}`, `--cache-sim=${cacheSim ? 'yes' : 'no'}`,
+    `--branch-sim=${cacheSim ? 'yes' : 'no'}`, ...(cacheLl === null ? [] : [`--LL=${cacheLl}`]), '--dump-instr=no',
     '--smc-check=all-non-file', nodePath, '--single-threaded', ...(keepDumps === null ? [] : ['--perf-basic-prof']),
     ...(semiSpace === null ? [] : [`--min-semi-space-size=${semiSpace}`, `--max-semi-space-size=${semiSpace}`]),
     path.join(__dirname, 'fixed-requests.js'), variant, checkpoints.join(','), '--pause'
@@ -317,7 +334,7 @@ async function main (options) {
   log(`instructions: Node.js ${node.version}, checkpoints ${options.checkpoints.join(', ')}, variants ${options.variants.join(', ')}, ${options.jobs} at a time`)
   const counts = await countAll(options, (variant, signal) =>
     countWindows(valgrind, node.path, variant, options.checkpoints, log, signal, options.keepDumps,
-      options.semiSpace ?? null))
+      options.semiSpace ?? null, options.cacheSim ?? false, options.cacheLl ?? null))
   const rows = summarize(counts)
   if (options.json) {
     process.stdout.write(JSON.stringify({ schema: 1, node: node.version, checkpoints: options.checkpoints, rows }, null, 2) + '\n')

@@ -410,6 +410,9 @@ test('instructions.js: windows per variant, the excess over bare in the same win
   assert.throws(() => parseArguments(['--jobs', '0']), /--jobs must be a whole number/)
   assert.equal(parseArguments(['--semi-space', '16']).semiSpace, 16)
   assert.throws(() => parseArguments(['--semi-space', '0.5']), /--semi-space must be a whole number of MB/)
+  assert.equal(parseArguments(['--cache-sim']).cacheSim, true)
+  assert.equal(parseArguments(['--cache-sim', '--cache-ll', '2097152,16,64']).cacheLl, '2097152,16,64')
+  assert.throws(() => parseArguments(['--cache-ll', '2097152,16,64']), /--cache-ll takes <size>/)
 
   // Two at a time, results in the variants' order whichever finishes first.
   let running = 0
@@ -493,6 +496,9 @@ test('functions.js: self instructions by function, generated code named from V8\
   const root = path.resolve(__dirname, '..', '..')
   assert.throws(() => parseArguments(['--dumps', '/tmp/x', '--variant', 'a']), /--baseline is required/)
   assert.throws(() => parseArguments(['--dumps', '/tmp/x', '--variant', 'a', '--baseline', 'b', '--window', 'last']), /--window must be/)
+  assert.equal(parseArguments(['--dumps', '/tmp/x', '--variant', 'a', '--baseline', 'b']).event, 'Ir')
+  assert.equal(parseArguments(['--dumps', '/tmp/x', '--variant', 'a', '--baseline', 'b', '--event', 'D1mr']).event, 'D1mr')
+  assert.throws(() => parseArguments(['--dumps', '/tmp/x', '--variant', 'a', '--baseline', 'b', '--event', 'cycles']), /--event must be one of/)
   assert.equal(displayName(`JS:*'handleRequest ${root}/middleware/lib/wrap-layer.js:122:33`, root), 'handleRequest middleware/lib/wrap-layer.js:122:33')
   assert.equal(displayName(`JS:^dispatch ${root}/node_modules/router/index.js:190:20`, root), 'dispatch router/index.js:190:20')
   assert.equal(displayName('v8::internal::(anonymous namespace)::IterateObjectCache(v8::internal::Isolate*, std::vector<v8::internal::Tagged<v8::internal::Object> >*)', root),

@@ -128,7 +128,7 @@ async function callgrindCounts (file, { timeoutMs = 300_000, ...options } = {}) 
   const beside = path.join(path.dirname(await ensureValgrind(options)), 'callgrind_annotate')
   const annotate = fs.existsSync(beside) ? beside : 'callgrind_annotate'
   const stdout = await new Promise((resolve, reject) => {
-    execFile(annotate, ['--threshold=100', '--inclusive=yes', '--tree=caller', file], { timeout: timeoutMs, maxBuffer: 1 << 30 }, (err, out, stderr) => {
+    execFile(annotate, ['--threshold=100', '--show=Ir', '--inclusive=yes', '--tree=caller', file], { timeout: timeoutMs, maxBuffer: 1 << 30 }, (err, out, stderr) => {
       if (err) reject(errors.callgrindFailed(file, (stderr || err.message).trim()))
       else resolve(out)
     })
