@@ -117,8 +117,8 @@ function nodebenchTrace (options) {
 
   /**
    * Opens the request's record; returns the context to run the app in (sampled requests) or null. `beforeApp`:
-   * begun by the wrapped `handle`, before Express set up the response, where the record is held until it is
-   * first looked up (request-record.js).
+   * begun by the wrapped `handle`, before Express set up the response, where the record is held until
+   * nodebench's middleware runs or `handle` returns (request-record.js, settleRecord).
    */
   function beginRequest (req, res, beforeApp) {
     const record = new RequestRecord(req[METHOD], performance.now())
