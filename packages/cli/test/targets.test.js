@@ -183,7 +183,9 @@ test('what nodebench costs the app: the app traced against NODEBENCH=off, in a g
   assert.equal(Math.round(group.nodebenchCost.addedUs), 500)
   assert.equal(group.nodebenchCost.share, 0.25)
   assert.equal(costSentence(group, group.nodebenchCost), 'read (json), 1 process: nodebench costs this app 500 µs a request at saturation, ' +
-    '25.00% of the untraced app\'s 2,000 µs (1 / requests/s: traced 400 req/s (380 to 420), untraced 500 (490 to 510)).')
+    '25.00% of the untraced app\'s 2,000 µs (1 / requests/s: traced 400 req/s (380 to 420), untraced 500 (490 to 510)). ' +
+    'Noise alone parts 2 and 2 repetitions so one run in 3: --reps 4 or more tells it from the noise.')
+  assert.equal(group.nodebenchCost.chance, 1 / 3)
   assert.match(baselinesSection.markdown(summary), /### What nodebench costs this app\n[^]*- read \(json\), 1 process: nodebench costs this app 500 µs/)
   assert.match(baselinesSection.text(summary), /read \(json\), 1 process: nodebench costs this app 500 µs a request/)
 
@@ -192,6 +194,19 @@ test('what nodebench costs the app: the app traced against NODEBENCH=off, in a g
   const noisy = targetsSummary(results).groups[0]
   assert.equal(costSentence(noisy, noisy.nodebenchCost), 'read (json), 1 process: nodebench\'s cost is within this run\'s noise: ' +
     'traced 485 req/s (450 to 520), untraced 500 (490 to 510); the repetitions overlap.')
+
+  // Four repetitions each that do not overlap: noise alone parts them so one run in 35 (2 / C(8, 4)).
+  results.cells = [measuredCell('app', [380, 390, 410, 420])]
+  results.targetCells = [measuredCell('app-untraced', [490, 495, 505, 510])]
+  const four = targetsSummary(results).groups[0]
+  assert.deepEqual(four.nodebenchCost.reps, { traced: 4, untraced: 4 })
+  assert.equal(four.nodebenchCost.chance, 2 / 70)
+  assert.match(costSentence(four, four.nodebenchCost), /\)\)\. Noise alone parts 4 and 4 repetitions so one run in 35\.$/)
+  // Three against two: 2 / C(5, 2), one run in 5.
+  results.cells = [measuredCell('app', [380, 400, 420])]
+  results.targetCells = [measuredCell('app-untraced', [490, 510])]
+  assert.equal(targetsSummary(results).groups[0].nodebenchCost.chance, 2 / 10)
+  results.targetCells = [measuredCell('app-untraced', [490, 510])]
 
   // One repetition each: a figure, said to have no spread.
   results.cells = [measuredCell('app', [400])]

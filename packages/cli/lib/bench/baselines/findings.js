@@ -32,10 +32,20 @@ function costSentence (group, cost) {
   const rate = (side, unit) => `${formatRate(side.requestsPerSec)}${unit}${side.range === null ? '' : ` (${rangeText(side.range)})`}`
   const rates = `traced ${rate(cost.traced, ' req/s')}, untraced ${rate(cost.untraced, '')}`
   if (cost.withinNoise) return `${where}: nodebench's cost is within this run's noise: ${rates}; the repetitions overlap.`
-  if (cost.addedUs <= 0) return `${where}: nodebench cost nothing measurable here: ${rates}.`
+  if (cost.addedUs <= 0) return `${where}: nodebench cost nothing measurable here: ${rates}.${chanceText(cost)}`
   const single = cost.traced.range === null || cost.untraced.range === null ? ' (one repetition each: no spread to judge it by)' : ''
   return `${where}: nodebench costs this app ${formatUs(cost.addedUs)} a request at saturation, ${formatShare(cost.share)} ` +
-    `of the untraced app's ${formatUs(cost.untraced.costUs)} (1 / requests/s: ${rates})${single}.`
+    `of the untraced app's ${formatUs(cost.untraced.costUs)} (1 / requests/s: ${rates})${single}.${chanceText(cost)}`
+}
+
+// Repetitions a server needs (the same for both) for noise alone to part them less than one run in 20.
+const REPS_TO_TELL = 4
+
+/** How often noise alone would part the servers' repetitions as this run's are (data.js separationChance). */
+function chanceText (cost) {
+  if (cost.chance === null || cost.chance === undefined) return ''
+  const odds = `Noise alone parts ${cost.reps.traced} and ${cost.reps.untraced} repetitions so one run in ${formatCount(Math.round(1 / cost.chance))}`
+  return cost.chance > 0.05 ? ` ${odds}: --reps ${REPS_TO_TELL} or more tells it from the noise.` : ` ${odds}.`
 }
 
 function rangeText (range) {
