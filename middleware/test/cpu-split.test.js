@@ -1,15 +1,14 @@
 'use strict'
 
-// benchmarks/cpu-split.js: where a traced app's CPU over its bare self goes (threads by kind, the main thread
+// benchmarks/cpu-split.js (and cpu-split-read.js, cpu-split-probe.js): where a traced app's CPU over its bare self goes (threads by kind, the main thread
 // sampled, collections, deoptimizations). The run asserts what holds on any machine, never a time.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const { execFile } = require('node:child_process')
-const {
-  parseArguments, threadKind, cpuByKind, splitProfile, profileCpu, countDeopts, summarize
-} = require('../benchmarks/cpu-split.js')
+const { parseArguments, summarize } = require('../benchmarks/cpu-split.js')
+const { threadKind, cpuByKind, splitProfile, profileCpu, countDeopts } = require('../benchmarks/cpu-split-read.js')
 const { summarizeCollections } = require('../benchmarks/cpu-split-probe.js')
 
 const SCRIPT = path.join(__dirname, '..', 'benchmarks', 'cpu-split.js')
