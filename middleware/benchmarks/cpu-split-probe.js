@@ -23,26 +23,35 @@ function spaceUsed (snapshot, name) {
   return space === undefined ? 0 : space.spaceUsedSize
 }
 
+/** A space's size (reserved for it, used or not) in one of GCProfiler's heap snapshots. */
+function spaceSize (snapshot, name) {
+  const space = snapshot.heapSpaceStatistics.find((entry) => entry.spaceName === name)
+  return space === undefined ? 0 : space.spaceSize
+}
+
 /**
  * GCProfiler's statistics summed by kind: count and ms a kind, and for scavenges (the young generation's
  * collections) the bytes left in the young generation after them (survivors, copied) and the bytes the old
- * generation grew by in them (promoted).
+ * generation grew by in them (promoted); and the young generation's size after the last collection (V8 sizes it as
+ * it goes unless --min- and --max-semi-space-size fix it).
  */
 function summarizeCollections (statistics) {
   const byKind = {}
   let survivedBytes = 0
   let promotedBytes = 0
+  let youngGenerationBytes = null
   for (const { gcType, cost, beforeGC, afterGC } of statistics) {
     const kind = byKind[gcType] ?? (byKind[gcType] = { count: 0, ms: 0 })
     kind.count += 1
     kind.ms += cost / 1000
+    youngGenerationBytes = spaceSize(afterGC, 'new_space')
     if (gcType === 'Scavenge' || gcType === 'MinorMarkSweep') {
       survivedBytes += spaceUsed(afterGC, 'new_space')
       promotedBytes += (spaceUsed(afterGC, 'old_space') + spaceUsed(afterGC, 'large_object_space')) -
         (spaceUsed(beforeGC, 'old_space') + spaceUsed(beforeGC, 'large_object_space'))
     }
   }
-  return { byKind, survivedBytes, promotedBytes }
+  return { byKind, survivedBytes, promotedBytes, youngGenerationBytes }
 }
 
 function post (method, params) {

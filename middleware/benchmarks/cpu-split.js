@@ -250,6 +250,7 @@ function perRequest (run) {
   }
   figures['gc.survivedBytes'] = run.collections.survivedBytes / run.requests
   figures['gc.promotedBytes'] = run.collections.promotedBytes / run.requests
+  if (run.collections.youngGenerationBytes != null) figures['gc.youngGenerationMB'] = run.collections.youngGenerationBytes / 1048576
   if (run.deopts !== null) figures['deopts.per1000'] = run.deopts.total * 1000 / run.requests
   return figures
 }

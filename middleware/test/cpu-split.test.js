@@ -107,7 +107,9 @@ test('cpu-split.js: deoptimizations by function and reason from --trace-deopt; c
     '[bailout (kind: deopt-eager, reason: wrong map): begin. deoptimizing 0x1 <JSFunction get (sfi = 0x2)>, 0x3 <Code TURBOFAN_JS>, opt id 3]\n' +
     '[bailout (kind: deopt-lazy, reason: (unknown)): begin. deoptimizing 0x4 <JSFunction (sfi = 0x5)>, 0x6 <Code MAGLEV>, opt id 4]\n'
   assert.deepEqual(countDeopts(trace), { total: 3, byFunction: { 'get (deopt-eager: wrong map)': 2, '(anonymous) (deopt-lazy: (unknown))': 1 } })
-  const heap = (young, old) => ({ heapSpaceStatistics: [{ spaceName: 'new_space', spaceUsedSize: young }, { spaceName: 'old_space', spaceUsedSize: old }] })
+  const heap = (young, old) => ({
+    heapSpaceStatistics: [{ spaceName: 'new_space', spaceUsedSize: young, spaceSize: 16384 }, { spaceName: 'old_space', spaceUsedSize: old, spaceSize: 65536 }]
+  })
   const statistics = [
     { gcType: 'Scavenge', cost: 1500, beforeGC: heap(8000, 100), afterGC: heap(600, 400) },
     { gcType: 'Scavenge', cost: 500, beforeGC: heap(8000, 400), afterGC: heap(1000, 500) },
@@ -116,7 +118,8 @@ test('cpu-split.js: deoptimizations by function and reason from --trace-deopt; c
   assert.deepEqual(summarizeCollections(statistics), {
     byKind: { Scavenge: { count: 2, ms: 2 }, MarkSweepCompact: { count: 1, ms: 4 } },
     survivedBytes: 1600,
-    promotedBytes: 400
+    promotedBytes: 400,
+    youngGenerationBytes: 16384
   })
 })
 
