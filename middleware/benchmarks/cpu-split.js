@@ -52,8 +52,9 @@ const USAGE = `Usage: node benchmarks/cpu-split.js [options]
 
   --variants <list>     of ${Object.keys(BASELINE_OF).join(', ')} (default real-breakdown,real-clock);
                         each runs beside its app bare (real-bare, bare)
-  --semi-space <list>   young generation sizes, each a configuration: default (V8's own sizing) or MB fixed with
-                        --min- and --max-semi-space-size in both apps (default: default)
+  --semi-space <list>   young generation sizes, each a configuration: default (V8's own sizing), MB fixed with
+                        --min- and --max-semi-space-size in both apps, or max<MB>: --max-semi-space-size alone
+                        (default: default)
   --rounds <n>          rounds (default 3)
   --duration <s>        measured seconds a run (default 8)
   --warmup <s>          unmeasured seconds before (default 2)
@@ -98,13 +99,15 @@ function parseArguments (argv) {
       throw new TypeError(`--variants: ${JSON.stringify(variant)} is not one of ${Object.keys(BASELINE_OF).join(', ')}`)
     }
   }
+  // A number fixes the young generation; `max<MB>` only caps it (all NODE_OPTIONS allows), V8 still growing it.
   const semiSpaces = values['semi-space'].split(',').map((size) => size.trim()).map((size) => {
     if (size === 'default') return null
-    const mb = Number(size)
+    const capped = size.startsWith('max')
+    const mb = Number(capped ? size.slice(3) : size)
     if (!Number.isInteger(mb) || mb < 1 || mb > 256) {
-      throw new TypeError(`--semi-space takes "default" or whole MB from 1 to 256; received ${JSON.stringify(size)}`)
+      throw new TypeError(`--semi-space takes "default", whole MB from 1 to 256, or max<MB>; received ${JSON.stringify(size)}`)
     }
-    return mb
+    return capped ? `max${mb}` : mb
   })
   if (values.node !== undefined && !/^\d+(\.\d+){0,2}$/.test(values.node)) {
     throw new TypeError(`--node must be a Node.js version or line such as 24 or 24.22.3; received ${JSON.stringify(values.node)}`)
@@ -153,7 +156,8 @@ function startApp (variant, tag, semiSpace, options, context) {
     deopts: path.join(context.dir, `${tag}.deopts.txt`)
   }
   const execArgv = ['--require', PROBE_SCRIPT]
-  if (semiSpace !== null) execArgv.push(`--min-semi-space-size=${semiSpace}`, `--max-semi-space-size=${semiSpace}`)
+  if (typeof semiSpace === 'number') execArgv.push(`--min-semi-space-size=${semiSpace}`, `--max-semi-space-size=${semiSpace}`)
+  if (typeof semiSpace === 'string') execArgv.push(`--max-semi-space-size=${semiSpace.slice(3)}`)
   if (options.deopts) execArgv.push('--trace-deopt', '--redirect-code-traces', `--redirect-code-traces-to=${files.deopts}`)
   const env = { ...process.env, NB_CPU_SPLIT_PROFILE: options.profile ? '1' : '0', NB_CPU_SPLIT_PROFILE_PATH: files.profile }
   for (const key of Object.keys(env)) if (key.startsWith('OTEL_')) delete env[key]
@@ -347,7 +351,11 @@ const format = (value, digits = 2) => (value === null || value === undefined ? '
 function render (rows) {
   const lines = []
   for (const row of rows) {
-    const config = row.semiSpace === null ? 'V8 default young generation' : `young generation fixed at ${row.semiSpace} MB`
+    const config = row.semiSpace === null
+      ? 'V8 default young generation'
+      : typeof row.semiSpace === 'string'
+        ? `semi-spaces of at most ${row.semiSpace.slice(3)} MB (--max-semi-space-size only)`
+        : `semi-spaces fixed at ${row.semiSpace} MB`
     lines.push(`${row.variant} beside ${row.baseline}, ${config}: ${row.rounds} paired rounds, ` +
       `load average ${row.loadAverages.map((load) => load.toFixed(1)).join(', ')}`)
     lines.push('  figure                         bare       variant    over bare  a segment (ns)  by round')

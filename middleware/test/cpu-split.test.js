@@ -50,7 +50,7 @@ test('cpu-split.js: a bad argument is one line and exit code 2', async () => {
     assert.equal(stdout, '')
     assert.match(stderr, /^cpu-split: --\S+ .*\n$/)
   }
-  assert.deepEqual(parseArguments(['--semi-space', 'default,16,64']).semiSpaces, [null, 16, 64])
+  assert.deepEqual(parseArguments(['--semi-space', 'default,16,max64']).semiSpaces, [null, 16, 'max64'])
 })
 
 test('cpu-split.js: threads by kind from /proc, a thread born in the window from zero, one that exited apart', () => {
