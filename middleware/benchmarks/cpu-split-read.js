@@ -21,10 +21,23 @@ function threadKind (name, isMain) {
 
 const ticksPerSecond = 100 // USER_HZ: Linux reports /proc times in 1/100 s on every architecture it runs on.
 
-/** user and system seconds of a /proc stat line (fields 14 and 15). */
+/** user and system seconds of a /proc stat line (fields 14 and 15), and its minor and major page faults (10, 12). */
 function statTimes (stat) {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return { user: Number(fields[11]) / ticksPerSecond, system: Number(fields[12]) / ticksPerSecond }
+  return {
+    user: Number(fields[11]) / ticksPerSecond,
+    system: Number(fields[12]) / ticksPerSecond,
+    minorFaults: Number(fields[7]),
+    majorFaults: Number(fields[9])
+  }
+}
+
+/** The process's page faults between two readThreads (all threads, exited ones too). */
+function faultsBetween (before, after) {
+  return {
+    minor: after.total.minorFaults - before.total.minorFaults,
+    major: after.total.majorFaults - before.total.majorFaults
+  }
 }
 
 /**
@@ -176,6 +189,7 @@ module.exports = {
   threadKind,
   readThreads,
   cpuByKind,
+  faultsBetween,
   profileGroup,
   splitProfile,
   profileCpu,

@@ -8,7 +8,8 @@
 //
 // - the CPU of every thread, from /proc/<pid>/task/*/stat and comm, by kind: the main thread, V8's workers
 //   (V8Worker: concurrent marking, parallel scavenging, compiling in the background; "node" before Node.js 24),
-//   libuv's pool (libuv-worker), the others, and threads that exited in the window; each user and system;
+//   libuv's pool (libuv-worker), the others, and threads that exited in the window; each user and system; and the
+//   process's page faults;
 // - with --profile, the main thread sampled by V8's profiler, split into the collector, nodebench's own functions
 //   (middleware/lib, packages/*/lib), the app's packages (node_modules), the benchmark app's own code, Node.js's
 //   internals (node:*), native functions, V8's unattributed work ("(program)") and idle;
@@ -30,7 +31,7 @@ const { parseArgs } = require('node:util')
 const { spawnServer, stopServer } = require('./child-server')
 const { median, nodeUnderTest, runScript } = require('./harness')
 const {
-  THREAD_KINDS, readThreads, cpuByKind, profileCpu, splitProfile, countDeopts, readFrom, fileSize
+  THREAD_KINDS, readThreads, cpuByKind, faultsBetween, profileCpu, splitProfile, countDeopts, readFrom, fileSize
 } = require('./cpu-split-read')
 
 const APP_SCRIPT = path.join(__dirname, 'app.js')
@@ -213,6 +214,7 @@ async function measurePair (variant, semiSpace, round, options, context) {
         requests,
         requestsPerSec: results[i].requests.average,
         cpu: before[i] !== null && after[i] !== null ? cpuByKind(before[i], after[i]) : null,
+        faults: before[i] !== null && after[i] !== null ? faultsBetween(before[i], after[i]) : null,
         collections: probe.collections,
         profile: probe.profiled ? splitProfile(JSON.parse(fs.readFileSync(apps[i].files.profile, 'utf8'))) : null,
         deopts: options.deopts ? countDeopts(readFrom(apps[i].files.deopts, deoptOffsets[i])) : null
@@ -242,6 +244,10 @@ function perRequest (run) {
       total += run.cpu[kind].user + run.cpu[kind].system
     }
     figures['cpu.total'] = micros(total)
+  }
+  if (run.faults != null) {
+    figures['faults.minor'] = run.faults.minor / run.requests
+    figures['faults.major'] = run.faults.major / run.requests
   }
   if (run.profile !== null && run.cpu !== null) {
     const { byGroup, busyShare } = profileCpu(run)

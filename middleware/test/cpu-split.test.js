@@ -40,7 +40,7 @@ test('cpu-split.js: a real-breakdown beside real-bare, its threads, its sampled 
   assert.ok(figures['main.nodebench'].variant > 0, 'nodebench sampled in real-breakdown')
   assert.ok(figures['main.packages'].bare > 0, 'the real stack\'s packages sampled')
   assert.ok(row.functions.some(({ group }) => group === 'nodebench'), 'nodebench functions among those over bare')
-  assert.ok('deopts.per1000' in figures && 'gc.survivedBytes' in figures && 'gc.promotedBytes' in figures)
+  assert.ok('deopts.per1000' in figures && 'gc.survivedBytes' in figures && 'gc.promotedBytes' in figures && 'faults.minor' in figures)
 })
 
 test('cpu-split.js: a bad argument is one line and exit code 2', async () => {
@@ -143,4 +143,11 @@ test('cpu-split.js: each figure is the variant\'s less the bare app\'s beside it
   assert.equal(row.rounds, 3)
   assert.equal(Math.round(row.figures['cpu.main'].over * 1000), 18000)
   assert.equal(Math.round(row.figures['cpu.main'].bare), 200)
+})
+
+test('overhead.js --semi-space fixes every app\'s young generation; a size out of range is refused', () => {
+  const overhead = require('../benchmarks/overhead.js')
+  assert.equal(overhead.parseArguments(['--semi-space', '16']).semiSpace, 16)
+  assert.equal(overhead.parseArguments([]).semiSpace, null)
+  assert.throws(() => overhead.parseArguments(['--semi-space', '0']), /--semi-space must be a whole number of MB from 1 to 256; received "0"/)
 })
