@@ -23,21 +23,21 @@
 //                                [--variants real-breakdown,real-clock] [--semi-space default,16,64]
 //                                [--profile] [--deopts] [--json]
 
-const { execFile } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
 const { spawnServer, stopServer } = require('./child-server')
-const { median, nodeUnderTest, runScript } = require('./harness')
+const { median, positiveInteger, nodeUnderTest, runScript } = require('./harness')
+const { loadTestInChild } = require('./overhead')
 const {
   THREAD_KINDS, readThreads, cpuByKind, faultsBetween, profileCpu, splitProfile, countDeopts, readFrom, fileSize
 } = require('./cpu-split-read')
 
 const APP_SCRIPT = path.join(__dirname, 'app.js')
 const PROBE_SCRIPT = path.join(__dirname, 'cpu-split-probe.js')
-const AUTOCANNON_CLI = require.resolve('autocannon/autocannon.js')
-const ROUTE = '/api/items/42'
+// overhead.js's route of the Express apps (the benchmark app's and the real stack's JSON route).
+const ROUTE = Object.freeze({ path: '/api/items/42', headers: {} })
 const PROBE_TIMEOUT_MS = 20000
 // What each variant is measured against, beside it; exporting variants are left out (a span's cost is another
 // question, and a sink would take the machine's CPU too).
@@ -65,14 +65,6 @@ const USAGE = `Usage: node benchmarks/cpu-split.js [options]
   --deopts              count deoptimizations in the window (--trace-deopt)
   --json                results as JSON on stdout
   -h, --help            show this help`
-
-function positiveInteger (name, value) {
-  const number = Number(value)
-  if (!Number.isInteger(number) || number < 1) {
-    throw new TypeError(`--${name} must be a positive integer; received ${JSON.stringify(value)}`)
-  }
-  return number
-}
 
 /** Turns argv into validated options; throws a TypeError naming the bad argument. */
 function parseArguments (argv) {
@@ -128,28 +120,6 @@ function parseArguments (argv) {
   }
 }
 
-/** autocannon in a process of its own, its JSON result; throws unless every response was a whole 2xx. */
-function loadTest (url, connections, durationSeconds) {
-  return new Promise((resolve, reject) => {
-    const args = [AUTOCANNON_CLI, '--connections', String(connections), '--duration', String(durationSeconds), '--json', '--no-progress', url + ROUTE]
-    const limits = { timeout: (durationSeconds + 30) * 1000, maxBuffer: 16 * 1024 * 1024 }
-    execFile(process.execPath, args, limits, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`autocannon against ${url} failed: ${err.message}\n${stderr}`))
-      let result
-      try {
-        result = JSON.parse(stdout)
-      } catch {
-        return reject(new Error(`autocannon against ${url} printed no JSON result`))
-      }
-      const { errors, timeouts, non2xx } = result
-      if (errors > 0 || timeouts > 0 || non2xx > 0 || result.requests.total === 0) {
-        return reject(new Error(`autocannon against ${url}: ${errors} errors, ${timeouts} timeouts, ${non2xx} non-2xx`))
-      }
-      resolve(result)
-    })
-  })
-}
-
 /** One app with the probe loaded: its process, and a way to wait for the probe's next line. */
 function startApp (variant, tag, semiSpace, options, context) {
   const files = {
@@ -194,12 +164,13 @@ async function measurePair (variant, semiSpace, round, options, context) {
   try {
     const urls = await Promise.all(apps.map((app) => app.listening))
     if (options.warmupSeconds > 0) {
-      await Promise.all(urls.map((url) => loadTest(url, options.connections, options.warmupSeconds)))
+      await Promise.all(urls.map((url) => loadTestInChild(url, ROUTE, options.connections, options.warmupSeconds)))
     }
     await Promise.all(apps.map((app) => app.signalProbe()))
     const deoptOffsets = apps.map((app) => fileSize(app.files.deopts))
     const before = apps.map((app) => readThreads(app.child.pid))
-    const results = await Promise.all(urls.map((url) => loadTest(url, options.connections, options.durationSeconds)))
+    const { connections, durationSeconds } = options
+    const results = await Promise.all(urls.map((url) => loadTestInChild(url, ROUTE, connections, durationSeconds)))
     const after = apps.map((app) => readThreads(app.child.pid))
     const probes = await Promise.all(apps.map((app) => app.signalProbe()))
     return names.map((name, i) => {

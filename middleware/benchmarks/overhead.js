@@ -36,7 +36,7 @@ const autocannon = require('autocannon')
 const Table = require('cli-table3')
 const { VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS, REAL_VARIANTS } = require('./app')
 const { spawnServer, stopServer } = require('./child-server')
-const { median, nodeUnderTest } = require('./harness')
+const { median, nodeUnderTest, positiveInteger } = require('./harness')
 
 const APP_SCRIPT = path.join(__dirname, 'app.js')
 const SINK_SCRIPT = path.join(__dirname, 'otlp-sink.js')
@@ -100,14 +100,6 @@ const USAGE = `Usage: node benchmarks/overhead.js [options]
   --semi-space <MB>     fix every app's young generation at this size (default: V8's own sizing)
   --json                print the results as JSON on stdout
   -h, --help            show this help`
-
-function positiveInteger (name, value) {
-  const number = Number(value)
-  if (!Number.isInteger(number) || number < 1) {
-    throw new TypeError(`--${name} must be a positive integer; received ${JSON.stringify(value)}`)
-  }
-  return number
-}
 
 /** Turns argv into validated options; throws a TypeError that names the bad argument. */
 function parseArguments (argv) {
@@ -794,5 +786,6 @@ module.exports = {
   roundOrder,
   roundRatios,
   pairedTargetRatios,
+  loadTestInChild,
   TARGETS
 }
