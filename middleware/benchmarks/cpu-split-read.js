@@ -109,7 +109,7 @@ function splitProfile (profile) {
   for (const node of profile.nodes) {
     const { functionName, url, lineNumber } = node.callFrame
     groupOf.set(node.id, profileGroup(node.callFrame))
-    nameOf.set(node.id, url === '' ? functionName : `${functionName || '(anonymous)'} ${path.basename(url)}:${lineNumber + 1}`)
+    nameOf.set(node.id, url === '' ? functionName || '(native)' : `${functionName || '(anonymous)'} ${path.basename(url)}:${lineNumber + 1}`)
   }
   const groups = Object.fromEntries(PROFILE_GROUPS.map((group) => [group, 0]))
   const functions = {}
