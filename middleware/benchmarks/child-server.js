@@ -1,7 +1,8 @@
 'use strict'
 
 // The benchmarks' child servers (app.js, otlp-sink.js): started as node processes that print
-// `listening on <url>` when ready, and stopped with SIGTERM, then SIGKILL.
+// `listening on <url>` when ready, and stopped with SIGTERM, then SIGKILL. `onLine` sees every line the server
+// prints (cpu-split.js reads its probe's lines so).
 
 const { spawn } = require('node:child_process')
 
@@ -12,9 +13,10 @@ const STOPPED_LINE = /^stopped (\{.*\})$/
 
 /**
  * Spawns a node script and resolves `listening` with the URL it prints on its `listening on <url>` line.
- * `exited` resolves with { code, signal } once the process is gone.
+ * `exited` resolves with { code, signal } once the process is gone; `onLine(line)`, if given, is called with every
+ * line of its stdout (trimmed).
  */
-function spawnServer (script, args, { env, execArgv = [], name, log, nodePath = process.execPath }) {
+function spawnServer (script, args, { env, execArgv = [], name, log, nodePath = process.execPath, onLine = null }) {
   const child = spawn(nodePath, [...execArgv, script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   const handle = { child, name, stopped: null, exitStatus: null }
   // 'close', not 'exit': by then stdout is drained, so the `stopped` line has been read.
@@ -44,6 +46,7 @@ function spawnServer (script, args, { env, execArgv = [], name, log, nodePath = 
       while ((newline = buffered.indexOf('\n')) !== -1) {
         const line = buffered.slice(0, newline).trim()
         buffered = buffered.slice(newline + 1)
+        if (onLine !== null) onLine(line)
         const listening = LISTENING_LINE.exec(line)
         if (listening !== null) {
           clearTimeout(timer)

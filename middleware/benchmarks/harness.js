@@ -13,6 +13,15 @@ function median (values) {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
+/** The whole number >= 1 that `--<name>` was given; a TypeError naming the argument otherwise. */
+function positiveInteger (name, value) {
+  const number = Number(value)
+  if (!Number.isInteger(number) || number < 1) {
+    throw new TypeError(`--${name} must be a positive integer; received ${JSON.stringify(value)}`)
+  }
+  return number
+}
+
 /** The Node.js to measure: `{ version, path }` of `spec` (--node), or of the one running this script (null). */
 async function nodeUnderTest (spec, log) {
   if (spec === null) return { version: process.versions.node, path: process.execPath }
@@ -48,4 +57,4 @@ function runScript (name, parseArguments, main) {
   })
 }
 
-module.exports = { median, nodeUnderTest, callgrindTools, runScript }
+module.exports = { median, positiveInteger, nodeUnderTest, callgrindTools, runScript }

@@ -10,6 +10,7 @@
 //
 //   node benchmarks/overhead.js [--rounds 3] [--duration 10] [--connections 50] [--warmup 2] [--node 24]
 //                               [--sink otlp|none] [--variants a,b] [--cpu-prof-dir dir] [--paired] [--json]
+//                               [--semi-space MB]
 //
 // --node runs the apps on that Node.js (a line or exact version from the npm registry, cached per user:
 // @nodebench/services nodeBinary); autocannon and the sink stay on the Node.js running this script.
@@ -17,6 +18,9 @@
 // --paired runs each variant at the same time as a bare app instead, each app driven by its own
 // autocannon process, and compares their CPU time per request: a drift of the machine then hits both
 // sides of a comparison at once (see "Paired runs" in benchmarks/README.md).
+//
+// --semi-space fixes every app's young generation at that size (V8's --min- and --max-semi-space-size, in the
+// apps' execArgv: NODE_OPTIONS refuses some V8 flags on Node.js 20), where V8 otherwise sizes it as it goes.
 //
 // Progress goes to stderr, so `--json` leaves stdout to the results. Exits 0 whether or not the targets
 // are met (it is a report); non-zero when a run fails (an app that does not start, non-2xx responses,
@@ -32,7 +36,7 @@ const autocannon = require('autocannon')
 const Table = require('cli-table3')
 const { VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS, REAL_VARIANTS } = require('./app')
 const { spawnServer, stopServer } = require('./child-server')
-const { median, nodeUnderTest } = require('./harness')
+const { median, nodeUnderTest, positiveInteger } = require('./harness')
 
 const APP_SCRIPT = path.join(__dirname, 'app.js')
 const SINK_SCRIPT = path.join(__dirname, 'otlp-sink.js')
@@ -93,16 +97,9 @@ const USAGE = `Usage: node benchmarks/overhead.js [options]
   --node <version>      run the apps on this Node.js (24, 22.12, 24.21.0; from the npm registry, cached)
   --cpu-prof-dir <dir>  run each app with --cpu-prof and write its profile to <dir>
   --paired              run each variant at the same time as a bare app and compare CPU time per request
+  --semi-space <MB>     fix every app's young generation at this size (default: V8's own sizing)
   --json                print the results as JSON on stdout
   -h, --help            show this help`
-
-function positiveInteger (name, value) {
-  const number = Number(value)
-  if (!Number.isInteger(number) || number < 1) {
-    throw new TypeError(`--${name} must be a positive integer; received ${JSON.stringify(value)}`)
-  }
-  return number
-}
 
 /** Turns argv into validated options; throws a TypeError that names the bad argument. */
 function parseArguments (argv) {
@@ -118,6 +115,7 @@ function parseArguments (argv) {
       'cpu-prof-dir': { type: 'string' },
       node: { type: 'string' },
       paired: { type: 'boolean', default: false },
+      'semi-space': { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false }
     },
@@ -143,6 +141,10 @@ function parseArguments (argv) {
       throw new TypeError(`--paired compares each variant with its app bare (bare, nest-bare) run beside it: --variants must include ${missing.join(' and ') || 'that'} and at least one other; received ${JSON.stringify(values.variants)}`)
     }
   }
+  const semiSpace = values['semi-space'] === undefined ? null : Number(values['semi-space'])
+  if (semiSpace !== null && !(Number.isInteger(semiSpace) && semiSpace >= 1 && semiSpace <= 256)) {
+    throw new TypeError(`--semi-space must be a whole number of MB from 1 to 256; received ${JSON.stringify(values['semi-space'])}`)
+  }
   return {
     rounds: positiveInteger('rounds', values.rounds),
     durationSeconds: positiveInteger('duration', values.duration),
@@ -153,6 +155,7 @@ function parseArguments (argv) {
     cpuProfDir: values['cpu-prof-dir'] === undefined ? null : path.resolve(values['cpu-prof-dir']),
     node: values.node ?? null,
     paired: values.paired,
+    semiSpace,
     json: values.json,
     help: values.help
   }
@@ -297,6 +300,9 @@ function startApp (variant, tag, options, context) {
   const execArgv = options.cpuProfDir === null
     ? []
     : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`, `--cpu-prof-name=${variant}-${tag}.cpuprofile`]
+  if (options.semiSpace != null) {
+    execArgv.push(`--min-semi-space-size=${options.semiSpace}`, `--max-semi-space-size=${options.semiSpace}`)
+  }
   return spawnServer(APP_SCRIPT, ['--variant', variant, '--port', '0'], {
     env: appEnvironment(context.endpoint),
     execArgv,
@@ -780,5 +786,6 @@ module.exports = {
   roundOrder,
   roundRatios,
   pairedTargetRatios,
+  loadTestInChild,
   TARGETS
 }
