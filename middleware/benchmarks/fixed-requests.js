@@ -39,15 +39,13 @@ const { once } = require('node:events')
 const { pathToFileURL } = require('node:url')
 const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
-const { createApp } = require('./app')
+const { createApp, DOWN_VARIANTS } = require('./app')
 const { createRealApp, realClockOf, REAL_SEGMENTS } = require('./real-app')
 const { spawnServer, stopServer } = require('./child-server')
 
 const SAMPLE_RATIOS = Object.freeze({
   'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1, 'real-0': 0, 'real-0.1': 0.1, 'real-1': 1, 'nodebench-1-down': 1, 'real-1-down': 1
 })
-// sampleRatio 1 with no collector (the OTLP endpoint a closed port): the default configuration's first run.
-const DOWN_VARIANTS = Object.freeze(['nodebench-1-down', 'real-1-down'])
 const METRICS_EVERY = 1000
 // The reader's own schedule, far off: the pushes are the forced ones, every METRICS_EVERY requests.
 const METRICS_INTERVAL_MS = 24 * 60 * 60 * 1000
