@@ -24,8 +24,11 @@ const { SocketOtlpTransport, reachedNoCollector } = require('./otlp-socket')
 // sampled and its outgoing traceparent says so. Once a schedule delay (OTEL_BSP_SCHEDULE_DELAY) one request's
 // spans are built and sent at once, a probe, with the time the request ended (no clock read of its own): if it
 // is delivered (or the collector answers at all), spans are built for every sampled request again; refused, the
-// next probe comes a delay later. A collector that comes up loses at most a delay's spans. A probe is not retried
-// by the delegate (the next probe is its retry), so flush() and shutdown() do not wait for a back-off.
+// next probe comes a delay later. A collector that comes up loses at most a delay's spans. Over nodebench's own
+// sockets a batch that reached no collector is not handed to the delegate for its retries (the next probe is the
+// retry): flush() and shutdown() do not wait for a back-off, and with nothing listening the delegate and Node.js's
+// HTTP client are never loaded (their http.Agent, beside the app's own outgoing calls, made the agent's code
+// megamorphic: benchmarks/LOG.md, "No collector").
 
 const INITIAL_BATCH_BYTES = 64 * 1024
 // Batches sent at once. The queue's bound (maxQueueSize) counts spans waiting to be sent; those in flight add
@@ -177,15 +180,11 @@ class RecordExporter {
     return false
   }
 
-  /**
-   * An export reached no collector. Returns whether that was already known: a probe's (or a later batch's)
-   * refusal, which the delegate need not retry, the next probe does.
-   */
+  /** An export reached no collector: spans are not built until a probe is delivered. */
   reachedNoCollector () {
-    if (this.unreachable) return true
+    if (this.unreachable) return
     this.unreachable = true
     this.probeAtMs = performance.now() + this.scheduledDelayMillis
-    return false
   }
 
   /**
@@ -280,10 +279,11 @@ class RecordExporter {
     if (this.resource === null) this.resource = this.resourceOf()
     if (this.delegate === null) {
       this.delegate = createOtlpTransport({
+        // The batch fails at once, not retried by the delegate: the probes are the retries.
         onRefused: (error) => {
-          const known = this.reachedNoCollector()
+          this.reachedNoCollector()
           this.sayFirstFailure(error)
-          return known
+          return true
         }
       })
     }

@@ -283,7 +283,7 @@ class SocketOtlpTransport {
       if (answer.error !== undefined) {
         // Refused, reset, closed before answering (a kept-alive connection the collector had just closed):
         // the delegate tries again, with its back-off, as for its own connections; unless the caller, told that
-        // no collector was reached (onRefused), already knew and tries again on its own schedule.
+        // no collector was reached (onRefused), tries again on a schedule of its own.
         if (answer.retryable && !answer.error.timedOut && !this.closed) {
           const givenUp = reachedNoCollector(answer.error) && this.onRefused(answer.error) === true
           if (givenUp) done({ code: 1, error: answer.error })
