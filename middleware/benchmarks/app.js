@@ -30,15 +30,20 @@ const NEST_VARIANTS = Object.freeze(['nest-bare', 'nest-breakdown'])
 // alone, the exporter on at sampleRatio 0, 0.1 and 1, and the official instrumentation (as otel-official) on
 // the same stack; each compared with real-bare.
 const REAL_VARIANTS = Object.freeze([
-  'real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-1', 'real-official', 'real-clock', 'real-clock-return'
+  'real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-1', 'real-official', 'real-clock', 'real-clock-return', 'real-1-down'
 ])
+// sampleRatio 1 with no collector: the OTLP endpoint is a closed port for these (overhead.js, fixed-requests.js)
+// whatever the sink, as on a first run of the default configuration.
+const DOWN_VARIANTS = Object.freeze(['nodebench-1-down', 'real-1-down'])
 const VARIANTS = Object.freeze([
-  ...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider', 'bare-clock', 'nodebench-0', 'nodebench-metrics', ...NEST_VARIANTS,
+  ...DEFAULT_VARIANTS, 'bare-nodesdk', 'bare-tracerprovider', 'bare-clock', 'nodebench-0', 'nodebench-metrics', 'nodebench-1-down', ...NEST_VARIANTS,
   ...REAL_VARIANTS
 ])
 const METRICS_INTERVAL_MS = 1000
 const CLOCKED_FUNCTIONS = 11
-const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1, 'real-0': 0, 'real-0.1': 0.1, 'real-1': 1 })
+const SAMPLE_RATIOS = Object.freeze({
+  'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1, 'real-0': 0, 'real-0.1': 0.1, 'real-1': 1, 'nodebench-1-down': 1, 'real-1-down': 1
+})
 const FLUSH_TIMEOUT_MS = 3000
 
 function parseArguments (argv) {
@@ -305,5 +310,5 @@ if (require.main === module) {
 }
 
 module.exports = {
-  VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS, REAL_VARIANTS, parseArguments, createApp, segmentsPerRequest
+  VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS, REAL_VARIANTS, DOWN_VARIANTS, parseArguments, createApp, segmentsPerRequest
 }

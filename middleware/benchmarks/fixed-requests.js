@@ -25,7 +25,8 @@
 // as its own process, as a collector does, so the instructions counted are the exporter's (encode, send, read
 // the answer) and not the collector's; under valgrind it is not traced (callgrind's --trace-children=no).
 // real-bare, real-breakdown, real-0, real-0.1 and real-1 are the same on the real middleware stack (real-app.js);
-// real-clock and real-clock-return are its floor, the stack bare with its nine functions clocked
+// nodebench-1-down and real-1-down are sampleRatio 1 with the OTLP endpoint at a closed port (no collector, no
+// sink); real-clock and real-clock-return are its floor, the stack bare with its nine functions clocked
 // (clock-floor.js), and print `timed` as if a breakdown had timed them.
 // `client` is the client alone: the same requests to the bare app served by app.js in a process of its own
 // (not traced either), so that its count is the client's share of every Express variant's (the same requests
@@ -38,17 +39,19 @@ const { once } = require('node:events')
 const { pathToFileURL } = require('node:url')
 const express = require('express')
 const { nodebenchTrace } = require('@nodebench/trace')
-const { createApp } = require('./app')
+const { createApp, DOWN_VARIANTS } = require('./app')
 const { createRealApp, realClockOf, REAL_SEGMENTS } = require('./real-app')
 const { spawnServer, stopServer } = require('./child-server')
 
-const SAMPLE_RATIOS = Object.freeze({ 'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1, 'real-0': 0, 'real-0.1': 0.1, 'real-1': 1 })
+const SAMPLE_RATIOS = Object.freeze({
+  'nodebench-0': 0, 'nodebench-0.1': 0.1, 'nodebench-1': 1, 'real-0': 0, 'real-0.1': 0.1, 'real-1': 1, 'nodebench-1-down': 1, 'real-1-down': 1
+})
 const METRICS_EVERY = 1000
 // The reader's own schedule, far off: the pushes are the forced ones, every METRICS_EVERY requests.
 const METRICS_INTERVAL_MS = 24 * 60 * 60 * 1000
 const VARIANTS = Object.freeze([
   'bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1', 'nodebench-metrics', 'nest-bare', 'nest-breakdown', 'client',
-  'real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-1', 'real-clock', 'real-clock-return'
+  'real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-1', 'real-clock', 'real-clock-return', ...DOWN_VARIANTS
 ])
 const CONCURRENCY = 4
 
@@ -160,8 +163,19 @@ function timedSegments (snapshot) {
   return { segments, requests }
 }
 
+/** A loopback port nothing listens on: one a server was given, then closed. */
+async function closedPort () {
+  const server = http.createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address()
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
 async function main () {
-  const sink = variant in SAMPLE_RATIOS || variant === 'nodebench-metrics'
+  if (DOWN_VARIANTS.includes(variant)) process.env.OTEL_EXPORTER_OTLP_ENDPOINT = `http://127.0.0.1:${await closedPort()}`
+  const sink = (variant in SAMPLE_RATIOS && !DOWN_VARIANTS.includes(variant)) || variant === 'nodebench-metrics'
     ? spawnServer(path.join(__dirname, 'otlp-sink.js'), ['--port', '0'], { env: process.env, name: 'otlp-sink', log })
     : null
   if (sink !== null) {

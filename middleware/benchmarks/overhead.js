@@ -34,7 +34,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 const autocannon = require('autocannon')
 const Table = require('cli-table3')
-const { VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS, REAL_VARIANTS } = require('./app')
+const { VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS, REAL_VARIANTS, DOWN_VARIANTS } = require('./app')
 const { spawnServer, stopServer } = require('./child-server')
 const { median, nodeUnderTest, positiveInteger } = require('./harness')
 
@@ -79,7 +79,9 @@ const TARGETS = Object.freeze([
   Object.freeze({ label: 'real stack breakdown, a timed segment', variant: 'real-breakdown', baseline: 'real-bare', figure: 'nsPerSegment', unit: 'ns', max: 300 }),
   Object.freeze({ label: 'sampleRatio 0 over the breakdown, a segment', variant: 'nodebench-0', baseline: 'nodebench-breakdown', figure: 'nsPerSegmentOverBreakdown', unit: 'ns', max: 20 }),
   Object.freeze({ label: 'real stack sampleRatio 0 over the breakdown, a segment', variant: 'real-0', baseline: 'real-breakdown', figure: 'nsPerSegmentOverBreakdown', unit: 'ns', max: 20 }),
-  Object.freeze({ label: 'real stack sampleRatio 1 vs official instrumentation', variant: 'real-1', baseline: 'real-official', min: 5 })
+  Object.freeze({ label: 'real stack sampleRatio 1 vs official instrumentation', variant: 'real-1', baseline: 'real-official', min: 5 }),
+  // No collector (real-1-down: sampleRatio 1, the endpoint a closed port) costs what the breakdown alone does.
+  Object.freeze({ label: 'real stack sampleRatio 1, no collector, over the breakdown, a segment', variant: 'real-1-down', baseline: 'real-breakdown', figure: 'nsPerSegmentOverBreakdown', unit: 'ns', max: 20 })
 ])
 
 // The --json report's layout. 2: each target's figure is `value`, its round-by-round figures `rounds` (they were
@@ -304,7 +306,7 @@ function startApp (variant, tag, options, context) {
     execArgv.push(`--min-semi-space-size=${options.semiSpace}`, `--max-semi-space-size=${options.semiSpace}`)
   }
   return spawnServer(APP_SCRIPT, ['--variant', variant, '--port', '0'], {
-    env: appEnvironment(context.endpoint),
+    env: appEnvironment(DOWN_VARIANTS.includes(variant) ? context.closedEndpoint : context.endpoint),
     execArgv,
     name: `app ${variant}`,
     log: context.log,
@@ -708,7 +710,9 @@ async function start (options, log = (line) => process.stderr.write(line + '\n')
       endpoint = await closedPortUrl()
     }
     log(`OTLP endpoint: ${endpoint}${sink === null ? ' (closed port)' : ''}`)
-    const context = { log, endpoint, sinkUrl, nodePath: node.path }
+    // The variants with no collector (DOWN_VARIANTS) export to a closed port, whatever the sink.
+    const closedEndpoint = sink === null ? endpoint : await closedPortUrl()
+    const context = { log, endpoint, closedEndpoint, sinkUrl, nodePath: node.path }
     const measured = options.paired ? options.variants.filter((variant) => !BASELINES.has(variant)) : options.variants
     for (let round = 1; round <= options.rounds; round++) {
       for (const variant of roundOrder(measured, round)) {

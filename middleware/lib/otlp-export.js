@@ -3,7 +3,7 @@
 const { ProtoWriter, encodeResource, encodeScope, frameExportRequest, frameHeadRoom } = require('./proto-writer')
 const { RecordSpanEncoder } = require('./otlp-encoder')
 const { reportInternalError, log } = require('./internal-errors')
-const { SocketOtlpTransport } = require('./otlp-socket')
+const { SocketOtlpTransport, reachedNoCollector } = require('./otlp-socket')
 
 // The export path for exporter 'otlp' when nodebench runs the pipeline itself. It does what a
 // BatchSpanProcessor in front of an OTLPTraceExporter does (a bounded queue, batches, a schedule delay, an
@@ -14,6 +14,21 @@ const { SocketOtlpTransport } = require('./otlp-socket')
 // OpenTelemetry's own OTLP/HTTP delegate (endpoint, headers, compression, timeout and retries from the
 // OTEL_EXPORTER_OTLP_* variables, like OTLPTraceExporter), given the encoded batch as its request. It and the
 // resource are made when the first batch is sent: an app whose first requests wait for nothing of it.
+//
+// No collector (the default endpoint on a first run, where nothing listens): an export that reached no collector
+// (reachedNoCollector: refused, no such host, no route; not a timeout, a reset or an HTTP error status, which
+// a collector that is there, busy or failing, gives) makes the exporter `unreachable`. From then on the span
+// pipeline asks it (skips) before it builds anything of a finished sampled request's spans, and their count
+// goes to the dropped spans at once, as the failed export would have counted them: no attributes, no encoding,
+// no batch, so a dead collector costs what exporter 'none' does. Sampling is not changed: the request is still
+// sampled and its outgoing traceparent says so. Once a schedule delay (OTEL_BSP_SCHEDULE_DELAY) one request's
+// spans are built and sent at once, a probe, with the time the request ended (no clock read of its own): if it
+// is delivered (or the collector answers at all), spans are built for every sampled request again; refused, the
+// next probe comes a delay later. A collector that comes up loses at most a delay's spans. Over nodebench's own
+// sockets a batch that reached no collector is not handed to the delegate for its retries (the next probe is the
+// retry): flush() and shutdown() do not wait for a back-off, and with nothing listening the delegate and Node.js's
+// HTTP client are never loaded (their http.Agent, beside the app's own outgoing calls, made the agent's code
+// megamorphic: benchmarks/LOG.md, "No collector").
 
 const INITIAL_BATCH_BYTES = 64 * 1024
 // Batches sent at once. The queue's bound (maxQueueSize) counts spans waiting to be sent; those in flight add
@@ -145,6 +160,31 @@ class RecordExporter {
     this.idleWaiters = []
     this.dropped = 0
     this.closed = false
+    // The last export reached no collector: spans are not built until a probe is delivered (skips).
+    this.unreachable = false
+    // A sampled request that ends from then on (performance.now(), as its record's endMs) is the next probe.
+    this.probeAtMs = 0
+  }
+
+  /**
+   * Asked, while no collector is reachable, before anything of a finished sampled record's spans is built:
+   * true when they are counted as dropped instead (nothing to build); false for the first record to end a
+   * schedule delay after the last probe, whose spans are built and sent at once as the next probe.
+   */
+  skips (record) {
+    if (record.endMs < this.probeAtMs) {
+      this.dropped += RecordSpanEncoder.spanCount(record)
+      return true
+    }
+    this.probeAtMs = record.endMs + this.scheduledDelayMillis
+    return false
+  }
+
+  /** An export reached no collector: spans are not built until a probe is delivered. */
+  reachedNoCollector () {
+    if (this.unreachable) return
+    this.unreachable = true
+    this.probeAtMs = performance.now() + this.scheduledDelayMillis
   }
 
   /**
@@ -177,7 +217,8 @@ class RecordExporter {
     }
     batch.spans += spans
     this.queued += spans
-    if (batch.spans >= this.maxExportBatchSize) {
+    // While no collector is reachable, a batch holds a probe (skips): sent at once.
+    if (batch.spans >= this.maxExportBatchSize || this.unreachable) {
       this.seal()
       this.pump()
     } else if (this.timer === null) {
@@ -237,7 +278,14 @@ class RecordExporter {
   prepare () {
     if (this.resource === null) this.resource = this.resourceOf()
     if (this.delegate === null) {
-      this.delegate = createOtlpTransport({ onRefused: (error) => this.sayFirstFailure(error) })
+      this.delegate = createOtlpTransport({
+        // The batch fails at once, not retried by the delegate: the probes are the retries.
+        onRefused: (error) => {
+          this.reachedNoCollector()
+          this.sayFirstFailure(error)
+          return true
+        }
+      })
     }
     if (this.resourceBytes === null) {
       const encoding = this.encodedResource()
@@ -271,7 +319,13 @@ class RecordExporter {
         clearTimeout(timeout)
         if (result.code !== 0) {
           log('export of %d spans failed: %s', batch.spans, result.error && result.error.message)
+          // Reached no collector: spans are not built until a probe gets through. A collector that answered,
+          // even with an error, is there: spans are built again. A timeout says neither.
+          if (reachedNoCollector(result.error)) this.reachedNoCollector()
+          else if (connectionFailure(result.error) === null) this.unreachable = false
           this.sayFirstFailure(result.error)
+        } else {
+          this.unreachable = false
         }
         resolve(result.code === 0)
       }
@@ -294,8 +348,8 @@ class RecordExporter {
 
   /**
    * Once per process, at the first export that failed (or, over nodebench's own sockets, was refused before the
-   * retries): one line on stderr saying where nothing answered (or what
-   * the collector answered) and the two ways out. Spans go on being dropped and counted (dropped.spans); a
+   * retries): one line on stderr saying where nothing answered (or what the collector answered), that spans are
+   * not built while nothing answers, and the two ways out. Spans go on being dropped and counted (dropped.spans); a
    * line per failure would drown the app's own output when no collector runs, the usual first run.
    */
   sayFirstFailure (error) {
@@ -310,8 +364,11 @@ class RecordExporter {
     const what = code !== null
       ? `no OTLP collector answered at ${endpoint} (${code})`
       : `the OTLP collector at ${endpoint} failed an export (${(error && error.message) || 'no reason given'})`
+    const until = reachedNoCollector(error)
+      ? ` and not built until one answers (tried again every ${this.scheduledDelayMillis / 1000} s)`
+      : ''
     try {
-      process.stderr.write(`nodebench: ${what}, so spans are dropped (counted in the breakdown's dropped.spans). ` +
+      process.stderr.write(`nodebench: ${what}, so spans are dropped (counted in the breakdown's dropped.spans)${until}. ` +
         'Start one: npx nodebench services start jaeger; or keep the breakdown alone: nodebenchTrace({ exporter: \'none\' })\n')
     } catch {}
   }

@@ -19,6 +19,20 @@ const { reportInternalError } = require('./internal-errors')
 // back-off as it would its own.
 
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504])
+// Failures to connect that reached no collector: nothing listens at the port, no such host, no route to it. A
+// reset, a timeout or an HTTP error status comes from a collector that is there, busy or failing.
+const UNREACHABLE_CODES = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/
+
+/** Whether an export's error says it reached no collector (UNREACHABLE_CODES), in it or its causes. */
+function reachedNoCollector (error) {
+  for (let err = error, depth = 0; err && depth < 4; err = err.cause, depth++) {
+    if (typeof err.code === 'string' && UNREACHABLE_CODES.test(err.code)) return true
+    if (UNREACHABLE_CODES.test(String(err.message))) return true
+    // Node.js's connection to each address of a name (autoSelectFamily): every one refused.
+    if (Array.isArray(err.errors) && err.errors.length > 0 && err.errors.every(reachedNoCollector)) return true
+  }
+  return false
+}
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024
 const HEAD_END = Buffer.from('\r\n\r\n')
 const USER_AGENT = `OTel-OTLP-Exporter-JavaScript/${exporterBaseVersion()}`
@@ -212,8 +226,9 @@ class SocketOtlpTransport {
    * @param {number} options.maxConnections
    * @param {(body: Buffer) => object} options.deserializeResponse
    * @param {() => object} options.fallback makes the delegate
-   * @param {(error: Error) => void} [options.onRefused] hears a send that reached no collector, before the delegate
-   *   retries it (its back-off takes seconds: a first run wants to know at once)
+   * @param {(error: Error) => boolean | void} [options.onRefused] hears a send that reached no collector
+   *   (reachedNoCollector), before the delegate retries it (its back-off takes seconds: a first run wants to know
+   *   at once); returning true fails the send at once instead (the caller tries again on a schedule of its own)
    */
   constructor ({ url, headers, timeoutMillis, maxConnections, deserializeResponse, fallback, onRefused = () => {} }) {
     this.url = url
@@ -267,10 +282,12 @@ class SocketOtlpTransport {
     connection.send(Buffer.from(`${this.head}${body.length}\r\n\r\n`, 'latin1'), body, this.timeoutMillis, (answer) => {
       if (answer.error !== undefined) {
         // Refused, reset, closed before answering (a kept-alive connection the collector had just closed):
-        // the delegate tries again, with its back-off, as for its own connections.
+        // the delegate tries again, with its back-off, as for its own connections; unless the caller, told that
+        // no collector was reached (onRefused), tries again on a schedule of its own.
         if (answer.retryable && !answer.error.timedOut && !this.closed) {
-          if (answer.error.code === 'ECONNREFUSED') this.onRefused(answer.error)
-          this.fallback().export(batch, done)
+          const givenUp = reachedNoCollector(answer.error) && this.onRefused(answer.error) === true
+          if (givenUp) done({ code: 1, error: answer.error })
+          else this.fallback().export(batch, done)
         } else {
           done({ code: 1, error: answer.error })
         }
@@ -314,4 +331,4 @@ function logPartialSuccess (response) {
   diag.warn('Received Partial Success response:', JSON.stringify(response.partialSuccess))
 }
 
-module.exports = { SocketOtlpTransport, parseResponse, requestHead }
+module.exports = { SocketOtlpTransport, parseResponse, requestHead, reachedNoCollector }

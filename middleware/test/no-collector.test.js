@@ -26,7 +26,7 @@ test('no collector: one line at the first failed export, with where nothing answ
   const { stdout, stderr } = await runApp({ OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_TIMEOUT: '2000' })
   const lines = stderr.split('\n').filter((line) => line.startsWith('nodebench:'))
   assert.deepEqual(lines, [`nodebench: no OTLP collector answered at http://127.0.0.1:${port}/v1/traces (ECONNREFUSED), so spans are dropped ` +
-    "(counted in the breakdown's dropped.spans). Start one: npx nodebench services start jaeger; or keep the breakdown alone: " +
+    "(counted in the breakdown's dropped.spans) and not built until one answers (tried again every 5 s). Start one: npx nodebench services start jaeger; or keep the breakdown alone: " +
     "nodebenchTrace({ exporter: 'none' })"], stderr)
   const dropped = JSON.parse(stdout)
   assert.ok(dropped.spans >= 40, `every request's spans dropped and counted: ${dropped.spans}`)

@@ -212,6 +212,11 @@ class SpanPipeline {
         // instrumentation-express's layer spans stand (layerSpans): nodebench's would repeat them.
         if (!this.layerSpans) return
       }
+      // nodebench's own export reaches no collector: the spans are counted as dropped and not built, but for a
+      // probe once a schedule delay (otlp-export.js). Spans through the app's tracer are the app's pipeline's.
+      const records = this.records
+      if (records !== null && records.unreachable && record.span === null &&
+        (this.direct !== null || record.parentSpan === null) && records.skips(record)) return
       // Inside a router req.url is relative to its mount path until the router hands over: originalUrl is whole.
       const urlPath = pathOf(req.originalUrl || req.url)
       record.serverAttributes = serverSpanAttributes(req, record)
