@@ -55,6 +55,20 @@ test('overhead.js: a short run of bare and sampleRatio 0.1 delivers whole reques
   assert.equal(traced.spansExported % 12, 0, `${traced.spansExported} spans`)
 })
 
+test('overhead.js: real-1-down exports to a closed port beside the sink, and its spans are counted as dropped', { timeout: 120_000 }, async () => {
+  const report = JSON.parse(await runScript('overhead.js', ['--rounds', '1', '--duration', '1', '--warmup', '1', '--variants', 'real-1,real-1-down', '--json']))
+  const byVariant = Object.fromEntries(report.runs.map((run) => [run.variant, run]))
+  const delivered = byVariant['real-1']
+  const down = byVariant['real-1-down']
+  assert.ok(delivered.spansExported > 0, 'real-1 delivers to the sink')
+  assert.equal(delivered.droppedSpans, 0)
+  assert.ok(down.totalRequests > 0)
+  assert.equal(down.spansExported, 0, 'real-1-down sends nothing to the sink')
+  // Every request sampled (the measured ones and the warm-up's), its 9 segments' spans and its own at least, all
+  // dropped (the probes' too: refused).
+  assert.ok(down.droppedSpans >= 10 * down.totalRequests, `${down.droppedSpans} spans dropped of ${down.totalRequests} requests`)
+})
+
 test('overhead.js rotates the run order: over as many rounds as variants, each runs once in each position', () => {
   const { roundOrder } = require('../benchmarks/overhead.js')
   const variants = ['bare', 'nodebench-breakdown', 'nodebench-0.1', 'nodebench-1', 'otel-official']
