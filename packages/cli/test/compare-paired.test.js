@@ -30,7 +30,8 @@ test('paired: what the apps\' nodebench says (no collector for their spans) is s
   assert.equal(run.code, 0, run.stderr)
   const notices = run.stderr.split('\n').filter((line) => line.includes('the app says'))
   assert.deepEqual(notices, [`nodebench compare: the app says: no OTLP collector answered at http://127.0.0.1:${port}/v1/traces (ECONNREFUSED), ` +
-    "so spans are dropped (counted in the breakdown's dropped.spans). Start one: npx nodebench services start jaeger; or keep the breakdown " +
+    "so spans are dropped (counted in the breakdown's dropped.spans) and not built until one answers (tried again every 0.1 s). " +
+    'Start one: npx nodebench services start jaeger; or keep the breakdown ' +
     "alone: nodebenchTrace({ exporter: 'none' })"], 'once, though both sides\' apps said it in both cells')
 })
 

@@ -54,7 +54,8 @@ test('an app whose spans find no collector: bench says so once, as the app does,
   assert.equal(run.code, 0, run.stderr)
   const notices = run.stderr.split('\n').filter((line) => line.includes('the app says'))
   assert.deepEqual(notices, [`nodebench bench: the app says: no OTLP collector answered at http://127.0.0.1:${port}/v1/traces (ECONNREFUSED), ` +
-    "so spans are dropped (counted in the breakdown's dropped.spans). Start one: npx nodebench services start jaeger; or keep the breakdown " +
+    "so spans are dropped (counted in the breakdown's dropped.spans) and not built until one answers (tried again every 0.1 s). " +
+    'Start one: npx nodebench services start jaeger; or keep the breakdown ' +
     "alone: nodebenchTrace({ exporter: 'none' })"], 'once per run, though each cell\'s app said it')
   const results = JSON.parse(fs.readFileSync(path.join(out, 'results.json'), 'utf8'))
   const printed = [...run.stdout.matchAll(/^nodebench: (\d+) spans dropped/gm)].map((match) => Number(match[1]))
