@@ -49,6 +49,10 @@ function rowOf ({ cell, target }) {
       ? { min: cell.requestsPerSec.min, max: cell.requestsPerSec.max }
       : null,
     reps: ok && Array.isArray(cell.reps) ? cell.reps.length : 0,
+    // When each repetition started (ms since the epoch), where results say it: null for older runs.
+    startsMs: ok && Array.isArray(cell.reps) && cell.reps.every((rep) => isNumber(rep.startedAtMs))
+      ? cell.reps.map((rep) => rep.startedAtMs)
+      : null,
     // Apache Bench's "Time per request (mean)": the concurrency's time over the requests done.
     timePerRequestMs: ok && rate > 0 && isNumber(cell.connections) ? cell.connections * 1000 / rate : null,
     costUs: ok && rate > 0 ? 1e6 / rate : null,
@@ -146,8 +150,19 @@ function nodebenchCostOf (group) {
     // Repetitions that do not overlap: how often noise alone would part them so.
     chance: withinNoise || traced.range === null || untraced.range === null
       ? null
-      : separationChance(traced.reps, untraced.reps)
+      : separationChance(traced.reps, untraced.reps),
+    interleaved: interleavedRuns(traced.startsMs, untraced.startsMs)
   }
+}
+
+/**
+ * Whether two servers' repetitions ran interleaved (bench/matrix.js: each started while the other's ran), so that
+ * the order of the repetitions carries nothing of a drift of the machine's; false when one server's all ran before
+ * the other's; null when the results do not say when they started (a run before startedAtMs).
+ */
+function interleavedRuns (a, b) {
+  if (a === null || b === null) return null
+  return Math.min(...a) < Math.max(...b) && Math.min(...b) < Math.max(...a)
 }
 
 /**

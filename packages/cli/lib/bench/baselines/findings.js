@@ -41,11 +41,19 @@ function costSentence (group, cost) {
 // Repetitions a server needs (the same for both) for noise alone to part them less than one run in 20.
 const REPS_TO_TELL = 4
 
-/** How often noise alone would part the servers' repetitions as this run's are (data.js separationChance). */
+/**
+ * How often noise alone would part the servers' repetitions as this run's are (data.js separationChance): a
+ * judgement that holds when the repetitions were interleaved, and holds only if the machine did not drift when
+ * one server's ran after the other's (said so).
+ */
 function chanceText (cost) {
   if (cost.chance === null || cost.chance === undefined) return ''
-  const odds = `Noise alone parts ${cost.reps.traced} and ${cost.reps.untraced} repetitions so one run in ${formatCount(Math.round(1 / cost.chance))}`
-  return cost.chance > 0.05 ? ` ${odds}: --reps ${REPS_TO_TELL} or more tells it from the noise.` : ` ${odds}.`
+  const which = cost.interleaved ? 'interleaved repetitions' : 'repetitions'
+  const odds = `Noise alone parts ${cost.reps.traced} and ${cost.reps.untraced} ${which} so one run in ${formatCount(Math.round(1 / cost.chance))}`
+  const drift = cost.interleaved === false
+    ? ' One server\'s ran after the other\'s: a machine whose load drifted meanwhile adds its drift to the cost.'
+    : ''
+  return cost.chance > 0.05 ? ` ${odds}: --reps ${REPS_TO_TELL} or more tells it from the noise.${drift}` : ` ${odds}.${drift}`
 }
 
 function rangeText (range) {
