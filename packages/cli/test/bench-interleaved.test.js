@@ -4,7 +4,7 @@
 // The app and its untraced baseline (--baseline-targets app-untraced) measured side by side: the plan pairs their
 // cells, a real run on examples/nest-cats keeps both servers up and alternates their repetitions (app, untraced,
 // untraced, app), each cell's processes sampled only while its own load runs; an untraced app that does not start
-// leaves the app's cell measured alone; the cost sentence says whether the repetitions were interleaved.
+// leaves the app's cell measured alone. The cost sentence's words on it: targets.test.js.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -12,8 +12,6 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { targetOf } = require('../lib/kernel/targets')
 const { cellsOf, stepsOf } = require('../lib/kernel/plan')
-const { targetsSummary } = require('../lib/bench/baselines/data')
-const { costSentence } = require('../lib/bench/baselines/findings')
 const { temporaryDir, runCli } = require('../../../test/support')
 
 const NEST_CATS = path.join(__dirname, '..', '..', '..', 'examples', 'nest-cats')
@@ -118,37 +116,4 @@ test('an untraced app that does not start: its cell fails in one coded line, the
   assert.equal(app.status, 'ok', app.failure)
   assert.equal(app.reps.length, 2)
   assert.equal(app.requests, 200)
-})
-
-test('the cost sentence says whether the repetitions were interleaved, and what a drift does when they were not', () => {
-  const cell = (target, rates, starts) => ({
-    target,
-    scenario: 'read',
-    format: 'json',
-    processes: 1,
-    topology: 'cluster',
-    status: 'ok',
-    connections: 100,
-    requestsPerSec: { mean: rates.reduce((a, b) => a + b, 0) / rates.length, min: Math.min(...rates), max: Math.max(...rates) },
-    latencyMs: { mean: 10 },
-    requests: 1000,
-    reps: rates.map((rate, i) => ({ requestsPerSec: rate, failures: {}, ...(starts ? { startedAtMs: starts[i] } : {}) })),
-    breakdown: target === 'app' ? { operations: [] } : null
-  })
-  const results = (starts) => ({
-    workload: { scenarios: { read: { label: 'read' } } },
-    targets: ['app', 'app-untraced'].map((kind) => ({ name: kind, kind, label: kind, traced: kind === 'app' })),
-    cells: [cell('app', [380, 420], starts?.app)],
-    targetCells: [cell('app-untraced', [490, 510], starts?.untraced)]
-  })
-  const sentence = (starts) => {
-    const [group] = targetsSummary(results(starts)).groups
-    return costSentence(group, group.nodebenchCost)
-  }
-  assert.match(sentence({ app: [1000, 4000], untraced: [2000, 3000] }),
-    /\. Noise alone parts 2 and 2 interleaved repetitions so one run in 3: --reps 4 or more tells it from the noise\.$/)
-  assert.match(sentence({ app: [1000, 2000], untraced: [3000, 4000] }),
-    /\. Noise alone parts 2 and 2 repetitions so one run in 3: --reps 4 or more tells it from the noise\. One server's ran after the other's: a machine whose load drifted meanwhile adds its drift to the cost\.$/)
-  // Results written before repetitions had their start: nothing said of their order.
-  assert.match(sentence(null), /\. Noise alone parts 2 and 2 repetitions so one run in 3: --reps 4 or more tells it from the noise\.$/)
 })
