@@ -44,6 +44,11 @@ test('the plan pairs the app\'s cell with the untraced app\'s of the same place;
   // Each cell once, numbered in the order the run takes them.
   assert.deepEqual(steps.flat().map(({ index }) => index), cells.map((cell, i) => i))
   assert.equal(steps.flat().length, cells.length)
+  // nginx first: the untraced app (node:cluster) waits for the app's node:cluster cell.
+  const nginxFirst = cellsOf({ ...config, processes: [1], topologies: ['nginx', 'cluster'], scenarios: ['read'] })
+  assert.deepEqual(stepsOf(nginxFirst, { paired: true }).map((step) => step.map(name)), [
+    ['app 1 nginx read'], ['node 1 cluster read'], ['app 1 cluster read', 'app-untraced 1 cluster read']
+  ])
   // Unpaired (--find-max, instances added or killed mid-run): the plan's order, one cell a step.
   assert.deepEqual(stepsOf(cells).map((step) => step.map(name)), cells.map((cell) => [name({ cell })]))
 })

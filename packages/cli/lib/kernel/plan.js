@@ -53,18 +53,24 @@ function cellsOf (config) {
  * cell's index its place in the run (the untraced cell's right after the app's).
  */
 function stepsOf (cells, { paired = false } = {}) {
+  // Each app cell's untraced partner, by their places in cellsOf's order (one partner each).
+  const partnerOf = new Map()
+  if (paired) {
+    for (const [position, cell] of cells.entries()) {
+      if (cell.target.kind !== 'app') continue
+      const taken = new Set(partnerOf.values())
+      const partner = cells.findIndex((other, i) => !taken.has(i) && sameCell(cell, other))
+      if (partner !== -1) partnerOf.set(position, partner)
+    }
+  }
+  const partners = new Set(partnerOf.values())
   const steps = []
-  const taken = new Set()
   let index = 0
   for (const [position, cell] of cells.entries()) {
-    if (taken.has(position)) continue
-    const partner = paired && cell.target.kind === 'app' ? cells.findIndex((other, i) => !taken.has(i) && sameCell(cell, other)) : -1
-    if (partner === -1) {
-      steps.push([{ cell, index: index++ }])
-      continue
-    }
-    taken.add(partner)
-    steps.push([{ cell, index: index++ }, { cell: cells[partner], index: index++ }])
+    if (partners.has(position)) continue
+    const step = [{ cell, index: index++ }]
+    if (partnerOf.has(position)) step.push({ cell: cells[partnerOf.get(position)], index: index++ })
+    steps.push(step)
   }
   return steps
 }
