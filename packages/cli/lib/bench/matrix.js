@@ -3,6 +3,7 @@
 const { openBreakdownSource } = require('../kernel/breakdown-source')
 const { runPlan, targetsOf, STOP } = require('../kernel/plan')
 const { openCell } = require('./cell-run')
+const { pairedCostOf } = require('./baselines/pairs')
 
 // The load matrix of a bench run: for every cell (processes x topology x scenario x format), start the app with
 // that many processes (kernel/topology.js: a node:cluster app, or independent instances behind nginx), warm it
@@ -103,7 +104,7 @@ async function runCell (config, cell, options) {
  * first: its answers and values are the run's), their repetitions interleaved, the order turned at each
  * repetition (app, untraced, untraced, app, app, ...: neither always runs right after its warm-up, and a
  * machine that drifts steadily falls on both alike), then both closed. Either runs alone if the other failed.
- * Resolves to their records, in `cells`' order.
+ * Resolves to their records, in `cells`' order; the untraced app's holds the pairs' figures (`paired`).
  */
 async function runInterleaved (config, cells, options) {
   const runs = []
@@ -116,6 +117,13 @@ async function runInterleaved (config, cells, options) {
   }
   const records = []
   for (const run of runs) records.push(await run.close())
+  // What the pairs say of nodebench's cost (baselines/pairs.js), beside the untraced app's figures: the report's
+  // judgement, for whoever reads results.json.
+  const [app, untraced] = records
+  if (records.length === 2 && app.status === 'ok' && untraced.status === 'ok') {
+    const paired = pairedCostOf(app.reps, untraced.reps)
+    if (paired !== null) untraced.paired = { with: cells[0].cell.target.name, ...paired }
+  }
   return records
 }
 

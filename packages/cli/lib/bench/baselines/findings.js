@@ -31,11 +31,39 @@ function costSentence (group, cost) {
   const where = `${group.label} (${group.format})${group.processes === null ? '' : `, ${processesText(group.processes)}`}`
   const rate = (side, unit) => `${formatRate(side.requestsPerSec)}${unit}${side.range === null ? '' : ` (${rangeText(side.range)})`}`
   const rates = `traced ${rate(cost.traced, ' req/s')}, untraced ${rate(cost.untraced, '')}`
+  if (cost.paired) return pairedSentence(where, cost, rates)
   if (cost.withinNoise) return `${where}: nodebench's cost is within this run's noise: ${rates}; the repetitions overlap.`
   if (cost.addedUs <= 0) return `${where}: nodebench cost nothing measurable here: ${rates}.${chanceText(cost)}`
   const single = cost.traced.range === null || cost.untraced.range === null ? ' (one repetition each: no spread to judge it by)' : ''
   return `${where}: nodebench costs this app ${formatUs(cost.addedUs)} a request at saturation, ${formatShare(cost.share)} ` +
     `of the untraced app's ${formatUs(cost.untraced.costUs)} (1 / requests/s: ${rates})${single}.${chanceText(cost)}`
+}
+
+/** The cost judged pair by pair (data.js nodebenchCostOf, pairs.js): the pairs' median and range, their chance. */
+function pairedSentence (where, cost, rates) {
+  const { paired } = cost
+  const pairs = `${paired.pairs} interleaved pairs`
+  const spread = `${microseconds(paired.range.min)} to ${formatUs(paired.range.max)}`
+  if (cost.withinNoise) {
+    return `${where}: nodebench's cost is within this run's noise: the ${pairs} differ by ${spread} a request ` +
+      `(1 / requests/s: ${rates}).${pairedChanceText(paired)}`
+  }
+  if (cost.addedUs <= 0) {
+    return `${where}: nodebench cost nothing measurable here: ${rates}; the ${pairs} differ by ${spread} a request.${pairedChanceText(paired)}`
+  }
+  return `${where}: nodebench costs this app ${formatUs(cost.addedUs)} a request at saturation (the median of ${pairs}, ` +
+    `${spread}), ${formatShare(cost.share)} of the untraced app's ${formatUs(cost.untraced.costUs)} (1 / requests/s: ${rates}).` +
+    pairedChanceText(paired)
+}
+
+// Pairs needed for noise alone to set them all on one side less than one run in 20: 2 / 2^6 is 1 in 32.
+const PAIRS_TO_TELL = 6
+
+/** How often noise alone would set the pairs' differences as far from zero (pairs.js signFlipChance). */
+function pairedChanceText (paired) {
+  const odds = `Noise alone sets ${paired.pairs} interleaved pairs' differences this far from zero ` +
+    `${paired.exact ? '' : 'about '}one run in ${formatCount(Math.round(1 / paired.chance))}`
+  return paired.leastChance > 0.05 ? ` ${odds}: --reps ${PAIRS_TO_TELL} or more tells it from the noise.` : ` ${odds}.`
 }
 
 // Repetitions a server needs (the same for both) for noise alone to part them less than one run in 20.
