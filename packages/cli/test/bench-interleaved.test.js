@@ -4,7 +4,7 @@
 // The app and its untraced baseline (--baseline-targets app-untraced) measured side by side: the plan pairs their
 // cells, a real run on examples/nest-cats keeps both servers up and alternates their repetitions (app, untraced,
 // untraced, app), each cell's processes sampled only while its own load runs; an untraced app that does not start
-// leaves the app's cell measured alone. The cost sentence's words on it: targets.test.js.
+// leaves the app's cell measured alone. The cost sentence's words on it: targets.test.js, cost-pairs.test.js.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -103,8 +103,18 @@ test('a real run: both servers up together, the repetitions alternating app, unt
     assert.ok(cell.resources.durationSec < measuredSec(cell) + 2.5, `${cell.target}: sampled ${cell.resources.durationSec} s over ${measuredSec(cell)} s of load`)
   }
 
+  // The pairs' figures beside the untraced app's (baselines/pairs.js): each pair's added µs a request.
+  assert.equal(untraced.paired.with, 'app')
+  assert.equal(untraced.paired.pairs, 2)
+  assert.equal(untraced.paired.addedUs.length, 2)
+  // Two pairs: 1 in 2 both on one side, else 1 in 1.
+  assert.ok([1 / 2, 1].includes(untraced.paired.chance), String(untraced.paired.chance))
+  assert.equal(untraced.paired.exact, true)
+  assert.equal(app.paired, undefined)
+
   const markdown = fs.readFileSync(path.join(out, 'report.md'), 'utf8')
   assert.match(markdown, /cat read \(json\), 1 process: nodebench/)
+  assert.match(markdown, /2 interleaved pairs/)
   assert.doesNotMatch(markdown, /One server's ran after the other's/)
 })
 
