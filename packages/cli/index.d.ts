@@ -258,6 +258,7 @@ export interface ResourceFigures {
 
 export interface ProcessUsage {
   intervalMs: number
+  /** The time sampled, pauses left out. */
   durationSec: number
   samples: number
   processes: Array<ResourceFigures & { pid: number, ppid: number | null, role: string, name: string, command: string | null, samples: number }>
@@ -272,7 +273,13 @@ export interface ProcessUsage {
  * Samples every process `roots()` names (asked again at every sample) and their descendants, every `intervalMs`
  * (default 1000), from /proc: CPU % and resident memory. What every bench cell records as `resources`.
  */
-export declare function startProcessSampler (options: { roots: () => SampledRoot[], intervalMs?: number }): { stop (): Promise<ProcessUsage> }
+export declare function startProcessSampler (options: { roots: () => SampledRoot[], intervalMs?: number }): {
+  stop (): Promise<ProcessUsage>
+  /** Stops sampling (a last reading first) until resume(): nothing the processes do meanwhile counts. */
+  pause (): Promise<void>
+  /** Samples again; each process's first reading after a pause gives its memory only. */
+  resume (): void
+}
 
 export interface CompareOptions extends AppTargetOptions {
   /** Two runs already measured: results.json files or their folders (a the base, b the change). */

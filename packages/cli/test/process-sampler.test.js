@@ -104,3 +104,23 @@ test('a child that runs another program than its root is named after it; cluster
   const usage = await sampler.stop()
   assert.deepEqual(usage.processes.map((process) => process.name).sort(), ['app', 'app worker', 'app: idle-helper.js', 'app: node -e'])
 })
+
+test('paused, the sampler counts none of what the processes did meanwhile: their CPU, nor the time', { timeout: 60_000 }, async () => {
+  // nodebench's own process, idle while sampled and busy only while the sampler is paused (bench's interleaved
+  // cells: another server's repetition runs then).
+  // The pause shorter than what pidusage remembers of a process (3 intervals), as a repetition of a few seconds.
+  const sampler = startProcessSampler({ roots: () => [{ pid: process.pid, role: 'nodebench', descendants: false }], intervalMs: 1000 })
+  await sleep(2100)
+  await sampler.pause()
+  const busyUntil = process.cpuUsage().user + 1_000_000
+  while (process.cpuUsage().user < busyUntil) Math.sqrt(Math.random())
+  sampler.resume()
+  await sleep(2100)
+  const usage = await sampler.stop()
+  assert.equal(usage.error, null)
+  const [own] = usage.processes
+  // 1 s of CPU within the pause: counted, it would be a reading near 100% (at least its share of a core).
+  assert.ok(own.cpuPercent.max < 30, `an idle process read at ${own.cpuPercent.max}% (${JSON.stringify(usage.timeline)})`)
+  assert.ok(usage.durationSec < 5, `${usage.durationSec} s sampled of about 4.2`)
+  assert.ok(own.samples >= 5, `${own.samples} samples`)
+})

@@ -247,3 +247,28 @@ test('the reference beside the run: the study\'s figures per target, this run\'s
   assert.deepEqual(row('98% within (ms)'), ['98% within (ms)', '300.0', '7.00'])
   assert.deepEqual(row('here ÷ study, req/s'), ['here ÷ study, req/s', '', '2.00×'])
 })
+
+test('the cost sentence says whether the repetitions were interleaved, and what a drift does when they were not', () => {
+  // Each repetition's start (ms), as bench records it since it interleaves the app's with the untraced app's.
+  const started = (cell, starts) => ({ ...cell, reps: cell.reps.map((rep, i) => ({ ...rep, startedAtMs: starts[i] })) })
+  const sentence = (appStarts, untracedStarts, appRates = [380, 420]) => {
+    const results = {
+      workload: { scenarios: { read: { label: 'read' } } },
+      targets: described(['app', 'app-untraced']),
+      cells: [appStarts ? started(measuredCell('app', appRates), appStarts) : measuredCell('app', appRates)],
+      targetCells: [untracedStarts ? started(measuredCell('app-untraced', [490, 510]), untracedStarts) : measuredCell('app-untraced', [490, 510])]
+    }
+    const [group] = targetsSummary(results).groups
+    return costSentence(group, group.nodebenchCost)
+  }
+  // Interleaved pair by pair (app, untraced, untraced, app): judged from the pairs (cost-pairs.test.js).
+  assert.match(sentence([1000, 4000], [2000, 3000]),
+    /\(the median of 2 interleaved pairs, 420 to 591 µs\).*\. Noise alone sets 2 interleaved pairs' differences this far from zero one run in 2: --reps 6 or more tells it from the noise\.$/)
+  // Interleaved, a repetition more of the app's: no pairs, the two samples' judgement.
+  assert.match(sentence([1000, 4000, 5000], [2000, 3000], [380, 400, 420]),
+    /\. Noise alone parts 3 and 2 interleaved repetitions so one run in 5: --reps 4 or more tells it from the noise\.$/)
+  assert.match(sentence([1000, 2000], [3000, 4000]),
+    /\. Noise alone parts 2 and 2 repetitions so one run in 3: --reps 4 or more tells it from the noise\. One server's ran after the other's: a machine whose load drifted meanwhile adds its drift to the cost\.$/)
+  // Results written before repetitions had their start: nothing said of their order.
+  assert.match(sentence(null, null), /\. Noise alone parts 2 and 2 repetitions so one run in 3: --reps 4 or more tells it from the noise\.$/)
+})

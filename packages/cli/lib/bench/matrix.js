@@ -1,21 +1,9 @@
 'use strict'
 
-const { codes, NodebenchError } = require('@nodebench/errors')
-const { requestsOf } = require('../kernel/workload')
-const { startTopology } = require('../kernel/topology')
-const { openBreakdownSource, measuredOperation } = require('../kernel/breakdown-source')
-const { LoadObserver, latencyPercentiles } = require('../kernel/load-observer')
-const { runAutocannon } = require('../kernel/load')
+const { openBreakdownSource } = require('../kernel/breakdown-source')
 const { runPlan, targetsOf, STOP } = require('../kernel/plan')
-const { setUpCell, warmUpCell, tearDownCell } = require('../kernel/cell')
-const { startTarget, captureReply, replyFor } = require('./baselines/servers')
-const { startProcessSampler } = require('../kernel/process-sampler')
-const { listenQueueCounters, listenQueueSince } = require('../kernel/listen-queue')
-const { repetitionFigures, cellFigures, takeExpectedErrors, repetitionOperations } = require('../kernel/repetition')
-const { readCollectionSizes, collectionChanges } = require('../kernel/collection-sizes')
-const { analyzeEvents } = require('./scale-out/elasticity')
-const { scheduleEvents } = require('./scale-out/events')
-const { findMaxThroughput } = require('./scale-out/find-max')
+const { openCell } = require('./cell-run')
+const { pairedCostOf } = require('./baselines/pairs')
 
 // The load matrix of a bench run: for every cell (processes x topology x scenario x format), start the app with
 // that many processes (kernel/topology.js: a node:cluster app, or independent instances behind nginx), warm it
@@ -24,25 +12,18 @@ const { findMaxThroughput } = require('./scale-out/find-max')
 // figures, the failures by class and the breakdown, stop the app. Instances added or killed mid-run
 // (--add-instance-at, --kill-instance-at: scale-out/events.js) are recorded with what happened around them
 // (scale-out/elasticity.js). Each cell's record is saved
-// as soon as it is done, so whatever finished is on disk if the run stops.
+// as soon as it is done, so whatever finished is on disk if the run stops. A cell's steps: cell-run.js.
 //
 // A run may send the same scenarios to other servers than the app (kernel/targets.js: the app without
 // nodebench, bare node:http and Express, Apache with PHP): each is a cell of its own beside the app's, measured
-// the same way, without a breakdown. Every cell samples its processes' CPU and memory while the load runs
-// (kernel/process-sampler.js), and keeps Apache Bench's latency percentiles (kernel/load-observer.js). A cell
-// of the app with a database nodebench gave it counts the documents of each collection right before its measured
-// load and right after it (kernel/collection-sizes.js): how much the store grew under that load. The cells and
-// the workload's setup and teardown around them are the plan's (kernel/plan.js), compare's too.
-
-// The breakdown of a server that runs without nodebench: none.
-const NO_BREAKDOWN = Object.freeze({
-  instanceEnv: async () => ({}),
-  attached () {},
-  gone () {},
-  begin: async () => {},
-  read: async () => null,
-  end () {}
-})
+// the same way, without a breakdown. The app's cell and the untraced app's of the same place run side by side,
+// their repetitions interleaved (runInterleaved): what the two differ by is nodebench's cost, and a machine whose
+// load drifts between two cells run one after the other would add its drift to it. Every cell samples its
+// processes' CPU and memory while its own load runs (kernel/process-sampler.js), and keeps Apache Bench's latency
+// percentiles (kernel/load-observer.js). A cell of the app with a database nodebench gave it counts the documents
+// of each collection around its own measured load (kernel/collection-sizes.js): how much the store grew under
+// that load. The cells and the workload's setup and teardown around them are the plan's (kernel/plan.js),
+// compare's too.
 
 /**
  * Runs the matrix of `config` on its app: the workload's setup, every cell, its teardown. `env` carries the
@@ -75,17 +56,31 @@ async function runMatrix (config, options) {
     roots: [...processes, { pid: process.pid, role: 'nodebench (load generator)', descendants: false }],
     databaseUri
   }
+  const done = (record, { cell, index }, total) => {
+    if (record.abort) {
+      aborted = record.failure
+      delete record.abort
+    }
+    onRecord(record, cell.target)
+    onCell({ type: 'end', index, total, cell, record })
+  }
+  // The app and its untraced baseline interleave their repetitions, but for --find-max's steps and instances
+  // added or killed mid-run, whose timelines are each one server's alone.
+  const runPair = config.findMax === null && config.events.length === 0
+    ? async (step, { total, values }) => {
+      for (const { cell, index } of step) onCell({ type: 'start', index, total, cell })
+      const cells = step.map(({ cell, index }) => ({ cell, source: source.forCell(`${runId}-${index}`) }))
+      const records = await runInterleaved(config, cells, { env, values, log, onNotice, context })
+      for (const [i, record] of records.entries()) done(record, step[i], total)
+      return null
+    }
+    : null
   try {
-    await runPlan(config, { env, log }, async (cell, { index, total, values }) => {
+    await runPlan(config, { env, log, runPair }, async (cell, { index, total, values }) => {
       onCell({ type: 'start', index, total, cell })
       const cellSource = source.forCell(`${runId}-${index}`)
       const record = await runCell(config, cell, { env, values, log, onNotice, source: cellSource, context })
-      if (record.abort) {
-        aborted = record.failure
-        delete record.abort
-      }
-      onRecord(record, cell.target)
-      onCell({ type: 'end', index, total, cell, record })
+      done(record, { cell, index }, total)
       return aborted === null ? null : STOP
     })
   } finally {
@@ -94,208 +89,48 @@ async function runMatrix (config, options) {
   return { aborted, targets: context.about }
 }
 
-/**
- * Starts a cell's server: the app (traced or not) in the cell's topology, else the target's own server.
- * Resolves to `{ base, processes(), stop(), ... }` (kernel/topology.js, baselines/servers.js).
- */
-async function startServer (config, cell, { env, source, log, onNotice, context }) {
-  const { processes, topology, target, scenario, format, values = {} } = cell
-  if (target.kind === 'app' || target.kind === 'app-untraced') {
-    const traced = target.kind === 'app'
-    return startTopology(config.target, {
-      topology,
-      balancer: config.balancer,
-      processes,
-      env,
-      source,
-      log,
-      onNotice,
-      traced,
-      role: traced ? 'app' : 'app (untraced)',
-      values,
-      start: config.workload.start
-    })
-  }
-  const expected = config.workload.scenarios[scenario].requests[format].status
-  const reply = replyFor(context.replies.get(cellKey(cell)) ?? null, expected)
-  const server = await startTarget(target, {
-    processes: processes ?? 1, env, reply, appDir: config.target.app, stopGraceMs: config.target.stopGraceMs, log
+/** One cell, its steps back to back (cell-run.js): open, every repetition (or --find-max's steps), close. */
+async function runCell (config, cell, options) {
+  const run = await openCell(config, cell, options)
+  await run.window(async () => {
+    if (config.findMax !== null) return run.findMax()
+    for (let rep = 0; rep < config.reps; rep++) await run.repetition(rep)
   })
-  context.about[target.name] = server.about
-  return server
+  return run.close()
 }
 
-/** What a cell's bare servers share with the app's cell: its scenario, format and values. */
-function cellKey ({ scenario, format, values = {} }) {
-  return `${scenario} ${format} ${JSON.stringify(values)}`
-}
-
-/** A failure's code and message as one line (Apache's error log lines joined). */
-function failureOf (err) {
-  return { failure: err.message.split('\n').map((line) => line.trim()).filter(Boolean).join(' | '), failureCode: err.code ?? null }
-}
-
-async function runCell (config, cell, { env, values, log, onNotice, source: appSource, context }) {
-  const { scenario, format, processes, topology, target, values: varied = {} } = cell
-  const workload = config.workload
-  const definition = workload.scenarios[scenario]
-  // Only the app has a breakdown; a bare server's cell uses the app's scenario values, its own hooks only
-  // when the app gave none (a run without the app).
-  const source = target.traced ? appSource : NO_BREAKDOWN
-  const bare = target.kind !== 'app' && target.kind !== 'app-untraced'
-  const key = cellKey(cell)
-  const record = {
-    target: target.name,
-    scenario,
-    format,
-    processes,
-    topology,
-    // The cell's varied values (kernel/sweep.js): with scenario, format, processes and topology, what names it.
-    values: { ...varied },
-    balancer: topology === 'nginx' ? config.balancer : null,
-    status: 'ok',
-    operation: null,
-    connections: varied.connections ?? config.connections[scenario],
-    amount: config.amounts[scenario],
-    duration: config.duration,
-    breakdown: null
+/**
+ * The app's cell and its untraced baseline's (`cells`, the app's first) side by side: both opened (the app's
+ * first: its answers and values are the run's), their repetitions interleaved, the order turned at each
+ * repetition (app, untraced, untraced, app, app, ...: neither always runs right after its warm-up, and a
+ * machine that drifts steadily falls on both alike), then both closed. Either runs alone if the other failed.
+ * Resolves to their records, in `cells`' order; the untraced app's holds the pairs' figures (`paired`).
+ */
+async function runInterleaved (config, cells, options) {
+  const runs = []
+  for (const { cell, source } of cells) runs.push(await openCell(config, cell, { ...options, source }))
+  for (let rep = 0; rep < config.reps; rep++) {
+    const turn = rep % 2 === 0 ? runs : [...runs].reverse()
+    for (const run of turn) await run.window(() => run.repetition(rep))
+    const rates = runs.map((run, i) => `${cells[i].cell.target.name} ${rateOf(run, rep)}`)
+    options.log(`repetition ${rep + 1}/${config.reps}, interleaved: ${rates.join(', ')}`)
   }
-  let running = null
-  let cellValues = values
-  let ranSetup = false
-  const withEvents = []
-  let sampler = null
-  try {
-    if (context.broken.has(target.name)) return { ...record, status: 'failed', ...failureOf(context.broken.get(target.name)) }
-    try {
-      running = await startServer(config, cell, { env, source, log, onNotice, context })
-    } catch (err) {
-      if (target.kind === 'app' && context.alone) return { ...record, status: 'failed', failure: err.message, abort: true }
-      context.broken.set(target.name, err)
-      return { ...record, status: 'failed', ...failureOf(err) }
-    }
-    const base = running.base
-    if (bare && context.values.has(key)) {
-      cellValues = context.values.get(key)
-    } else {
-      ranSetup = true
-      cellValues = await setUpCell(workload, scenario, { base, env, log, values })
-    }
-    const sent = requestsOf(definition, format, { ...cellValues, ...varied })
-    record.operation = { method: sent.method, route: null, format: null }
-    // The cell's first requests: each distinct one once, checked, then the warm-up, every answer checked too (a
-    // request the warm-up made fail, as a unique email registered twice, is named as the warm-up's).
-    const warmupRequests = config.warmups?.[scenario] ?? config.warmup
-    const warmup = { connections: Math.min(record.connections, warmupRequests), amount: warmupRequests }
-    const sample = await warmUpCell(base, sent, warmup, {
-      probeFailed (err) {
-        if (err.code || !bare) throw err
-        throw new NodebenchError(codes.NB_ERR_TARGET_START, `target '${target.name}' (${target.label}) does not answer at ${base}: ${err.cause?.code ?? err.message}`)
-      }
-    })
-    if (target.kind === 'app' && !context.values.has(key)) {
-      context.values.set(key, cellValues)
-      // A request that changes is answered as the probe's was (its templates are filled in request by request).
-      if (context.mirrors) {
-        context.replies.set(key, sent.flow.dynamic
-          ? { status: sample.status, contentType: sample.contentType, body: sample.body, from: 'app' }
-          : await captureReply(base, sent))
-      }
-    }
-    const sizesBefore = bare ? null : await readCollectionSizes(context.databaseUri)
-    await source.begin(base)
-    sampler = startProcessSampler({ roots: () => [...running.processes(), ...context.roots] })
-    const queueBefore = listenQueueCounters()
-    const proxied = topology === 'nginx'
-    if (config.findMax !== null) {
-      record.findMax = await findMaxThroughput(base, sent, { record, config, proxied, bytes: sample.bytes, log })
-      const { steps, best } = record.findMax
-      const shown = steps.find((step) => step.connections === best?.connections) ?? steps[0]
-      Object.assign(record, cellFigures([shown]), { expectedStatus: sent.status, reps: steps })
-      record.latencyPercentilesMs = shown.latencyPercentilesMs
-    } else {
-      const reps = []
-      const observers = []
-      // The breakdown read after every repetition: each one's figures are the difference of two reads (none for
-      // a server without nodebench).
-      let read = null
-      for (let rep = 0; rep < config.reps; rep++) {
-        const events = proxied ? config.events : []
-        const observer = new LoadObserver({ expectedStatus: sent.status, proxied, timeline: events.length > 0 })
-        observers.push(observer)
-        let happenings = null
-        const result = await runAutocannon(base, sent, {
-          connections: record.connections,
-          amount: record.amount,
-          duration: record.duration,
-          timeoutSec: config.requestTimeoutSec,
-          observer,
-          phase: `repetition ${rep + 1}`,
-          onStart: (startedAt) => { happenings = scheduleEvents(events, running, { startedAt, source, log }) }
-        })
-        const happened = await happenings.settled()
-        const figures = repetitionFigures(result, sent, sample.bytes)
-        const { failures, timeline, resetsAtSec } = observer.summary()
-        figures.failures = failures
-        figures.latencyPercentilesMs = latencyPercentiles([observer])
-        if (events.length > 0) {
-          figures.timeline = timeline
-          const { startedAtMs, elapsedSec } = result
-          withEvents.push({ figures, happened, timeline, resetsAtSec, startedAtMs, elapsedSec })
-        }
-        const after = await source.read(base)
-        if (after !== null) figures.operations = repetitionOperations(after, read)
-        read = after
-        reps.push(figures)
-      }
-      Object.assign(record, cellFigures(reps), { expectedStatus: sent.status, reps })
-      record.latencyPercentilesMs = latencyPercentiles(observers)
-      record.breakdown = read
-    }
-    record.resources = await sampler.stop()
-    sampler = null
-    if (sizesBefore !== null) {
-      record.collections = collectionChanges(sizesBefore, await readCollectionSizes(context.databaseUri))
-    }
-    record.listenQueue = listenQueueSince(queueBefore)
-    record.breakdown ??= await source.read(base)
-    if (record.breakdown !== null) {
-      record.operation = measuredOperation(record.breakdown, sent.method) ?? record.operation
-      takeExpectedErrors(record.breakdown, record.operation, sent.status, record.statusCodes)
-    }
-    if (target.kind === 'app-untraced') record.tracedAnyway = await answersBreakdown(base)
-    if (record.requests === 0) {
-      record.status = 'failed'
-      record.failure = 'no response completed'
-    }
-  } catch (err) {
-    record.status = 'failed'
-    Object.assign(record, target.kind === 'app' ? { failure: err.message } : failureOf(err))
-  } finally {
-    if (sampler !== null) record.resources = await sampler.stop()
-    if (running !== null) {
-      await running.stop()
-      if (running.instances) record.instances = running.instances.map(({ env: sourceEnv, ...instance }) => instance)
-      // nginx's access log is whole once it stopped: which instance served what around each event.
-      for (const rep of withEvents) {
-        rep.figures.elasticity = analyzeEvents({ ...rep, events: rep.happened, traffic: running.traffic })
-      }
-    }
-    source.end()
-    if (ranSetup) await tearDownCell(workload, scenario, { env, log, values: cellValues })
+  const records = []
+  for (const run of runs) records.push(await run.close())
+  // What the pairs say of nodebench's cost (baselines/pairs.js), beside the untraced app's figures: the report's
+  // judgement, for whoever reads results.json.
+  const [app, untraced] = records
+  if (records.length === 2 && app.status === 'ok' && untraced.status === 'ok') {
+    const paired = pairedCostOf(app.reps, untraced.reps)
+    if (paired !== null) untraced.paired = { with: cells[0].cell.target.name, ...paired }
   }
-  return record
+  return records
 }
 
-/** Whether an app started with NODEBENCH=off still serves a breakdown (it ignored the variable: traced anyway). */
-async function answersBreakdown (base) {
-  try {
-    const response = await fetch(`${base}/__nodebench`, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(5000) })
-    const text = await response.text()
-    return response.ok && Array.isArray(JSON.parse(text).operations)
-  } catch {
-    return false
-  }
+/** A repetition's throughput as progress says it, or why there is none. */
+function rateOf (run, rep) {
+  const figures = run.reps[rep]
+  return figures === undefined ? 'failed' : `${Math.round(figures.requestsPerSec)} req/s`
 }
 
 module.exports = { runMatrix }

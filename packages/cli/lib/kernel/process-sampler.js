@@ -119,6 +119,12 @@ function startProcessSampler ({ roots, intervalMs = 1000 }) {
   let stopping = false
   let timer = null
   let inFlight = Promise.resolve()
+  // After a pause, the next reading of each process gives its memory only (its CPU time since the last reading
+  // spans the pause), and no role's point weighs.
+  let resumed = false
+  // The time spent paused (ms), and since when it is paused now (null: sampling).
+  let pausedMs = 0
+  let pausedAt = null
 
   /** The run's processes now, each with its role: `[{ pid, ppid, role }]`. */
   async function members () {
@@ -163,7 +169,9 @@ function startProcessSampler ({ roots, intervalMs = 1000 }) {
   }
 
   async function sample () {
-    const previousAt = lastSampleAt
+    const previousAt = resumed ? null : lastSampleAt
+    const afterPause = resumed
+    resumed = false
     lastSampleAt = performance.now()
     const now = await members()
     if (now.length === 0) return
@@ -183,7 +191,7 @@ function startProcessSampler ({ roots, intervalMs = 1000 }) {
         processes.set(pid, entry)
         if (!roleOrder.includes(role)) roleOrder.push(role)
       }
-      const cpu = first ? null : figures.cpu
+      const cpu = first || afterPause ? null : figures.cpu
       entry.cpu.push(cpu)
       entry.weights.push(at - entry.lastAt)
       entry.lastAt = at
@@ -208,6 +216,11 @@ function startProcessSampler ({ roots, intervalMs = 1000 }) {
   }
   inFlight = sample().catch((err) => { error ??= err.message }).finally(schedule)
 
+  function sampledMs () {
+    const now = performance.now()
+    return now - startedAt - pausedMs - (pausedAt === null ? 0 : now - pausedAt)
+  }
+
   function summary () {
     const counts = new Map()
     for (const entry of processes.values()) counts.set(entry.role, (counts.get(entry.role) ?? 0) + 1)
@@ -216,7 +229,8 @@ function startProcessSampler ({ roots, intervalMs = 1000 }) {
     const ordered = [...processes.values()].sort(byRole)
     return {
       intervalMs,
-      durationSec: round((performance.now() - startedAt) / 1000, 1),
+      // The time sampled: the pauses left out.
+      durationSec: round(sampledMs() / 1000, 1),
       samples,
       processes: ordered.map((entry) => {
         index.set(entry.role, (index.get(entry.role) ?? 0) + 1)
@@ -246,19 +260,42 @@ function startProcessSampler ({ roots, intervalMs = 1000 }) {
     }
   }
 
+  /** Stops the timer: after the sample under way, if any, and one more (unless one was just taken). */
+  async function halt () {
+    stopping = true
+    clearTimeout(timer)
+    await inFlight
+    if (lastSampleAt !== null && performance.now() - lastSampleAt >= MIN_FINAL_GAP_MS) {
+      await sample().catch((err) => { error ??= err.message })
+    }
+  }
+
   return {
     /**
      * Stops sampling and resolves to the figures: after the sample under way, if any, and one more at the end
      * (unless one was just taken), so that a run shorter than the interval still has each process's CPU%.
      */
     async stop () {
-      stopping = true
-      clearTimeout(timer)
-      await inFlight
-      if (lastSampleAt !== null && performance.now() - lastSampleAt >= MIN_FINAL_GAP_MS) {
-        await sample().catch((err) => { error ??= err.message })
-      }
+      if (!stopping) await halt()
       return summary()
+    },
+    /**
+     * Pauses sampling until resume(), the last interval read first: the processes' time meanwhile (another
+     * server's load on the same machine) counts in none of the figures.
+     */
+    async pause () {
+      if (stopping) return
+      await halt()
+      pausedAt = performance.now()
+    },
+    /** Samples again from now on: each process's first reading gives its memory only, as at the start. */
+    resume () {
+      if (!stopping || pausedAt === null) return
+      stopping = false
+      pausedMs += performance.now() - pausedAt
+      pausedAt = null
+      resumed = true
+      inFlight = sample().catch((err) => { error ??= err.message }).finally(schedule)
     }
   }
 }

@@ -3,6 +3,7 @@
 const { isNumber, listText } = require('../../render/format')
 const { TARGET_KINDS, LADDER } = require('../../kernel/targets')
 const { targetsNotes } = require('./findings')
+const { pairedCostOf } = require('./pairs')
 
 // The figures of the report's section on the servers a run measured side by side (kernel/targets.js): each
 // target's figures per scenario, format and process count, as Apache Bench prints them (requests/s, time per
@@ -49,6 +50,12 @@ function rowOf ({ cell, target }) {
       ? { min: cell.requestsPerSec.min, max: cell.requestsPerSec.max }
       : null,
     reps: ok && Array.isArray(cell.reps) ? cell.reps.length : 0,
+    // When each repetition started (ms since the epoch), where results say it: null for older runs.
+    startsMs: ok && Array.isArray(cell.reps) && cell.reps.every((rep) => isNumber(rep.startedAtMs))
+      ? cell.reps.map((rep) => rep.startedAtMs)
+      : null,
+    // The repetitions as results hold them, for pairing the app's with the untraced app's (pairs.js).
+    repetitions: ok && Array.isArray(cell.reps) ? cell.reps : null,
     // Apache Bench's "Time per request (mean)": the concurrency's time over the requests done.
     timePerRequestMs: ok && rate > 0 && isNumber(cell.connections) ? cell.connections * 1000 / rate : null,
     costUs: ok && rate > 0 ? 1e6 / rate : null,
@@ -125,29 +132,60 @@ function ladderOf (group) {
 /**
  * What nodebench costs the app in a group where the app ran traced and untraced (NODEBENCH=off) and no bare server
  * made a ladder: the traced request's added cost at saturation (1 / requests/s, as the ladder's steps), against
- * the untraced app's. Null without both.
+ * the untraced app's. Null without both. Repetitions run in interleaved pairs (pairs.js) are judged pair by pair:
+ * the cost is the pairs' median, and noise the sign-flip chance of their differences. Others (runs before
+ * `startedAtMs`, one server's repetitions after the other's, a repetition missing) as two samples: the servers'
+ * ranges of repetitions, and how often noise alone would part them.
  */
 function nodebenchCostOf (group) {
   const row = (kind) => group.rows.find((r) => r.target.kind === kind && r.ok && !r.tracedAnyway) ?? null
   const traced = row('app')
   const untraced = row('app-untraced')
   if (traced === null || untraced === null) return null
+  const figures = {
+    traced: { requestsPerSec: traced.requestsPerSec, range: traced.range },
+    untraced: { requestsPerSec: untraced.requestsPerSec, range: untraced.range, costUs: untraced.costUs },
+    reps: { traced: traced.reps, untraced: untraced.reps },
+    interleaved: interleavedRuns(traced.startsMs, untraced.startsMs)
+  }
+  const paired = pairedCostOf(traced.repetitions, untraced.repetitions)
+  if (paired !== null) {
+    return {
+      ...figures,
+      addedUs: paired.median,
+      share: paired.median / untraced.costUs,
+      // The pairs' differences no further from zero than noise makes them one run in 20, unless they are as far
+      // as n pairs can be (all on one side): a figure, with more repetitions asked for.
+      withinNoise: paired.chance > 0.05 && paired.chance > paired.leastChance,
+      chance: paired.chance,
+      paired
+    }
+  }
   const addedUs = traced.costUs - untraced.costUs
   const withinNoise = traced.range !== null && untraced.range !== null &&
     traced.range.min <= untraced.range.max && untraced.range.min <= traced.range.max
   return {
-    traced: { requestsPerSec: traced.requestsPerSec, range: traced.range },
-    untraced: { requestsPerSec: untraced.requestsPerSec, range: untraced.range, costUs: untraced.costUs },
+    ...figures,
     addedUs,
     share: addedUs / untraced.costUs,
     // One repetition each gives no spread; overlapping repetitions put the difference within the run's noise.
     withinNoise,
-    reps: { traced: traced.reps, untraced: untraced.reps },
     // Repetitions that do not overlap: how often noise alone would part them so.
     chance: withinNoise || traced.range === null || untraced.range === null
       ? null
-      : separationChance(traced.reps, untraced.reps)
+      : separationChance(traced.reps, untraced.reps),
+    paired: null
   }
+}
+
+/**
+ * Whether two servers' repetitions ran interleaved (bench/matrix.js: each started while the other's ran), so that
+ * the order of the repetitions carries nothing of a drift of the machine's; false when one server's all ran before
+ * the other's; null when the results do not say when they started (a run before startedAtMs).
+ */
+function interleavedRuns (a, b) {
+  if (a === null || b === null) return null
+  return Math.min(...a) < Math.max(...b) && Math.min(...b) < Math.max(...a)
 }
 
 /**

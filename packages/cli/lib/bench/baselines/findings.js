@@ -31,6 +31,7 @@ function costSentence (group, cost) {
   const where = `${group.label} (${group.format})${group.processes === null ? '' : `, ${processesText(group.processes)}`}`
   const rate = (side, unit) => `${formatRate(side.requestsPerSec)}${unit}${side.range === null ? '' : ` (${rangeText(side.range)})`}`
   const rates = `traced ${rate(cost.traced, ' req/s')}, untraced ${rate(cost.untraced, '')}`
+  if (cost.paired) return pairedSentence(where, cost, rates)
   if (cost.withinNoise) return `${where}: nodebench's cost is within this run's noise: ${rates}; the repetitions overlap.`
   if (cost.addedUs <= 0) return `${where}: nodebench cost nothing measurable here: ${rates}.${chanceText(cost)}`
   const single = cost.traced.range === null || cost.untraced.range === null ? ' (one repetition each: no spread to judge it by)' : ''
@@ -38,14 +39,49 @@ function costSentence (group, cost) {
     `of the untraced app's ${formatUs(cost.untraced.costUs)} (1 / requests/s: ${rates})${single}.${chanceText(cost)}`
 }
 
+/** The cost judged pair by pair (data.js nodebenchCostOf, pairs.js): the pairs' median and range, their chance. */
+function pairedSentence (where, cost, rates) {
+  const { paired } = cost
+  const pairs = `${paired.pairs} interleaved pairs`
+  const spread = `${microseconds(paired.range.min)} to ${formatUs(paired.range.max)}`
+  if (cost.withinNoise) {
+    return `${where}: nodebench's cost is within this run's noise: the ${pairs} differ by ${spread} a request ` +
+      `(1 / requests/s: ${rates}).${pairedChanceText(paired)}`
+  }
+  if (cost.addedUs <= 0) {
+    return `${where}: nodebench cost nothing measurable here: ${rates}; the ${pairs} differ by ${spread} a request.${pairedChanceText(paired)}`
+  }
+  return `${where}: nodebench costs this app ${formatUs(cost.addedUs)} a request at saturation (the median of ${pairs}, ` +
+    `${spread}), ${formatShare(cost.share)} of the untraced app's ${formatUs(cost.untraced.costUs)} (1 / requests/s: ${rates}).` +
+    pairedChanceText(paired)
+}
+
+// Pairs needed for noise alone to set them all on one side less than one run in 20: 2 / 2^6 is 1 in 32.
+const PAIRS_TO_TELL = 6
+
+/** How often noise alone would set the pairs' differences as far from zero (pairs.js signFlipChance). */
+function pairedChanceText (paired) {
+  const odds = `Noise alone sets ${paired.pairs} interleaved pairs' differences this far from zero ` +
+    `${paired.exact ? '' : 'about '}one run in ${formatCount(Math.round(1 / paired.chance))}`
+  return paired.leastChance > 0.05 ? ` ${odds}: --reps ${PAIRS_TO_TELL} or more tells it from the noise.` : ` ${odds}.`
+}
+
 // Repetitions a server needs (the same for both) for noise alone to part them less than one run in 20.
 const REPS_TO_TELL = 4
 
-/** How often noise alone would part the servers' repetitions as this run's are (data.js separationChance). */
+/**
+ * How often noise alone would part the servers' repetitions as this run's are (data.js separationChance): a
+ * judgement that holds when the repetitions were interleaved, and holds only if the machine did not drift when
+ * one server's ran after the other's (said so).
+ */
 function chanceText (cost) {
   if (cost.chance === null || cost.chance === undefined) return ''
-  const odds = `Noise alone parts ${cost.reps.traced} and ${cost.reps.untraced} repetitions so one run in ${formatCount(Math.round(1 / cost.chance))}`
-  return cost.chance > 0.05 ? ` ${odds}: --reps ${REPS_TO_TELL} or more tells it from the noise.` : ` ${odds}.`
+  const which = cost.interleaved ? 'interleaved repetitions' : 'repetitions'
+  const odds = `Noise alone parts ${cost.reps.traced} and ${cost.reps.untraced} ${which} so one run in ${formatCount(Math.round(1 / cost.chance))}`
+  const drift = cost.interleaved === false
+    ? ' One server\'s ran after the other\'s: a machine whose load drifted meanwhile adds its drift to the cost.'
+    : ''
+  return cost.chance > 0.05 ? ` ${odds}: --reps ${REPS_TO_TELL} or more tells it from the noise.${drift}` : ` ${odds}.${drift}`
 }
 
 function rangeText (range) {
