@@ -205,6 +205,8 @@ class RequestRecord {
     this.socket = null
     // The calls to dependencies its segments made (dependencies/calls.js), or null: none.
     this.dependencyCalls = null
+    // What its async context holds it by while the request context is on (dependencies/calls.js), else null.
+    this.context = null
     // The request span's attributes read from the request when its spans are written (server-span-attributes.js).
     this.serverAttributes = null
   }

@@ -97,6 +97,7 @@ function nodebenchTrace (options) {
     detachRecord(res)
     try {
       releaseConnection(record)
+      dependencies.leaveRequestContext(record)
       record.finish(res, aborted)
       // Express's req.next again, where nodebench's is still there (wrap-layer.js).
       const req = record.request

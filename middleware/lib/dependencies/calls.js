@@ -24,8 +24,22 @@ let holds = 0
 
 function noop () {}
 
+/**
+ * What a request's async context holds: its record, until the response ends (leaveRequestContext). A context
+ * outlives its request: the connection's HTTP parser and keep-alive timer keep it until the connection's next
+ * request or close, and the record held in it directly stayed reachable that long, one a kept-alive connection
+ * (test/record-reachability.test.js).
+ */
+class RequestContext {
+  constructor (record) {
+    this.record = record
+  }
+}
+
 function enterWithStorage (record) {
-  storage.enterWith(record)
+  const context = new RequestContext(record)
+  record.context = context
+  storage.enterWith(context)
 }
 
 function startStorage () {
@@ -55,14 +69,24 @@ function releaseRequestContext () {
   enterRequest = noop
 }
 
-/** The record of the request current in this async context, or undefined (none, or the context is off). */
+/** The record of the request current in this async context, or undefined (none, ended, or the context is off). */
 function currentRecord () {
-  return storage === null ? undefined : storage.getStore()
+  if (storage === null) return undefined
+  const context = storage.getStore()
+  return context === undefined ? undefined : context.record
 }
 
 /** Called by trace.js when a request begins: makes its record the one its async context finds. */
 function enterRequestContext (record) {
   enterRequest(record)
+}
+
+/** Called by trace.js when a request's response ends: its async context no longer finds (nor holds) its record. */
+function leaveRequestContext (record) {
+  const context = record.context
+  if (context === null) return
+  record.context = null
+  context.record = undefined
 }
 
 function observing () {
@@ -93,8 +117,7 @@ class DependencyCall {
  * an unfinished request is current (a call at the app's start, a timer's, a request not timed).
  */
 function startCall (dependency) {
-  if (storage === null) return null
-  const record = storage.getStore()
+  const record = currentRecord()
   return record === undefined ? null : startCallIn(record, dependency)
 }
 
@@ -136,6 +159,7 @@ module.exports = {
   releaseRequestContext,
   currentRecord,
   enterRequestContext,
+  leaveRequestContext,
   observing,
   startCall,
   startCallIn,

@@ -1,6 +1,6 @@
 'use strict'
 
-const { enterRequestContext } = require('./calls')
+const { enterRequestContext, leaveRequestContext } = require('./calls')
 const { observeHttpClients } = require('./http-client')
 const { observeMongoDrivers } = require('./mongodb')
 const { attributeCalls } = require('@nodebench/breakdown')
@@ -39,4 +39,4 @@ function appTracerProvider () {
   return provider instanceof LazyTracerProvider ? null : provider
 }
 
-module.exports = { startDependencies, onAppFound, enterRequestContext, attributeCalls, dependencySpans }
+module.exports = { startDependencies, onAppFound, enterRequestContext, leaveRequestContext, attributeCalls, dependencySpans }
