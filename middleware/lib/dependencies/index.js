@@ -39,4 +39,6 @@ function appTracerProvider () {
   return provider instanceof LazyTracerProvider ? null : provider
 }
 
-module.exports = { startDependencies, onAppFound, enterRequestContext, leaveRequestContext, attributeCalls, dependencySpans }
+module.exports = {
+  startDependencies, onAppFound, enterRequestContext, leaveRequestContext, attributeCalls, dependencySpans
+}
