@@ -5,26 +5,39 @@ const { isContainer } = require('@nodebench/breakdown')
 const { attributeCalls } = require('@nodebench/breakdown')
 const { mountTemplate, formatOf, unmatchedRoute } = require('./operation')
 
-// Which record belongs to a response: a property of the response under nodebench's own symbol (invisible to
-// string keys, JSON and for-in). Until 2026-11-26 it was a WeakMap: under load (50 connections) its set and
+// Which record belongs to a response. For a response Node.js's HTTP server made, its connection's: the socket
+// holds the record it is answering (`kOpenRecord`, set by response-end.js, which also ends the record when the
+// connection closes), and `recordOf()` checks that the record is the response's. Nothing is stored on the
+// response itself: Express's `Object.setPrototypeOf(res, app.response)` gives every response a hidden class of
+// its own on Node.js 20 and 22 (`%HaveSameMap` of two responses is false there, true on 24), so a property added
+// to it made V8 build one more map a request, and its store and its reset each went through the runtime
+// (benchmarks/LOG.md, "The record on the connection"). On every version the response keeps the shapes it has
+// without nodebench. A socket lives as long as its connection and all sockets of a server share their maps.
+//
+// Any other response (a pipelined one waiting behind another on its connection, a test harness's or a
+// serverless adapter's) carries its record as a property under nodebench's own symbol (invisible to string keys,
+// JSON and for-in). Until 2026-11-26 every record was kept in a WeakMap: under load (50 connections) its set and
 // delete ran in V8's runtime (the ephemeron table, its remembered set and lock, rehashing) and kept the
-// collector busy. Node.js 24 gives every response of an app the same map, so the store is a cached
-// transition; Node.js 20 and 22 give each response a map of its own, and the store adds one more, which
-// measured no worse than the WeakMap there (paired CPU, benchmarks/README.md, "The record on the response").
+// collector busy.
 const kRecord = Symbol('nodebench.record')
+// The record a connection is answering (written by response-end.js's watchConnection, which sets `record.socket`
+// too): null when none, absent until the connection's first traced request.
+const kOpenRecord = Symbol('nodebench.openRecord')
+// `res.socket` by a computed key, as the other per-request reads of the response (below).
+const SOCKET = 'socket'
 // The last response looked up and its record: a request's layers mostly run one after another, so most
-// look-ups are the one before again (a compare instead of a property load). Holds a response only while it
+// look-ups are the one before again (a compare instead of property loads). Holds a response only while it
 // has a record: detachRecord() forgets it.
 let lastResponse = null
 let lastRecord
-// A record begun before Express has set up the response (the root app's wrapped `handle`) is held here, not
-// stored on the response, until nodebench's middleware runs (or `handle` returns: settleRecord). The symbol
-// is then added after Express's prototype change and `res.locals` (in `handle` on Express 5, in its
-// `expressInit` layer on Express 4), as on the request that found the app (begun by the middleware): every
-// response of the app goes through one sequence of maps. Stored in `handle`, the symbol made a second
-// sequence, and the sites every response passes (`setHeader`, `getHeader`: node:_http_outgoing) saw 7 maps
-// instead of 4 and went megamorphic on Node.js 24 (benchmarks/LOG.md, "One sequence of maps for every
-// response").
+// A record begun before Express has set up the response (the root app's wrapped `handle`) that is kept on the
+// response (not its connection's) is held here, not stored on the response, until nodebench's middleware runs
+// (or `handle` returns: settleRecord). The symbol is then added after Express's prototype change and
+// `res.locals` (in `handle` on Express 5, in its `expressInit` layer on Express 4), as on the request that found
+// the app (begun by the middleware): every response of the app goes through one sequence of maps. Stored in
+// `handle`, the symbol made a second sequence, and the sites every response passes (`setHeader`, `getHeader`:
+// node:_http_outgoing) saw 7 maps instead of 4 and went megamorphic on Node.js 24 (benchmarks/LOG.md, "One
+// sequence of maps for every response").
 let heldResponse = null
 let heldRecord
 
@@ -32,8 +45,23 @@ let heldRecord
 function recordOf (res) {
   if (res === lastResponse) return lastRecord
   if (res === heldResponse) return heldRecord
+  return lookUpRecord(res)
+}
+
+// Apart from recordOf(), which every layer calls, so that V8 keeps inlining recordOf's two compares into the
+// layers' wrappers: with this inside, V8 called it instead, and nodebench's functions counted 1,317 instructions a
+// segment on the real stack against 1,239 (callgrind, Node.js 24.22.3; benchmarks/LOG.md, "The record on the
+// connection").
+function lookUpRecord (res) {
   if (typeof res !== 'object' || res === null) return undefined
-  const record = res[kRecord]
+  let record
+  const socket = res[SOCKET]
+  if (typeof socket === 'object' && socket !== null) {
+    record = socket[kOpenRecord]
+    if (record === undefined || record === null || record.response !== res) record = res[kRecord]
+  } else {
+    record = res[kRecord]
+  }
   if (record !== undefined) {
     lastResponse = res
     lastRecord = record
@@ -41,8 +69,9 @@ function recordOf (res) {
   return record
 }
 
+/** The response's record from now on: on the response itself unless its connection holds it (record.socket). */
 function attachRecord (res, record) {
-  res[kRecord] = record
+  if (record.socket === null) res[kRecord] = record
   lastResponse = res
   lastRecord = record
 }
@@ -67,17 +96,25 @@ function storeHeld () {
   attachRecord(res, record)
 }
 
-/** Forgets the response's record (set to undefined, not deleted: a delete would make the response a dictionary). */
-function detachRecord (res) {
-  if (res === heldResponse) {
-    heldResponse = null
-    heldRecord = undefined
-    return
-  }
-  res[kRecord] = undefined
+/**
+ * Forgets the response's record: its connection answers nothing any more, or the property is set to undefined
+ * (not deleted: a delete would make the response a dictionary).
+ */
+function detachRecord (res, record) {
   if (res === lastResponse) {
     lastResponse = null
     lastRecord = undefined
+  }
+  const socket = record.socket
+  if (socket !== null) {
+    record.socket = null
+    if (socket[kOpenRecord] === record) socket[kOpenRecord] = null
+  }
+  if (res === heldResponse) {
+    heldResponse = null
+    heldRecord = undefined
+  } else if (socket === null) {
+    res[kRecord] = undefined
   }
 }
 
@@ -434,4 +471,12 @@ class RequestRecord {
   }
 }
 
-module.exports = { RequestRecord, recordOf, attachRecord, holdRecord, settleRecord, detachRecord }
+module.exports = {
+  RequestRecord,
+  recordOf,
+  attachRecord,
+  holdRecord,
+  settleRecord,
+  detachRecord,
+  kOpenRecord
+}

@@ -1,7 +1,7 @@
 'use strict'
 
 const diagnosticsChannel = require('diagnostics_channel')
-const { recordOf } = require('./request-record')
+const { recordOf, kOpenRecord } = require('./request-record')
 const { reportInternalError } = require('./internal-errors')
 
 // How a request's end is seen. A response ends when it finishes, or when it closes first (the client went
@@ -18,10 +18,9 @@ const { reportInternalError } = require('./internal-errors')
 
 const REQUEST_START = 'http.server.request.start'
 const RESPONSE_FINISH = 'http.server.response.finish'
-// The record a connection is answering, under nodebench's own symbol: null when none, absent until the
-// connection's first traced request.
-const kOpenRecord = Symbol('nodebench.openRecord')
 const ON = 'on'
+// `res.socket` by a computed key: a response's map is its own on Node.js 20 and 22 (request-record.js).
+const SOCKET = 'socket'
 
 let subscribed = false
 let startedResponse = null
@@ -47,7 +46,7 @@ function onResponseFinish (message) {
   try {
     const response = message.response
     const record = recordOf(response)
-    if (record !== undefined && record.onEnd !== null) record.onEnd(response, false)
+    if (record !== undefined && record.onEnd !== null) record.onEnd(record, false)
   } catch (err) {
     reportInternalError('finish request', err)
   }
@@ -55,17 +54,18 @@ function onResponseFinish (message) {
 
 function onSocketClose () {
   try {
+    // Its record's end lets the connection go (request-record.js, detachRecord).
     const record = this[kOpenRecord]
     if (record === null || record === undefined) return
-    this[kOpenRecord] = null
-    if (record.onEnd !== null && record.response !== null) record.onEnd(record.response, true)
+    if (record.onEnd !== null) record.onEnd(record, true)
+    if (this[kOpenRecord] === record) this[kOpenRecord] = null
   } catch (err) {
     reportInternalError('finish request', err)
   }
 }
 
 /**
- * Sees to it that `record.onEnd(res, aborted)` is called when the response ends: from the server's channel and
+ * Sees to it that `record.onEnd(record, aborted)` is called when the response ends: from the server's channel and
  * the connection's close, else from listeners on the response (`onFinish`, `onClose`: called with the response
  * as `this`).
  */
@@ -74,8 +74,9 @@ function watchEnd (record, res, onFinish, onClose) {
     const socket = startedSocket
     startedResponse = null
     startedSocket = null
-    if (watchConnection(socket, record)) return
-    // Its finish comes from the channel; a pipelined response waiting behind another has a 'close' of its own.
+    // A pipelined response waiting behind another has no socket yet: its finish comes from the channel, and
+    // its own 'close'.
+    if (res[SOCKET] === socket && watchConnection(socket, record)) return
     res[ON]('close', onClose)
     return
   }
@@ -83,7 +84,10 @@ function watchEnd (record, res, onFinish, onClose) {
   res[ON]('close', onClose)
 }
 
-/** Makes `record` the one the connection is answering, if it answers none: true when it does. */
+/**
+ * Makes `record` the one the connection is answering, if it answers none: true when it does. The connection
+ * then holds the record for the response too (request-record.js, recordOf).
+ */
 function watchConnection (socket, record) {
   try {
     const open = socket[kOpenRecord]
@@ -101,12 +105,4 @@ function watchConnection (socket, record) {
   }
 }
 
-/** After the record's end: its connection answers nothing any more. */
-function releaseConnection (record) {
-  const socket = record.socket
-  if (socket === null) return
-  record.socket = null
-  if (socket[kOpenRecord] === record) socket[kOpenRecord] = null
-}
-
-module.exports = { subscribe, watchEnd, releaseConnection }
+module.exports = { subscribe, watchEnd }

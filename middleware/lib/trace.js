@@ -15,7 +15,7 @@ const { reportInternalError, internalErrorCount } = require('./internal-errors')
 const { joinCluster, clusterBreakdownAvailable, requestClusterBreakdown } = require('./cluster-breakdown')
 const { createMetrics } = require('./metrics-export')
 const { randomTraceId, randomSpanId, ensureRequestIds } = require('./trace-context')
-const { subscribe: subscribeToResponseEnds, watchEnd, releaseConnection } = require('./response-end')
+const { subscribe: subscribeToResponseEnds, watchEnd } = require('./response-end')
 const dependencies = require('./dependencies')
 const { offerCpuContexts } = require('./cpu-context')
 
@@ -80,23 +80,24 @@ function nodebenchTrace (options) {
   }
 
   function onResponseFinish () {
-    finishRecord(this, false)
+    const record = recordOf(this)
+    if (record !== undefined) finishRecord(record, false)
   }
 
   function onResponseClose () {
     // After 'finish' the record is done already; a record still open at 'close' is a response the client
     // did not wait for. (Not `res.writableFinished`: every named read on a response costs a lookup outside
     // V8's inline caches, since Express gives each response a map of its own.)
-    finishRecord(this, true)
+    const record = recordOf(this)
+    if (record !== undefined) finishRecord(record, true)
   }
 
-  /** The end of the response's request (response-end.js): finished, or `aborted` (closed first). */
-  function finishRecord (res, aborted) {
-    const record = recordOf(res)
-    if (record === undefined || record.done) return
-    detachRecord(res)
+  /** The end of a request (response-end.js): its response finished, or `aborted` (closed first). */
+  function finishRecord (record, aborted) {
+    const res = record.response
+    if (record.done || res === null) return
+    detachRecord(res, record)
     try {
-      releaseConnection(record)
       dependencies.leaveRequestContext(record)
       record.finish(res, aborted)
       // Express's req.next again, where nodebench's is still there (wrap-layer.js).
@@ -125,12 +126,13 @@ function nodebenchTrace (options) {
     const record = new RequestRecord(req[METHOD], performance.now())
     record.request = req
     record.response = res
-    // Keyed by the response (every layer call receives `res` too); neither `req` nor `res` is changed.
-    if (beforeApp) holdRecord(res, record)
+    record.onEnd = finishRecord
+    // Found by the response (every layer call receives `res` too): through its connection, where the server
+    // made it (watchEnd), else on the response (request-record.js). `req` is not changed.
+    watchEnd(record, res, onResponseFinish, onResponseClose)
+    if (beforeApp && record.socket === null) holdRecord(res, record)
     else attachRecord(res, record)
     dependencies.enterRequestContext(record)
-    record.onEnd = finishRecord
-    watchEnd(record, res, onResponseFinish, onResponseClose)
     if (decorateResponse !== null) decorateResponse(res)
     return spans.enabled ? spans.start(record, req) : null
   }

@@ -58,6 +58,87 @@ for (const [label, express] of EXPRESS_VERSIONS) {
     }
   })
 
+  test(`${label}: pipelined requests whose middleware goes on later: each timed whole, found without its connection`, async () => {
+    // The connection holds the record of the response it answers (request-record.js). A response waiting
+    // behind another has no socket yet, and its record is found on the response itself, also when the
+    // connection answers nothing at the moment its request begins (the third: the first has finished, the second
+    // not yet).
+    const trace = nodebenchTrace({ exporter: 'none' })
+    const app = express()
+    app.use(trace)
+    // The third goes on once a request on another connection has run (nodebench looked that one up last).
+    let thirdWaits
+    const thirdWaiting = new Promise((resolve) => { thirdWaits = resolve })
+    let otherRan
+    const otherHasRun = new Promise((resolve) => { otherRan = resolve })
+    app.use(function later (req, res, next) {
+      if (req.url === '/item/3') {
+        thirdWaits()
+        otherHasRun.then(next)
+      } else {
+        setTimeout(next, 5)
+      }
+    })
+    app.use(function tag (req, res, next) { res.setHeader('x-tag', req.url); next() })
+    app.get('/other', function other (req, res) { res.send('other'); otherRan() })
+    app.get('/item/:n', function item (req, res) {
+      setTimeout(() => res.send(`item ${req.params.n}`), req.params.n === '2' ? 100 : 5)
+    })
+    const { base, close } = await listen(app)
+    try {
+      const { port } = new URL(base)
+      const socket = net.connect(Number(port), '127.0.0.1')
+      let received = ''
+      socket.setEncoding('utf8')
+      socket.on('data', (chunk) => { received += chunk })
+      socket.on('error', () => {})
+      await new Promise((resolve) => socket.once('connect', resolve))
+      const request = (n) => `GET /item/${n} HTTP/1.1\r\nHost: x\r\n\r\n`
+      socket.write(request(1) + request(2))
+      await eventually(() => received.includes('item 1'), 'the first answer')
+      socket.write(request(3))
+      await thirdWaiting
+      assert.equal(await (await fetch(`${base}/other`)).text(), 'other')
+      await eventually(() => received.includes('item 3'), 'the three answers')
+      assert.deepEqual(received.match(/item \d/g), ['item 1', 'item 2', 'item 3'])
+      await eventually(() => operationOf(trace, '/item/:n')?.count === 3, 'three requests finished')
+      const operation = operationOf(trace, '/item/:n')
+      assert.equal(operation.aborted, 0)
+      for (const name of ['later', 'tag', 'item']) {
+        const segment = operation.segments.find((entry) => entry.name === name)
+        assert.equal(segment?.count, 3, `${name} timed in each request`)
+      }
+      socket.destroy()
+    } finally {
+      await close()
+    }
+  })
+
+  test(`${label}: a response the server made keeps the properties it has without nodebench, symbols too`, async () => {
+    function listKeys (app) {
+      app.get('/keys', function keys (req, res) {
+        res.json(Reflect.ownKeys(res).map(String))
+      })
+    }
+    const untracedApp = express()
+    listKeys(untracedApp)
+    const app = express()
+    app.use(nodebenchTrace({ exporter: 'none' }))
+    listKeys(app)
+    const untraced = await listen(untracedApp)
+    const traced = await listen(app)
+    try {
+      const expected = await (await fetch(`${untraced.base}/keys`)).json()
+      // The first request finds the app; the later ones are begun before Express sets the response up.
+      for (let i = 0; i < 3; i++) {
+        assert.deepEqual(await (await fetch(`${traced.base}/keys`)).json(), expected)
+      }
+    } finally {
+      await untraced.close()
+      await traced.close()
+    }
+  })
+
   test(`${label}: a response the server made gets no listener of nodebench's; it ends from the server's channel, or aborted when its connection closes`, async () => {
     function answerListeners (app) {
       app.get('/listeners', function listeners (req, res) {
