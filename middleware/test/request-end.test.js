@@ -165,10 +165,7 @@ for (const [label, express] of EXPRESS_VERSIONS) {
       await eventually(() => operationOf(trace, '/listeners')?.count === 3, 'three requests finished')
       assert.equal(operationOf(trace, '/listeners').aborted, 0)
 
-      const { port } = new URL(traced.base)
-      const socket = net.connect(Number(port), '127.0.0.1')
-      socket.on('error', () => {})
-      await new Promise((resolve) => socket.once('connect', resolve))
+      const { socket } = await connectRaw(traced.base)
       socket.write('GET /hang HTTP/1.1\r\nHost: x\r\n\r\n')
       await hangStarted
       socket.destroy()
