@@ -93,7 +93,7 @@ function requestPath ({ layers: layerCount, variant }) {
     runRequest(layers, req, response)
     if (timed) {
       if (recordOf(response) !== record) throw new Error('the record was lost')
-      detachRecord(response)
+      detachRecord(response, record)
       record.finish(response, false)
       aggregator.recordRequest(record)
     }

@@ -27,6 +27,18 @@ async function eventually (check, what) {
   assert.fail(`timed out waiting for ${what}`)
 }
 
+/** A raw connection to `base`, for requests written by hand (pipelined): `text()` is what came back so far. */
+async function connectRaw (base) {
+  const { port } = new URL(base)
+  const socket = net.connect(Number(port), '127.0.0.1')
+  let received = ''
+  socket.setEncoding('utf8')
+  socket.on('data', (chunk) => { received += chunk })
+  socket.on('error', () => {})
+  await new Promise((resolve) => socket.once('connect', resolve))
+  return { socket, text: () => received }
+}
+
 for (const [label, express] of EXPRESS_VERSIONS) {
   test(`${label}: pipelined requests on one connection: the answered one finishes, the abandoned one is aborted`, async () => {
     const trace = nodebenchTrace({ exporter: 'none' })
@@ -38,16 +50,10 @@ for (const [label, express] of EXPRESS_VERSIONS) {
     app.get('/slow', function neverAnswers (req, res) { slowStarted() })
     const { base, close } = await listen(app)
     try {
-      const { port } = new URL(base)
-      const socket = net.connect(Number(port), '127.0.0.1')
-      let received = ''
-      socket.setEncoding('utf8')
-      socket.on('data', (chunk) => { received += chunk })
-      socket.on('error', () => {})
-      await new Promise((resolve) => socket.once('connect', resolve))
+      const { socket, text } = await connectRaw(base)
       socket.write('GET /fast HTTP/1.1\r\nHost: x\r\n\r\nGET /slow HTTP/1.1\r\nHost: x\r\n\r\n')
       await slowReached
-      await eventually(() => received.includes('fast'), 'the first answer')
+      await eventually(() => text().includes('fast'), 'the first answer')
       socket.destroy()
       await eventually(() => operationOf(trace, '/slow')?.aborted === 1, 'the abandoned request to be counted as aborted')
       assert.equal(operationOf(trace, '/fast').count, 1)
@@ -86,21 +92,15 @@ for (const [label, express] of EXPRESS_VERSIONS) {
     })
     const { base, close } = await listen(app)
     try {
-      const { port } = new URL(base)
-      const socket = net.connect(Number(port), '127.0.0.1')
-      let received = ''
-      socket.setEncoding('utf8')
-      socket.on('data', (chunk) => { received += chunk })
-      socket.on('error', () => {})
-      await new Promise((resolve) => socket.once('connect', resolve))
+      const { socket, text } = await connectRaw(base)
       const request = (n) => `GET /item/${n} HTTP/1.1\r\nHost: x\r\n\r\n`
       socket.write(request(1) + request(2))
-      await eventually(() => received.includes('item 1'), 'the first answer')
+      await eventually(() => text().includes('item 1'), 'the first answer')
       socket.write(request(3))
       await thirdWaiting
       assert.equal(await (await fetch(`${base}/other`)).text(), 'other')
-      await eventually(() => received.includes('item 3'), 'the three answers')
-      assert.deepEqual(received.match(/item \d/g), ['item 1', 'item 2', 'item 3'])
+      await eventually(() => text().includes('item 3'), 'the three answers')
+      assert.deepEqual(text().match(/item \d/g), ['item 1', 'item 2', 'item 3'])
       await eventually(() => operationOf(trace, '/item/:n')?.count === 3, 'three requests finished')
       const operation = operationOf(trace, '/item/:n')
       assert.equal(operation.aborted, 0)
@@ -165,10 +165,7 @@ for (const [label, express] of EXPRESS_VERSIONS) {
       await eventually(() => operationOf(trace, '/listeners')?.count === 3, 'three requests finished')
       assert.equal(operationOf(trace, '/listeners').aborted, 0)
 
-      const { port } = new URL(traced.base)
-      const socket = net.connect(Number(port), '127.0.0.1')
-      socket.on('error', () => {})
-      await new Promise((resolve) => socket.once('connect', resolve))
+      const { socket } = await connectRaw(traced.base)
       socket.write('GET /hang HTTP/1.1\r\nHost: x\r\n\r\n')
       await hangStarted
       socket.destroy()
