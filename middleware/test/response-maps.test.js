@@ -3,9 +3,10 @@
 // Every response of a traced app goes through the same maps as the first one, as every response of the app
 // bare does (Node.js 24; 20 and 22 give each response a map of its own, bare or traced). The first request is
 // begun by nodebench's middleware, after Express set up the response; the others by the root app's wrapped
-// `handle`, before it (Express 5 sets it up in `handle`, Express 4 in its `expressInit` layer): were the record
+// `handle`, before it (Express 5 sets it up in `handle`, Express 4 in its `expressInit` layer): were anything
 // stored on the response there, the responses would have two sequences of maps, and the sites every response
-// passes (Node.js's `setHeader`, `getHeader`) would go megamorphic (request-record.js, benchmarks/LOG.md).
+// passes (Node.js's `setHeader`, `getHeader`) would go megamorphic. nodebench finds the record of a response the
+// server made through its connection and stores nothing on it (request-record.js, benchmarks/LOG.md).
 // Checked with V8's %HaveSameMap in a child process of its own.
 
 const { test } = require('node:test')
