@@ -58,7 +58,7 @@ Commands:
                          test over the repetitions; compare.md (a pull request's comment), compare.json and
                          compare.html (charts) in --out (default runs/compare-<time>). --fail-on 5: exit 1
                          when a cell's requests/s or a segment's mean time got significantly worse by more
-                         than 5% (a line each); runs that cannot be compared exit 2
+                         than 5% over its whole 95% interval (a line each); runs that cannot be compared exit 2
   compare --cmd-a "<start A>" --cmd-b "<start B>" [--url <base>] | --app-a <dir> --app-b <dir> |
           --rev-a <rev> --rev-b <rev> [--app <dir> | --cmd "<command>" [--url <base>]]
           [--reps 10] [--scenarios ...] [--formats ...] [--processes 1] [--connections <n>]

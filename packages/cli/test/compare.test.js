@@ -12,6 +12,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { parseCompareArguments } = require('../lib/commands/compare')
 const { falsePositiveRates } = require('../benchmarks/compare-false-positives')
+const { compareRuns } = require('../lib/compare/compare-runs')
 const { checkReportInBrowser } = require('./page-check')
 const { temporaryDir, runCli } = require('../../../test/support')
 
@@ -140,6 +141,44 @@ test('a slowdown in one segment of b: found in that segment and no other, and --
   const moved = comparison.summary.movedSegments.filter((m) => m.verdict === 'slower')
   assert.deepEqual(moved.map((m) => m.segment), ['loadItem (:id)'])
   assert.match(run.stdout, /^segments that moved:\n {2}loadItem \(:id\) \(param\) in GET \/items\/:id \[json\], item read \(json\), 1 process: [\d.]+ -> [\d.]+ ms, mean time \+\d+%/m)
+})
+
+test('--fail-on: a change counts when its whole 95% interval is beyond the percentage, not its estimate alone', () => {
+  const sides = { a: { name: 'a', source: 'a' }, b: { name: 'b', source: 'b' } }
+  // loadItem at 20 µs give or take 3% in a, slower in every repetition of b by +5% up to +200%: significantly
+  // slower, the estimate past 20%, its interval reaching below 20% (what a segment of a few microseconds shows on
+  // a loaded machine).
+  const spread = { a: [1, 1.02, 0.98, 1.01, 0.99, 1.03, 0.97, 1, 1.02, 0.98], b: [1.05, 1.1, 1.15, 1.2, 1.3, 1.4, 1.6, 1.8, 2.4, 3] }
+  const side = (name) => {
+    let rep = 0
+    return changed(aaSide('a'), (repetition, cell) => {
+      if (cell.scenario !== 'item-read') return
+      repetition.operations[0].segments.find((s) => s.name.startsWith('loadItem')).meanMs = 0.02 * spread[name][rep++]
+    })
+  }
+  const [a, b] = [side('a'), side('b')]
+  const loadItemOf = (comparison) => comparison.cells.find((cell) => cell.label.startsWith('item read')).operations[0].segments.find((s) => s.name.startsWith('loadItem'))
+  const wide = compareRuns(a, b, { sides, failOn: 20 })
+  const time = loadItemOf(wide).meanMs
+  assert.equal(time.verdict, 'slower')
+  assert.ok(time.change.percent > 20 && time.change.low < 20, `loadItem ${time.change.percent}% (${time.change.low}% to ${time.change.high}%)`)
+  assert.deepEqual(wide.regressions, [])
+  // Under a percentage the whole interval is past, the same change fails.
+  const lower = compareRuns(a, b, { sides, failOn: Math.floor(time.change.low) - 1 })
+  assert.deepEqual(lower.regressions.map((r) => r.segment), ['loadItem (:id)'])
+  // Requests/s a little lower to a third in b's repetitions (the same factors, dividing): for a figure that fell,
+  // the interval's end nearest no change (its high end) is what counts.
+  const throughput = (name) => {
+    let rep = 0
+    return changed(aaSide('a'), (repetition) => { repetition.requestsPerSec = 1000 / spread[name][rep++ % spread[name].length] })
+  }
+  const [before, after] = [throughput('a'), throughput('b')]
+  const rate = compareRuns(before, after, { sides, failOn: 20 })
+  const main = rate.cells[0].figures[0]
+  assert.ok(main.verdict === 'slower' && main.change.percent < -20 && main.change.high > -20, `requests/s ${main.change.percent}% (${main.change.low}% to ${main.change.high}%)`)
+  assert.deepEqual(rate.regressions, [])
+  const past = compareRuns(before, after, { sides, failOn: Math.floor(-main.change.high) - 1 })
+  assert.deepEqual(past.regressions.map((r) => r.what), ['requests/s', 'requests/s'])
 })
 
 test('operations and segments on one side only are listed; a schema-1 run says what cannot be computed', { timeout: 60_000 }, async (t) => {
