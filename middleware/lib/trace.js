@@ -9,7 +9,7 @@ const { AppInstrumenter } = require('./instrument-app')
 const { createSpanPipeline } = require('./span-pipeline')
 const { addServerTiming } = require('./server-timing')
 const { serveBreakdown, pathnameOf } = require('./expose')
-const { copyFunctionIdentity } = require('./wrap-layer')
+const { copyFunctionIdentity, restoreNext } = require('./wrap-layer')
 const { resolveNames } = require('./function-names')
 const { reportInternalError, internalErrorCount } = require('./internal-errors')
 const { joinCluster, clusterBreakdownAvailable, requestClusterBreakdown } = require('./cluster-breakdown')
@@ -100,11 +100,7 @@ function nodebenchTrace (options) {
     try {
       dependencies.leaveRequestContext(record)
       record.finish(res, aborted)
-      // Express's req.next again, where nodebench's is still there (wrap-layer.js).
-      const req = record.request
-      if (record.ownNext !== null && req !== null && req.next === record.ownNext) req.next = record.ownNextFor
-      record.ownNext = null
-      record.ownNextFor = null
+      restoreNext(record, record.request)
       if (record.skip) return
       aggregator.recordRequest(record)
       if (record.dependencyCalls !== null) aggregator.recordDependencies(record)

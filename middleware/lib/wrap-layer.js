@@ -34,11 +34,18 @@ function layerMethodNames (layer) {
   return null
 }
 
-// `req.next` by name, not by a computed key as the other per-request reads (request-record.js): `next` is a
-// name V8 checks its protectors for, and a keyed store of it went through the runtime every time
-// (Runtime_SetKeyedProperty and a protector check under callgrind: ~35,000 instructions per request of 11
-// layers on Node.js 24, 9% of the bare app's; benchmarks/README.md, "Instructions by Node.js version").
-// A named store keeps a handler in generated code.
+// `req.next` is stored by name: `next` is a name V8 checks its protectors for, and a keyed store of it goes through
+// the runtime every time (Runtime_SetKeyedProperty and a protector check: ~35,000 instructions per request of 11
+// layers on Node.js 24, where a named store keeps a handler in generated code; on 20 and 22 no cheaper than the
+// named store's miss). It is read by name where requests share their maps (Node.js 24: V8 13), and by a computed
+// key where every request has a map of its own (Node.js 20 and 22: Express's Object.setPrototypeOf gives each
+// request a new map there): a named read then misses V8's inline and stub caches and calls into the runtime
+// (Runtime_LoadIC_Miss: ~760 instructions a read on Node.js 20 and 22), where a keyed read looks the property up
+// in generated code (~210); on Node.js 24 the keyed read is the dearer (benchmarks/LOG.md, "req.next read by key").
+// The choice is written out where `req.next` is read, not in a function of its own: each read keeps its own
+// inline cache (a shared function's would see every site's maps).
+const NEXT = 'next'
+const NEXT_BY_KEY = Number(process.versions.v8.split('.')[0]) < 13
 
 // One `next` per segment: it must know which segment it closes, since a layer may call it late, twice,
 // or after the response has finished. It is the one allocation per layer per request nodebench makes: an arrow
@@ -64,13 +71,23 @@ function segmentNext (record, index, next) {
 /** Opens a segment for a router-level `layer`: its `next`, which is `req.next` where Express's would be. */
 function openSegment (record, layer, req, next) {
   const segmentEnd = segmentNext(record, record.openEntry(layer[kInfo]), next)
-  const current = req.next
+  const current = NEXT_BY_KEY ? req[NEXT] : req.next
   if (current === next || (current === record.ownNext && current !== null)) {
     req.next = segmentEnd
     record.ownNext = segmentEnd
     record.ownNextFor = next
   }
   return segmentEnd
+}
+
+/** Puts Express's `req.next` back when the request ends, where nodebench's is still there. */
+function restoreNext (record, req) {
+  if (record.ownNext !== null && req !== null) {
+    const current = NEXT_BY_KEY ? req[NEXT] : req.next
+    if (current === record.ownNext) req.next = record.ownNextFor
+  }
+  record.ownNext = null
+  record.ownNextFor = null
 }
 
 /** Opens a segment for a layer of a route's own stack, which Express hands the route's `next` (not `req.next`). */
@@ -198,7 +215,7 @@ function routeWrapper (original) {
     const container = this[kContainer]
     container.refresh()
     record.route = container.templateUnder(record.prefix)
-    const current = req.next
+    const current = NEXT_BY_KEY ? req[NEXT] : req.next
     if (current !== next && (current !== record.ownNext || current === null)) return original.call(this, req, res, next)
     const routeEnd = routeExit(record, record.segmentCount, next)
     req.next = routeEnd
@@ -355,6 +372,7 @@ module.exports = {
   wrapRouteLayer,
   markUntimedLayer,
   isWrapped,
+  restoreNext,
   wrapParamCallback,
   copyFunctionIdentity
 }
