@@ -28,9 +28,15 @@ const DEFAULT_VARIANTS = Object.freeze(['bare', 'nodebench-breakdown', 'nodebenc
 const NEST_VARIANTS = Object.freeze(['nest-bare', 'nest-breakdown'])
 // The real middleware stack (real-app.js: helmet, cors, compression, ...), opt-in too: bare, the breakdown
 // alone, the exporter on at sampleRatio 0, 0.1 and 1, and the official instrumentation (as otel-official) on
-// the same stack; each compared with real-bare.
+// the same stack; each compared with real-bare. real-context is the breakdown alone with the request's async
+// context on, as nodebench keeps it once it observes a dependency (a MongoDB driver loaded, an outgoing call):
+// lib/dependencies/calls.js. Each request then enters it, and on Node.js 20 and 22 every promise and async
+// resource of the process pays for its propagation, in a request that calls nothing too. (Turned on directly,
+// not by loading a driver, whose modules would weigh on the heap of this variant alone: an app with a database
+// holds them with or without nodebench.)
 const REAL_VARIANTS = Object.freeze([
-  'real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-1', 'real-official', 'real-clock', 'real-clock-return', 'real-1-down'
+  'real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-1', 'real-official', 'real-clock', 'real-clock-return', 'real-1-down',
+  'real-context'
 ])
 // sampleRatio 1 with no collector: the OTLP endpoint is a closed port for these (overhead.js, fixed-requests.js)
 // whatever the sink, as on a first run of the default configuration.
@@ -258,8 +264,9 @@ function main () {
   const realClock = realApp === null ? null : realApp.realClockOf(variant)
   if (variant.startsWith('nodebench-') || (variant.startsWith('real-') && variant !== 'real-bare' && variant !== 'real-official' && realClock === null)) {
     const { nodebenchTrace } = require('@nodebench/trace')
-    if (variant === 'nodebench-breakdown' || variant === 'real-breakdown') {
+    if (variant === 'nodebench-breakdown' || variant === 'real-breakdown' || variant === 'real-context') {
       tracing = nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'none' })
+      if (variant === 'real-context') require('../lib/dependencies/calls').observeRequests()
     } else if (variant === 'nodebench-metrics') {
       tracing = nodebenchTrace({ serviceName: 'overhead-bench', exporter: 'none', metrics: { otlp: { intervalMs: METRICS_INTERVAL_MS } } })
     } else {
@@ -294,6 +301,7 @@ function main () {
       if (tracing !== null) {
         const snapshot = tracing.breakdown()
         stats.droppedSpans = snapshot.dropped.spans
+        stats.requestContext = require('../lib/dependencies/calls').observing()
         stats.segmentsPerRequest = segmentsPerRequest(snapshot)
       }
       process.stdout.write(`stopped ${JSON.stringify(stats)}\n`)

@@ -51,7 +51,7 @@ const METRICS_EVERY = 1000
 const METRICS_INTERVAL_MS = 24 * 60 * 60 * 1000
 const VARIANTS = Object.freeze([
   'bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1', 'nodebench-metrics', 'nest-bare', 'nest-breakdown', 'client',
-  'real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-1', 'real-clock', 'real-clock-return', ...DOWN_VARIANTS
+  'real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-1', 'real-clock', 'real-clock-return', 'real-context', ...DOWN_VARIANTS
 ])
 const CONCURRENCY = 4
 
@@ -86,11 +86,14 @@ async function startTarget () {
   const realClock = realClockOf(variant)
   const tracing = variant === 'bare' || variant === 'real-bare' || realClock !== null
     ? null
-    : variant === 'nodebench-breakdown' || variant === 'real-breakdown'
+    : variant === 'nodebench-breakdown' || variant === 'real-breakdown' || variant === 'real-context'
       ? nodebenchTrace({ exporter: 'none' })
       : variant === 'nodebench-metrics'
         ? nodebenchTrace({ exporter: 'none', metrics: { otlp: { intervalMs: METRICS_INTERVAL_MS } } })
         : nodebenchTrace({ exporter: 'otlp', sampleRatio: SAMPLE_RATIOS[variant] })
+  // The request's context on (app.js, real-context). The client shares the process: its own promises then pay for
+  // the context's propagation too, where overhead.js's client, a process of its own, does not.
+  if (variant === 'real-context') require('../lib/dependencies/calls').observeRequests()
   const app = variant.startsWith('real-') ? createRealApp(express, tracing, realClock?.clocked) : createApp(express, tracing)
   const server = app.listen(0, '127.0.0.1')
   await once(server, 'listening')

@@ -50,7 +50,7 @@ const { callgrindTools, runScript } = require('./harness')
 const VARIANTS = Object.freeze([
   'bare', 'nodebench-breakdown', 'nodebench-0', 'nodebench-0.1', 'nodebench-1', 'nodebench-metrics', 'nest-bare', 'nest-breakdown',
   'client', 'real-bare', 'real-breakdown', 'real-0', 'real-0.1', 'real-1', 'real-clock', 'real-clock-return',
-  'nodebench-1-down', 'real-1-down'
+  'nodebench-1-down', 'real-1-down', 'real-context'
 ])
 // Each variant against its app bare: the Express app's with bare, the NestJS example's with nest-bare. `client`
 // (the client alone, the app in a process valgrind does not follow) is the client's share of every Express

@@ -10,7 +10,7 @@
 //
 //   node benchmarks/overhead.js [--rounds 3] [--duration 10] [--connections 50] [--warmup 2] [--node 24]
 //                               [--sink otlp|none] [--variants a,b] [--cpu-prof-dir dir] [--paired] [--json]
-//                               [--semi-space MB]
+//                               [--semi-space MB] [--node-flag --flag ...]
 //
 // --node runs the apps on that Node.js (a line or exact version from the npm registry, cached per user:
 // @nodebench/services nodeBinary); autocannon and the sink stay on the Node.js running this script.
@@ -21,6 +21,7 @@
 //
 // --semi-space fixes every app's young generation at that size (V8's --min- and --max-semi-space-size, in the
 // apps' execArgv: NODE_OPTIONS refuses some V8 flags on Node.js 20), where V8 otherwise sizes it as it goes.
+// --node-flag passes a flag to every app (bare ones too), e.g. --node-flag=--experimental-async-context-frame.
 //
 // Progress goes to stderr, so `--json` leaves stdout to the results. Exits 0 whether or not the targets
 // are met (it is a report); non-zero when a run fails (an app that does not start, non-2xx responses,
@@ -100,6 +101,7 @@ const USAGE = `Usage: node benchmarks/overhead.js [options]
   --cpu-prof-dir <dir>  run each app with --cpu-prof and write its profile to <dir>
   --paired              run each variant at the same time as a bare app and compare CPU time per request
   --semi-space <MB>     fix every app's young generation at this size (default: V8's own sizing)
+  --node-flag <flag>    pass this flag to every app's Node.js (repeatable), e.g. --node-flag=--experimental-async-context-frame
   --json                print the results as JSON on stdout
   -h, --help            show this help`
 
@@ -118,6 +120,7 @@ function parseArguments (argv) {
       node: { type: 'string' },
       paired: { type: 'boolean', default: false },
       'semi-space': { type: 'string' },
+      'node-flag': { type: 'string', multiple: true, default: [] },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false }
     },
@@ -147,6 +150,11 @@ function parseArguments (argv) {
   if (semiSpace !== null && !(Number.isInteger(semiSpace) && semiSpace >= 1 && semiSpace <= 256)) {
     throw new TypeError(`--semi-space must be a whole number of MB from 1 to 256; received ${JSON.stringify(values['semi-space'])}`)
   }
+  for (const flag of values['node-flag']) {
+    if (!/^--[a-z0-9][a-z0-9-]*(=\S+)?$/.test(flag)) {
+      throw new TypeError(`--node-flag must be one Node.js flag such as --experimental-async-context-frame; received ${JSON.stringify(flag)}`)
+    }
+  }
   return {
     rounds: positiveInteger('rounds', values.rounds),
     durationSeconds: positiveInteger('duration', values.duration),
@@ -158,6 +166,7 @@ function parseArguments (argv) {
     node: values.node ?? null,
     paired: values.paired,
     semiSpace,
+    nodeFlags: values['node-flag'],
     json: values.json,
     help: values.help
   }
@@ -305,6 +314,7 @@ function startApp (variant, tag, options, context) {
   if (options.semiSpace != null) {
     execArgv.push(`--min-semi-space-size=${options.semiSpace}`, `--max-semi-space-size=${options.semiSpace}`)
   }
+  execArgv.push(...options.nodeFlags)
   return spawnServer(APP_SCRIPT, ['--variant', variant, '--port', '0'], {
     env: appEnvironment(DOWN_VARIANTS.includes(variant) ? context.closedEndpoint : context.endpoint),
     execArgv,
@@ -345,6 +355,8 @@ function runRecord (variant, round, app, stop, result, cpuMicros, sink) {
     requestsServed: app.stopped !== null ? app.stopped.requestsServed : null,
     segmentsPerRequest: app.stopped?.segmentsPerRequest ?? null,
     droppedSpans: app.stopped !== null && app.stopped.droppedSpans !== undefined ? app.stopped.droppedSpans : null,
+    // Whether the app kept its requests' async context (real-context; any app once a dependency is observed).
+    requestContext: app.stopped?.requestContext ?? null,
     flush: app.stopped !== null ? app.stopped.flush : (stop.killed ? 'killed' : null)
   }
 }

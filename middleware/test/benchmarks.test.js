@@ -409,6 +409,19 @@ test('fixed-requests.js client: the client alone, against the bare app in a proc
   assert.doesNotMatch(stdout, /timed|sink received/)
 })
 
+test('context-propagation.js: an await and a tick, the context off and on in one process; bad input is one line', { timeout: 60_000 }, async () => {
+  const result = JSON.parse(await runScript('context-propagation.js', ['--pairs', '2', '--count', '2000', '--json']))
+  assert.equal(result.schema, 1)
+  assert.equal(result.node, process.version)
+  assert.deepEqual(result.units.map((unit) => unit.unit), ['await', 'nextTick'])
+  for (const unit of result.units) {
+    assert.ok(unit.offNs > 0 && unit.onNs > 0, JSON.stringify(unit))
+    assert.ok(unit.addedRangeNs[0] <= unit.addedNs && unit.addedNs <= unit.addedRangeNs[1], JSON.stringify(unit))
+  }
+  await assert.rejects(runScript('context-propagation.js', ['--node-flag', 'async-context-frame']),
+    /context-propagation: --node-flag must be one Node.js flag such as --experimental-async-context-frame; received "async-context-frame"/)
+})
+
 test('fixed-requests.js refuses checkpoints that do not increase', async () => {
   await assert.rejects(runScript('fixed-requests.js', ['bare', '16,8']), /usage: node benchmarks\/fixed-requests\.js/)
 })
@@ -595,16 +608,22 @@ test('overhead.js: real-1 against the official instrumentation on the real stack
   assert.equal(typeof targets['real stack sampleRatio 1 vs official instrumentation'].value, 'number')
 })
 
-test('overhead.js: the real middleware stack runs as real-bare, real-breakdown and real-0, each against real-bare', { timeout: 180_000 }, async () => {
-  const report = JSON.parse(await runScript('overhead.js', ['--rounds', '1', '--duration', '1', '--warmup', '0', '--variants', 'real-bare,real-breakdown,real-0', '--sink', 'none', '--json']))
+test('overhead.js: the real middleware stack runs as real-bare, real-breakdown, real-0 and real-context, each against real-bare', { timeout: 180_000 }, async () => {
+  const variants = 'real-bare,real-breakdown,real-0,real-context'
+  const report = JSON.parse(await runScript('overhead.js', ['--rounds', '1', '--duration', '1', '--warmup', '0', '--variants', variants, '--sink', 'none', '--json']))
   const byVariant = Object.fromEntries(report.runs.map((run) => [run.variant, run]))
   // helmet, cors, compression, express.json, morgan, the rate limiter, passport, the request id, the controller.
   assert.equal(byVariant['real-breakdown'].segmentsPerRequest, 9)
   assert.equal(byVariant['real-0'].segmentsPerRequest, 9)
+  assert.equal(byVariant['real-context'].segmentsPerRequest, 9)
+  // The request's context: on in real-context only, as once an app's dependency is observed.
+  assert.equal(byVariant['real-context'].requestContext, true)
+  assert.equal(byVariant['real-breakdown'].requestContext, false)
   const rows = Object.fromEntries(report.summary.variants.map((row) => [row.variant, row]))
   assert.equal(rows['real-bare'].ratioToBare, 1)
   assert.equal(typeof rows['real-breakdown'].nsPerSegment, 'number')
   assert.equal(typeof rows['real-0'].nsPerSegmentOverBreakdown, 'number', 'real-0 over real-breakdown, a segment')
+  assert.equal(typeof rows['real-context'].nsPerSegmentOverBreakdown, 'number', 'real-context over real-breakdown, a segment')
   const targets = Object.fromEntries(report.summary.targets.map((target) => [target.label, target]))
   assert.equal(typeof targets['real stack breakdown, a timed segment'].value, 'number')
   assert.equal(typeof targets['real stack sampleRatio 0 over the breakdown, a segment'].value, 'number')

@@ -152,3 +152,10 @@ test('overhead.js --semi-space fixes every app\'s young generation; a size out o
   assert.equal(overhead.parseArguments([]).semiSpace, null)
   assert.throws(() => overhead.parseArguments(['--semi-space', '0']), /--semi-space must be a whole number of MB from 1 to 256; received "0"/)
 })
+
+test('overhead.js --node-flag passes flags to every app; what is not a flag is refused', () => {
+  const overhead = require('../benchmarks/overhead.js')
+  assert.deepEqual(overhead.parseArguments(['--node-flag=--experimental-async-context-frame']).nodeFlags, ['--experimental-async-context-frame'])
+  assert.deepEqual(overhead.parseArguments([]).nodeFlags, [])
+  assert.throws(() => overhead.parseArguments(['--node-flag', 'mongodb']), /--node-flag must be one Node.js flag such as --experimental-async-context-frame; received "mongodb"/)
+})
