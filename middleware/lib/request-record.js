@@ -23,7 +23,7 @@ const kRecord = Symbol('nodebench.record')
 // The record a connection is answering (written by response-end.js's watchConnection, which sets `record.socket`
 // too): null when none, absent until the connection's first traced request.
 const kOpenRecord = Symbol('nodebench.openRecord')
-// `res.socket` by a computed key, as the other per-request reads of the response (below).
+// `res.socket` by a computed key, as the other per-request reads of the response (below); response-end.js's too.
 const SOCKET = 'socket'
 // The last response looked up and its record: a request's layers mostly run one after another, so most
 // look-ups are the one before again (a compare instead of property loads). Holds a response only while it
@@ -478,5 +478,6 @@ module.exports = {
   holdRecord,
   settleRecord,
   detachRecord,
-  kOpenRecord
+  kOpenRecord,
+  SOCKET
 }

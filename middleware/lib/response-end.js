@@ -1,7 +1,8 @@
 'use strict'
 
 const diagnosticsChannel = require('diagnostics_channel')
-const { recordOf, kOpenRecord } = require('./request-record')
+// SOCKET: `res.socket` by a computed key, a response's map being its own on Node.js 20 and 22 (request-record.js).
+const { recordOf, kOpenRecord, SOCKET } = require('./request-record')
 const { reportInternalError } = require('./internal-errors')
 
 // How a request's end is seen. A response ends when it finishes, or when it closes first (the client went
@@ -19,8 +20,6 @@ const { reportInternalError } = require('./internal-errors')
 const REQUEST_START = 'http.server.request.start'
 const RESPONSE_FINISH = 'http.server.response.finish'
 const ON = 'on'
-// `res.socket` by a computed key: a response's map is its own on Node.js 20 and 22 (request-record.js).
-const SOCKET = 'socket'
 
 let subscribed = false
 let startedResponse = null
