@@ -45,6 +45,7 @@ const BASELINE_OF = Object.freeze({
   'real-breakdown': 'real-bare',
   'real-clock': 'real-bare',
   'real-clock-return': 'real-bare',
+  'real-context': 'real-bare',
   'nodebench-breakdown': 'bare',
   'bare-clock': 'bare'
 })
