@@ -310,6 +310,8 @@ function mergeAnswers (answers, missing) {
   let aggregator = null
   let droppedSpans = 0
   let internalErrors = 0
+  // The workers' requests' context: 'async-hooks' when any one pays for it per promise.
+  let requestContext = null
   const requestsByPid = new Map()
   for (const answer of answers) {
     let requests = 0
@@ -318,6 +320,9 @@ function mergeAnswers (answers, missing) {
       aggregator.mergeState(state.breakdown)
       droppedSpans += state.droppedSpans
       internalErrors += state.internalErrors
+      if (state.requestContext === 'async-hooks' || (state.requestContext != null && requestContext === null)) {
+        requestContext = state.requestContext
+      }
       for (const operation of state.breakdown.operations) {
         for (const responseTime of operation.responseTimes) requests += responseTime.count
       }
@@ -327,6 +332,7 @@ function mergeAnswers (answers, missing) {
   if (aggregator === null) aggregator = new BreakdownAggregator()
   const snapshot = aggregator.snapshot({ pid: process.pid, droppedSpans })
   if (internalErrors > 0) snapshot.internalErrors = internalErrors
+  if (requestContext !== null) snapshot.requestContext = requestContext
   snapshot.processes = Array.from(requestsByPid, ([pid, requests]) => ({ pid, requests })).sort((a, b) => a.pid - b.pid)
   if (missing > 0) snapshot.missingProcesses = missing
   return { snapshot, state: aggregator.exportState() }

@@ -189,6 +189,8 @@ function nodebenchTrace (options) {
     if (metrics !== null) snapshot.dropped.metricExports = metrics.failedExports()
     const internalErrors = internalErrorCount()
     if (internalErrors > 0) snapshot.internalErrors = internalErrors
+    const requestContext = dependencies.requestContextKind()
+    if (requestContext !== undefined) snapshot.requestContext = requestContext
     return snapshot
   }
 
@@ -263,7 +265,8 @@ function nodebenchTrace (options) {
       const state = {
         breakdown: (whole ? lifetime() : breakdownAggregator()).exportState(),
         droppedSpans: spans.droppedSpans(),
-        internalErrors: internalErrorCount()
+        internalErrors: internalErrorCount(),
+        requestContext: dependencies.requestContextKind() ?? null
       }
       if (resetAfter) reset()
       return state

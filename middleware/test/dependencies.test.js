@@ -114,6 +114,9 @@ for (const [label, express] of EXPRESS_VERSIONS) {
     // The first request finds the app; the first outgoing call turns the requests' context on.
     await (await fetch(`${app.base}/users`)).json()
     await recorded(trace, 1)
+    // The snapshot says how this Node.js keeps it: by async hooks (every promise pays) or by AsyncContextFrame.
+    const frame = Number(process.versions.node.split('.')[0]) >= 24 || process.execArgv.includes('--experimental-async-context-frame')
+    assert.equal(trace.breakdown().requestContext, frame ? 'async-context-frame' : 'async-hooks')
     trace.reset()
     exporter.reset()
 

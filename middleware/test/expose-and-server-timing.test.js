@@ -21,6 +21,8 @@ test('expose: JSON snapshot for programs, HTML table for browsers, DELETE resets
   const trace = nodebenchTrace({ exporter: 'none', expose: '/__nodebench', serviceName: 'exposed' })
   const { base, close } = await listen(appWith(trace))
   try {
+    // No dependency observed yet (this file's first test): no requests' context, none said.
+    assert.equal(trace.breakdown().requestContext, undefined)
     for (let i = 0; i < 3; i++) await (await fetch(`${base}/items/${i}`)).text()
 
     const json = await fetch(`${base}/__nodebench`)

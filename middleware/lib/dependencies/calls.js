@@ -18,6 +18,11 @@ const { reportInternalError } = require('../internal-errors')
 
 let storage = null
 let enterRequest = noop
+// How this Node.js keeps an AsyncLocalStorage's store across async work: with async hooks (Node.js 20 and 22, and 24
+// run with --no-async-context-frame), where the class propagates the store itself (`_propagate`) from an init hook
+// that every promise and async resource of the process runs; or with V8's continuation data (AsyncContextFrame:
+// Node.js 24, and 22 run with --experimental-async-context-frame), which costs a promise nothing.
+const CONTEXT_BY_HOOKS = typeof AsyncLocalStorage.prototype._propagate === 'function'
 // Whether a dependency is observed (for good), and how many profilers hold the context (for a while).
 let observed = false
 let holds = 0
@@ -94,6 +99,16 @@ function observing () {
 }
 
 /**
+ * The snapshot's `requestContext`, once the requests' context is kept for good (a dependency observed):
+ * 'async-hooks' where every promise of the process pays for it, 'async-context-frame' where nothing does; else
+ * undefined (a profiler's hold is not the app's cost).
+ */
+function requestContextKind () {
+  if (!observed) return undefined
+  return CONTEXT_BY_HOOKS ? 'async-hooks' : 'async-context-frame'
+}
+
+/**
  * One call to a dependency: what it is (`dependency`, an interned description: dependencies/describe.js), the
  * segment of the record that made it, when it started and ended (-1 while it runs), and what its span says
  * beside the description (`url`: an HTTP call's path and query, as asked; `statusCode`; `error`: its error.type).
@@ -161,6 +176,7 @@ module.exports = {
   enterRequestContext,
   leaveRequestContext,
   observing,
+  requestContextKind,
   startCall,
   startCallIn,
   endCall,

@@ -1,6 +1,6 @@
 'use strict'
 
-const { enterRequestContext, leaveRequestContext } = require('./calls')
+const { enterRequestContext, leaveRequestContext, requestContextKind } = require('./calls')
 const { observeHttpClients } = require('./http-client')
 const { observeMongoDrivers } = require('./mongodb')
 const { attributeCalls } = require('@nodebench/breakdown')
@@ -40,5 +40,11 @@ function appTracerProvider () {
 }
 
 module.exports = {
-  startDependencies, onAppFound, enterRequestContext, leaveRequestContext, attributeCalls, dependencySpans
+  startDependencies,
+  onAppFound,
+  enterRequestContext,
+  leaveRequestContext,
+  requestContextKind,
+  attributeCalls,
+  dependencySpans
 }

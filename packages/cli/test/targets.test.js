@@ -189,6 +189,21 @@ test('what nodebench costs the app: the app traced against NODEBENCH=off, in a g
   assert.match(baselinesSection.markdown(summary), /### What nodebench costs this app\n[^]*- read \(json\), 1 process: nodebench costs this app 500 µs/)
   assert.match(baselinesSection.text(summary), /read \(json\), 1 process: nodebench costs this app 500 µs a request/)
 
+  // The traced app's snapshot says its requests' context is kept by async hooks: the cost's sentence says what that
+  // costs and the way out, wherever it is shown; kept by AsyncContextFrame (Node.js 24), nothing more to say.
+  results.cells = [measuredCell('app', [380, 420], { breakdown: { operations: [], requestContext: 'async-hooks' } })]
+  const hooked = targetsSummary(results)
+  const [hookedGroup] = hooked.groups
+  assert.match(costSentence(hookedGroup, hookedGroup.nodebenchCost), new RegExp('^read \\(json\\), 1 process: nodebench costs this app 500 µs ' +
+    '[^]* nodebench keeps the app\'s requests\' async context [^]*with async hooks: every promise of the app pays for it[^]*' +
+    'On Node.js 22, node --experimental-async-context-frame in the app\'s command \\(traced and untraced alike\\) takes that away; ' +
+    'Node.js 24 needs nothing\\.$'))
+  assert.match(baselinesSection.text(hooked), /takes that away; Node.js 24 needs nothing\.\n/)
+  assert.match(baselinesSection.markdown(hooked), /node --experimental-async-context-frame/)
+  results.cells = [measuredCell('app', [380, 420], { breakdown: { operations: [], requestContext: 'async-context-frame' } })]
+  const framed = targetsSummary(results).groups[0]
+  assert.doesNotMatch(costSentence(framed, framed.nodebenchCost), /async context/)
+
   // Overlapping repetitions: within the run's noise, no figure claimed.
   results.cells = [measuredCell('app', [450, 520])]
   const noisy = targetsSummary(results).groups[0]

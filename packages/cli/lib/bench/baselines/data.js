@@ -56,6 +56,8 @@ function rowOf ({ cell, target }) {
       : null,
     // The repetitions as results hold them, for pairing the app's with the untraced app's (pairs.js).
     repetitions: ok && Array.isArray(cell.reps) ? cell.reps : null,
+    // How the traced app keeps its requests' async context (its snapshot's requestContext), when it does.
+    requestContext: cell.breakdown?.requestContext ?? null,
     // Apache Bench's "Time per request (mean)": the concurrency's time over the requests done.
     timePerRequestMs: ok && rate > 0 && isNumber(cell.connections) ? cell.connections * 1000 / rate : null,
     costUs: ok && rate > 0 ? 1e6 / rate : null,
@@ -146,7 +148,8 @@ function nodebenchCostOf (group) {
     traced: { requestsPerSec: traced.requestsPerSec, range: traced.range },
     untraced: { requestsPerSec: untraced.requestsPerSec, range: untraced.range, costUs: untraced.costUs },
     reps: { traced: traced.reps, untraced: untraced.reps },
-    interleaved: interleavedRuns(traced.startsMs, untraced.startsMs)
+    interleaved: interleavedRuns(traced.startsMs, untraced.startsMs),
+    requestContext: traced.requestContext
   }
   const paired = pairedCostOf(traced.repetitions, untraced.repetitions)
   if (paired !== null) {

@@ -26,8 +26,19 @@ function ladderSentence (group, ladder) {
   return `${where}: ${serves}. Of the ${formatUs(ladder.gapUs)} a request costs above bare node:http, ${listText(shares)}.${noise}${missing}`
 }
 
-/** What nodebench costs the app (data.js nodebenchCostOf) in one sentence. */
+// Said after the cost when the traced app's snapshot says its requests' async context is kept by async hooks
+// (docs/middleware.md, "Dependencies inside a segment": a dependency observed, on Node.js 20 or 22).
+const HOOKED_CONTEXT = ' nodebench keeps the app\'s requests\' async context (it observed a dependency: a database driver, ' +
+  'an outgoing call), and the app\'s Node.js keeps it with async hooks: every promise of the app pays for it, in requests ' +
+  'that call nothing too (~10 µs a request on a real middleware stack). On Node.js 22, node ' +
+  '--experimental-async-context-frame in the app\'s command (traced and untraced alike) takes that away; Node.js 24 needs nothing.'
+
+/** What nodebench costs the app (data.js nodebenchCostOf) in one sentence, and its context's price where it is paid. */
 function costSentence (group, cost) {
+  return costFigureSentence(group, cost) + (cost.requestContext === 'async-hooks' ? HOOKED_CONTEXT : '')
+}
+
+function costFigureSentence (group, cost) {
   const where = `${group.label} (${group.format})${group.processes === null ? '' : `, ${processesText(group.processes)}`}`
   const rate = (side, unit) => `${formatRate(side.requestsPerSec)}${unit}${side.range === null ? '' : ` (${rangeText(side.range)})`}`
   const rates = `traced ${rate(cost.traced, ' req/s')}, untraced ${rate(cost.untraced, '')}`
