@@ -31,6 +31,7 @@ test('with nodebenchPrimary(), GET /__nodebench on any worker answers for every 
   const operation = snapshot.operations.find((o) => o.route === '/items/:id')
   assert.equal(operation.count, 40)
   assert.deepEqual(operation.segments.map((s) => s.name), ['loadItem', 'viewItem'])
+  assert.equal(snapshot.requestContext, undefined, 'no worker observed a dependency')
   assert.equal(operation.segments[0].count, 40)
 
   const deleted = JSON.parse((await request(`${base}/__nodebench`, 'DELETE')).body)
@@ -38,6 +39,16 @@ test('with nodebenchPrimary(), GET /__nodebench on any worker answers for every 
   const afterReset = JSON.parse((await request(`${base}/__nodebench`)).body)
   assert.deepEqual(afterReset.operations, [])
   assert.equal(afterReset.processes.length, 2)
+})
+
+test('the merged snapshot says how the workers keep their requests\' context, when any one keeps it', async (t) => {
+  // One of two workers loaded the MongoDB driver: its context is kept, the other's not.
+  const base = await startClusterApp(t, { MONGODB_WORKERS: '1' })
+  for (let i = 0; i < 20; i++) assert.equal((await request(`${base}/items/${i}`)).status, 200)
+  const snapshot = JSON.parse((await request(`${base}/__nodebench`)).body)
+  assert.equal(snapshot.processes.length, 2)
+  const frame = Number(process.versions.node.split('.')[0]) >= 24 || process.execArgv.includes('--experimental-async-context-frame')
+  assert.equal(snapshot.requestContext, frame ? 'async-context-frame' : 'async-hooks')
 })
 
 test('without nodebenchPrimary(), each worker answers for itself', async (t) => {
