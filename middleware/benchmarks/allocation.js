@@ -29,7 +29,7 @@ const v8 = require('node:v8')
 const http = require('node:http')
 const { fork } = require('node:child_process')
 const { parseArgs } = require('node:util')
-const { median, nodeUnderTest, runScript } = require('./harness')
+const { median, nodeFlags, nodeUnderTest, runScript } = require('./harness')
 
 const APPS = Object.freeze(['segment-path', 'bench', 'real'])
 const SEGMENTS = Object.freeze({ 'segment-path': 11, bench: 11, real: 9 })
@@ -73,7 +73,7 @@ function parseArguments (argv) {
     warmup: whole('warmup', 0),
     semiSpace: whole('semi-space', 1, 256),
     sites: values.sites === undefined ? 0 : whole('sites', 1),
-    nodeFlags: values['node-flag'],
+    nodeFlags: nodeFlags(values['node-flag']),
     layer: values.layer,
     json: values.json
   }

@@ -17,7 +17,7 @@
 const { AsyncLocalStorage } = require('node:async_hooks')
 const { execFile } = require('node:child_process')
 const { parseArgs } = require('node:util')
-const { median, nodeUnderTest, positiveInteger, runScript } = require('./harness')
+const { median, nodeFlags, nodeUnderTest, positiveInteger, runScript } = require('./harness')
 
 const CHILD = '--child'
 
@@ -36,14 +36,9 @@ function parseArguments (argv) {
   if (values.node !== undefined && !/^\d+(\.\d+){0,2}$/.test(values.node)) {
     throw new TypeError(`--node must be a Node.js version or line such as 22 or 22.23.5; received ${JSON.stringify(values.node)}`)
   }
-  for (const flag of values['node-flag']) {
-    if (!/^--[a-z0-9][a-z0-9-]*(=\S+)?$/.test(flag)) {
-      throw new TypeError(`--node-flag must be one Node.js flag such as --experimental-async-context-frame; received ${JSON.stringify(flag)}`)
-    }
-  }
   return {
     node: values.node ?? null,
-    nodeFlags: values['node-flag'],
+    nodeFlags: nodeFlags(values['node-flag']),
     pairs: positiveInteger('pairs', values.pairs),
     count: positiveInteger('count', values.count),
     json: values.json

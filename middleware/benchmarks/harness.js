@@ -22,6 +22,16 @@ function positiveInteger (name, value) {
   return number
 }
 
+/** The flags `--node-flag` was given (each one flag for the measured Node.js); a TypeError naming a bad one. */
+function nodeFlags (flags) {
+  for (const flag of flags) {
+    if (!/^--[A-Za-z0-9][A-Za-z0-9_-]*(=\S+)?$/.test(flag)) {
+      throw new TypeError(`--node-flag must be one Node.js flag such as --experimental-async-context-frame; received ${JSON.stringify(flag)}`)
+    }
+  }
+  return flags
+}
+
 /** The Node.js to measure: `{ version, path }` of `spec` (--node), or of the one running this script (null). */
 async function nodeUnderTest (spec, log) {
   if (spec === null) return { version: process.versions.node, path: process.execPath }
@@ -57,4 +67,4 @@ function runScript (name, parseArguments, main) {
   })
 }
 
-module.exports = { median, positiveInteger, nodeUnderTest, callgrindTools, runScript }
+module.exports = { median, positiveInteger, nodeFlags, nodeUnderTest, callgrindTools, runScript }

@@ -37,7 +37,7 @@ const autocannon = require('autocannon')
 const Table = require('cli-table3')
 const { VARIANTS, DEFAULT_VARIANTS, NEST_VARIANTS, REAL_VARIANTS, DOWN_VARIANTS } = require('./app')
 const { spawnServer, stopServer } = require('./child-server')
-const { median, nodeUnderTest, positiveInteger } = require('./harness')
+const { median, nodeFlags, nodeUnderTest, positiveInteger } = require('./harness')
 
 const APP_SCRIPT = path.join(__dirname, 'app.js')
 const SINK_SCRIPT = path.join(__dirname, 'otlp-sink.js')
@@ -150,11 +150,6 @@ function parseArguments (argv) {
   if (semiSpace !== null && !(Number.isInteger(semiSpace) && semiSpace >= 1 && semiSpace <= 256)) {
     throw new TypeError(`--semi-space must be a whole number of MB from 1 to 256; received ${JSON.stringify(values['semi-space'])}`)
   }
-  for (const flag of values['node-flag']) {
-    if (!/^--[a-z0-9][a-z0-9-]*(=\S+)?$/.test(flag)) {
-      throw new TypeError(`--node-flag must be one Node.js flag such as --experimental-async-context-frame; received ${JSON.stringify(flag)}`)
-    }
-  }
   return {
     rounds: positiveInteger('rounds', values.rounds),
     durationSeconds: positiveInteger('duration', values.duration),
@@ -166,7 +161,7 @@ function parseArguments (argv) {
     node: values.node ?? null,
     paired: values.paired,
     semiSpace,
-    nodeFlags: values['node-flag'],
+    nodeFlags: nodeFlags(values['node-flag']),
     json: values.json,
     help: values.help
   }
