@@ -6,6 +6,7 @@ const { AppExports } = require('./app-exports')
 const { originOf, wrappedFunction, factoryCall, callSiteName, calledMiddleware, bounded } = require('./closure-names')
 const { reportInternalError } = require('./internal-errors')
 const { unwrapFunction } = require('./foreign-wrappers')
+const { originalPlace } = require('./source-maps')
 
 // The name a reader recognises for each timed function, resolved off the request path: the naming rules.
 // What V8 knows of a function (its location, closures, source) comes from function-lookup.js.
@@ -124,7 +125,7 @@ function resolveNames () {
     for (const info of infos) {
       let found = described.get(info.fn)
       if (found === undefined) {
-        found = namer.describe(info.fn)
+        found = writtenAt(namer.describe(info.fn))
         described.set(info.fn, found)
       }
       finishInfo(info, found)
@@ -139,6 +140,17 @@ function resolveNames () {
   } finally {
     lookup.close()
   }
+}
+
+/**
+ * A description whose file and line are where the function was written: the app's compiled code (TypeScript's
+ * dist/) placed in its source by the file's source map (source-maps.js). A package's files stay as they are.
+ */
+function writtenAt (found) {
+  if (found.file === null || found.line === null || packageOf(found.file) !== null) return found
+  const column = found.location ? found.location.columnNumber : null
+  const place = originalPlace(found.file, found.line - 1, column)
+  return place === null ? found : { ...found, file: place.file, line: place.line }
 }
 
 /**

@@ -9,6 +9,7 @@
 
 const { test, before } = require('node:test')
 const assert = require('node:assert/strict')
+const fs = require('node:fs')
 const path = require('node:path')
 const { JaegerClient } = require('@nodebench/collector')
 const { startTestJaeger, eventually } = require('../../collector/test/helpers')
@@ -83,6 +84,13 @@ function nestSegments (op) {
   return op.segments.slice(from).map((s) => [s.kind, s.name])
 }
 
+/** The 1-based line of the first line of `file` that holds `text`. */
+function lineOf (file, text) {
+  const index = fs.readFileSync(file, 'utf8').split('\n').findIndex((line) => line.includes(text))
+  assert.notEqual(index, -1, `${text} in ${file}`)
+  return index + 1
+}
+
 function assertSharesSumToOne (snapshot) {
   for (const op of snapshot.operations) {
     const sum = op.segments.reduce((total, s) => total + s.share, op.unattributedShare)
@@ -118,8 +126,11 @@ for (const major of Object.keys(NEST_APPS).sort((a, b) => b - a)) {
     ])
     for (const segment of read.segments) assert.equal(segment.count, 20, `${segment.name} once per request`)
     const findOne = read.segments.find((s) => s.name === 'CatsController.findOne')
-    assert.match(findOne.file, /cats[\\/]cats\.controller\.js$/)
-    assert.equal(read.segments.find((s) => s.name === 'RequestIdMiddleware').file.endsWith('request-id.middleware.js'), true)
+    // Where the user wrote them: src/*.ts, placed by tsc's source maps beside dist/ (lib/source-maps.js).
+    const controller = path.join(NEST_APPS[major], 'src', 'cats', 'cats.controller.ts')
+    assert.equal(findOne.file, controller)
+    assert.equal(findOne.line, lineOf(controller, 'findOne (@Param'))
+    assert.equal(read.segments.find((s) => s.name === 'RequestIdMiddleware').file, path.join(NEST_APPS[major], 'src', 'common', 'request-id.middleware.ts'))
     assert.ok(read.segments.find((s) => s.name === 'ParseIntPipe (id)').file.includes('@nestjs'))
     assertSharesSumToOne(reads)
 
@@ -176,7 +187,7 @@ for (const major of Object.keys(NEST_APPS).sort((a, b) => b - a)) {
     ])
     const handler = units.find((s) => s.name === 'handler - CatsController.findOne')
     assert.equal(handler.attributes['code.function.name'], 'CatsController.findOne')
-    assert.match(handler.attributes['code.file.path'], /cats\.controller\.js$/)
+    assert.match(handler.attributes['code.file.path'], /src[\\/]cats[\\/]cats\.controller\.ts$/)
     for (let i = 1; i < units.length; i++) assert.ok(units[i].startNs >= units[i - 1].endNs, `${units[i].name} starts after ${units[i - 1].name} ends`)
   })
 }

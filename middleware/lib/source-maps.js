@@ -1,0 +1,126 @@
+'use strict'
+
+const fs = require('fs')
+const path = require('path')
+const { fileURLToPath, pathToFileURL } = require('url')
+const { SourceMap, findSourceMap } = require('module')
+const { reportInternalError } = require('./internal-errors')
+
+// Where a function of compiled code was written: a TypeScript app run from tsc's output, or any build that
+// leaves a source map (babel, esbuild, swc, webpack). V8 places a function in the file it ran (dist/users.js:10);
+// the user wrote it in src/users.ts:12, and that is where a segment's file and line should send them.
+//
+// The map is the one Node.js keeps when source maps are on (--enable-source-maps, process.setSourceMapsEnabled),
+// else the one the file names itself (`//# sourceMappingURL=`, a file beside it or inline), read as Node.js reads
+// it: its sources resolved against the map's URL after `sourceRoot`, decoded by Node.js's own SourceMap. A place
+// moves only when the map names it on the function's own line and the source it names is a file that exists;
+// otherwise the compiled file stays, which the user can still open. Read off the request path, once a file.
+
+// The last `sourceMappingURL` comment of a script, as Node.js's source map cache matches it.
+const SOURCE_MAPPING_URL = /\/[*/]#\s+sourceMappingURL=(?<url>[^\s]+)/g
+const DATA_URL = /^data:application\/json[^,]*?(?<base64>;base64)?,(?<data>.*)$/
+
+// compiled file -> { map, mapUrl } or null; original source URL -> its path when that file exists, else null
+const mapsByFile = new Map()
+const sourcePaths = new Map()
+
+/**
+ * Where the code at (lineNumber, columnNumber) of `file` (both 0-based, as V8 gives a function's location) was
+ * written, as `{ file, line }` (line 1-based), or null when `file` has no source map that places it.
+ * `columnNumber` may be null (only the line is known): the line's last mapping then.
+ */
+function originalPlace (file, lineNumber, columnNumber) {
+  if (typeof file !== 'string' || !path.isAbsolute(file)) return null
+  try {
+    const found = sourceMapOf(file)
+    if (found === null) return null
+    const entry = entryOnLine(found.map, lineNumber, columnNumber)
+    if (entry === null) return null
+    const source = sourcePath(entry.originalSource, found.mapUrl)
+    if (source === null) return null
+    return { file: source, line: entry.originalLine + 1 }
+  } catch (err) {
+    reportInternalError('source map', err)
+    return null
+  }
+}
+
+/** The map's entry for a place on the compiled line `lineNumber`, or null when the map has none on that line. */
+function entryOnLine (map, lineNumber, columnNumber) {
+  // findEntry answers with the nearest mapping at or before the place, which may be on an earlier line.
+  if (columnNumber !== null) {
+    const entry = map.findEntry(lineNumber, columnNumber)
+    if (entry && entry.generatedLine === lineNumber && typeof entry.originalSource === 'string') return entry
+  }
+  const last = map.findEntry(lineNumber, Number.MAX_SAFE_INTEGER)
+  if (last && last.generatedLine === lineNumber && typeof last.originalSource === 'string') return last
+  return null
+}
+
+/** `{ map, mapUrl }` for a compiled file, or null: Node.js's own when it keeps one, else the file's comment's. */
+function sourceMapOf (file) {
+  if (mapsByFile.has(file)) return mapsByFile.get(file)
+  let found = null
+  const kept = typeof findSourceMap === 'function' ? findSourceMap(file) : undefined
+  // Node.js has resolved a kept map's sources to absolute URLs already.
+  if (kept !== undefined) found = { map: kept, mapUrl: pathToFileURL(file).href }
+  else found = readSourceMap(file)
+  mapsByFile.set(file, found)
+  return found
+}
+
+/** The source map `file` names in its last `sourceMappingURL` comment, or null. */
+function readSourceMap (file) {
+  let text
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch {
+    return null
+  }
+  let url = null
+  for (const match of text.matchAll(SOURCE_MAPPING_URL)) url = match.groups.url
+  if (url === null) return null
+  const fileUrl = pathToFileURL(file).href
+  let json
+  let mapUrl
+  const inline = DATA_URL.exec(url)
+  if (inline !== null) {
+    json = inline.groups.base64 ? Buffer.from(inline.groups.data, 'base64').toString('utf8') : decodeURIComponent(inline.groups.data)
+    mapUrl = fileUrl
+  } else {
+    mapUrl = new URL(url, fileUrl).href
+    if (!mapUrl.startsWith('file:')) return null
+    try {
+      json = fs.readFileSync(fileURLToPath(mapUrl), 'utf8')
+    } catch {
+      return null
+    }
+  }
+  let payload
+  try {
+    payload = JSON.parse(json)
+  } catch {
+    return null
+  }
+  if (payload === null || typeof payload !== 'object' || !Array.isArray(payload.sources) || typeof payload.mappings !== 'string') return null
+  // As Node.js's cache does: each source after `sourceRoot`, against the map's URL.
+  const root = typeof payload.sourceRoot === 'string' ? payload.sourceRoot : ''
+  payload.sources = payload.sources.map((source) => new URL(root + source, mapUrl).href)
+  payload.sourceRoot = ''
+  return { map: new SourceMap(payload), mapUrl }
+}
+
+/** The path of a map's source (an absolute URL), or null when it is not a file on this machine. */
+function sourcePath (sourceUrl, mapUrl) {
+  const url = new URL(sourceUrl, mapUrl).href
+  if (sourcePaths.has(url)) return sourcePaths.get(url)
+  let found = null
+  if (url.startsWith('file:')) {
+    const file = fileURLToPath(url)
+    if (fs.existsSync(file)) found = file
+  }
+  sourcePaths.set(url, found)
+  return found
+}
+
+module.exports = { originalPlace }
