@@ -33,14 +33,37 @@ const MAX_NAME = 120
  */
 function originOf (lookup, fn, location) {
   const scope = lookup.closureScopes(fn, 1)[0]
-  if (scope === undefined || scope.kind !== 'Closure' || scope.owner === null) return null
+  if (scope === undefined || scope.kind !== 'Closure') return null
+  if (scope.owner === null && isPackageFile(location.file)) return null
   const lines = lookup.sourceLines(location, fn)
   const offset = offsetOf(lines, location.lineNumber, location.columnNumber)
   const text = lines.join('\n')
+  const owner = scope.owner !== null ? scope.owner : keptName(text, offset, fn)
+  if (owner === null) return null
   // In the app's own code, a factory returns its product; a wrapper is told by its call of what it keeps.
   const returned = isPackageFile(location.file) || isReturned(text, offset)
-  const parameters = factoryParameters(text, offset, scope.owner)
-  return { owner: scope.owner, parameters, variables: scope.variables, returned }
+  const parameters = factoryParameters(text, offset, owner)
+  return { owner, parameters, variables: scope.variables, returned }
+}
+
+// esbuild's keepNames, which tsx (and tsup, vite-node) run the app's TypeScript with, writes `const stamp = (o) =>
+// (req, res, next) => ...` as `const stamp=__name(o=>(req,res,next)=>{...},"stamp")`: the factory is an argument of
+// its helper, so V8 names no function for the product's closure scope. Its name is the string the helper gets right
+// after the factory's text, which ends where the product's does (or a few closing brackets later: `return`).
+const KEPT_NAME_HELPER = /\b__name\s*=\s*\(/
+const KEPT_NAME_TAIL = /^[\s;)}]{0,8},\s*"([A-Za-z_$][\w$]*)"\s*\)/
+
+/** The name esbuild's keepNames gives the function around `fn` (at `offset` of the script's `text`), or null. */
+function keptName (text, offset, fn) {
+  if (!KEPT_NAME_HELPER.test(text)) return null
+  const own = Function.prototype.toString.call(fn)
+  const start = text.lastIndexOf(own, offset)
+  if (start === -1 || offset >= start + own.length) return null
+  // `__name(product, "handler")`: that names the product itself, not what made it.
+  if (/__name\(\s*$/.test(text.slice(Math.max(0, start - 20), start)) || text.lastIndexOf('__name(', start) === -1) return null
+  const end = start + own.length
+  const tail = KEPT_NAME_TAIL.exec(text.slice(end, end + 200))
+  return tail === null ? null : tail[1]
 }
 
 /**
@@ -153,8 +176,9 @@ const FUNCTION_PARAMETERS = /^(?:async\s*)?(?:function\b[^(]*|[\w$]+\s*)?\(([^)]
 const ARROW_PARAMETER = /^(?:async\s+)?([A-Za-z_$][\w$]*)\s*=>/
 // What stands before a function's parameters in its source: `async`, `function name`, `function*`.
 const FUNCTION_HEAD = /\s*(?:async\s*)?(?:function\s*\*?\s*[\w$]*\s*)?$/
-// `const getUsers = catchAsync(`, `getUsers: asyncHandler(`, `exports.getUsers = catchAsync(wrap(`.
-const CALL_ASSIGNED = /(?:^|[^\w$.])(export\s+(?:const|let|var)\s+)?((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*)\s*[=:]\s*(?:await\s+)?(?:[A-Za-z_$][\w$.]*\s*\(\s*)+$/
+// `const getUsers = catchAsync(`, `getUsers: asyncHandler(`, `exports.getUsers = catchAsync(wrap(`; and as tsc and
+// esbuild call an imported function, `const getUsers=(0,import_catchAsync.catchAsync)(`.
+const CALL_ASSIGNED = /(?:^|[^\w$.])(export\s+(?:const|let|var)\s+)?((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*)\s*[=:]\s*(?:await\s+)?(?:(?:[A-Za-z_$][\w$.]*|\(\s*0\s*,\s*[A-Za-z_$][\w$.]*\s*\))\s*\(\s*)+$/
 
 function offsetOf (lines, lineNumber, columnNumber) {
   let offset = columnNumber
@@ -175,9 +199,10 @@ function isReturned (text, offset) {
  */
 function factoryParameters (text, offset, owner) {
   const name = escapeRegExp(owner)
+  // A factory esbuild's keepNames kept the name of is declared `stamp=__name(o=>` (keptName above).
   const declarations = [
-    new RegExp(`(?:\\bfunction\\s*\\*?\\s*${name}|(?:^|[^\\w$.])${name}\\s*[=:]\\s*(?:async\\s*)?(?:function\\b[^(]*)?)\\s*\\(([^)]*)\\)`, 'g'),
-    new RegExp(`(?:^|[^\\w$.])${name}\\s*[=:]\\s*(?:async\\s+)?([A-Za-z_$][\\w$]*)\\s*=>`, 'g'),
+    new RegExp(`(?:\\bfunction\\s*\\*?\\s*${name}|(?:^|[^\\w$.])${name}\\s*[=:]\\s*(?:__name\\(\\s*)?(?:async\\s*)?(?:function\\b[^(]*)?)\\s*\\(([^)]*)\\)`, 'g'),
+    new RegExp(`(?:^|[^\\w$.])${name}\\s*[=:]\\s*(?:__name\\(\\s*)?(?:async\\s+)?([A-Za-z_$][\\w$]*)\\s*=>`, 'g'),
     new RegExp(`(?:^|[\\s;{},])${name}\\s*\\(([^)]*)\\)\\s*\\{`, 'g')
   ]
   const window = text.slice(Math.max(0, offset - 20000), offset)

@@ -209,6 +209,18 @@ class FunctionLookup {
     return scriptSource.split('\n')
   }
 
+  /** The code V8 ran for a script (the debugger's copy), or null. */
+  scriptSource (scriptId) {
+    if (!this.open()) return null
+    try {
+      this.enableDebugger()
+      return this.post('Debugger.getScriptSource', { scriptId }).scriptSource
+    } catch (err) {
+      reportInternalError('script source', err)
+      return null
+    }
+  }
+
   /** `{ text, lines }` of a file, or null when it cannot be read. */
   readFile (file) {
     if (!this.files.has(file)) {

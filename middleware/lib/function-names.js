@@ -125,7 +125,7 @@ function resolveNames () {
     for (const info of infos) {
       let found = described.get(info.fn)
       if (found === undefined) {
-        found = writtenAt(namer.describe(info.fn))
+        found = writtenAt(namer.describe(info.fn), lookup)
         described.set(info.fn, found)
       }
       finishInfo(info, found)
@@ -142,14 +142,23 @@ function resolveNames () {
   }
 }
 
+// Files V8 cannot run as they are on disk: a loader (ts-node, @babel/register) compiled them in memory, and the
+// code it ran may name a source map of its own (Node.js's type stripping keeps every position and names none).
+const COMPILED_ON_LOAD = /\.(?:[cm]?tsx?|jsx)$/
+
 /**
  * A description whose file and line are where the function was written: the app's compiled code (TypeScript's
- * dist/) placed in its source by the file's source map (source-maps.js). A package's files stay as they are.
+ * dist/, or what ts-node ran) placed in its source by the code's source map (source-maps.js). A package's files
+ * stay as they are.
  */
-function writtenAt (found) {
+function writtenAt (found, lookup) {
   if (found.file === null || found.line === null || packageOf(found.file) !== null) return found
   const column = found.location ? found.location.columnNumber : null
-  const place = originalPlace(found.file, found.line - 1, column)
+  let place = originalPlace(found.file, found.line - 1, column)
+  if (place === null && found.location && COMPILED_ON_LOAD.test(found.file)) {
+    const ran = lookup.scriptSource(found.location.scriptId)
+    if (ran !== null) place = originalPlace(found.file, found.line - 1, column, ran)
+  }
   return place === null ? found : { ...found, file: place.file, line: place.line }
 }
 

@@ -27,12 +27,13 @@ const sourcePaths = new Map()
 /**
  * Where the code at (lineNumber, columnNumber) of `file` (both 0-based, as V8 gives a function's location) was
  * written, as `{ file, line }` (line 1-based), or null when `file` has no source map that places it.
- * `columnNumber` may be null (only the line is known): the line's last mapping then.
+ * `columnNumber` may be null (only the line is known): the line's last mapping then. `scriptText`: the code V8 ran
+ * for `file` when a loader compiled it in memory (ts-node, @babel/register), whose own comment names its map.
  */
-function originalPlace (file, lineNumber, columnNumber) {
+function originalPlace (file, lineNumber, columnNumber, scriptText = null) {
   if (typeof file !== 'string' || !path.isAbsolute(file)) return null
   try {
-    const found = sourceMapOf(file)
+    const found = sourceMapOf(file, scriptText)
     if (found === null) return null
     const entry = entryOnLine(found.map, lineNumber, columnNumber)
     if (entry === null) return null
@@ -57,26 +58,33 @@ function entryOnLine (map, lineNumber, columnNumber) {
   return null
 }
 
-/** `{ map, mapUrl }` for a compiled file, or null: Node.js's own when it keeps one, else the file's comment's. */
-function sourceMapOf (file) {
-  if (mapsByFile.has(file)) return mapsByFile.get(file)
+/**
+ * `{ map, mapUrl }` for a compiled file, or null: Node.js's own when it keeps one, else the one named by the comment
+ * of the code that ran (`scriptText`) or of the file.
+ */
+function sourceMapOf (file, scriptText) {
+  const key = scriptText === null ? file : `${file}\u0000ran`
+  if (mapsByFile.has(key)) return mapsByFile.get(key)
   let found = null
   const kept = typeof findSourceMap === 'function' ? findSourceMap(file) : undefined
   // Node.js has resolved a kept map's sources to absolute URLs already.
   if (kept !== undefined) found = { map: kept, mapUrl: pathToFileURL(file).href }
-  else found = readSourceMap(file)
-  mapsByFile.set(file, found)
+  else found = namedSourceMap(file, scriptText === null ? fileText(file) : scriptText)
+  mapsByFile.set(key, found)
   return found
 }
 
-/** The source map `file` names in its last `sourceMappingURL` comment, or null. */
-function readSourceMap (file) {
-  let text
+function fileText (file) {
   try {
-    text = fs.readFileSync(file, 'utf8')
+    return fs.readFileSync(file, 'utf8')
   } catch {
     return null
   }
+}
+
+/** The source map the script `text` of `file` names in its last `sourceMappingURL` comment, or null. */
+function namedSourceMap (file, text) {
+  if (text === null) return null
   let url = null
   for (const match of text.matchAll(SOURCE_MAPPING_URL)) url = match.groups.url
   if (url === null) return null

@@ -1,10 +1,10 @@
 'use strict'
 
-// A TypeScript app run from what tsc wrote (test/fixtures/ts-app: an interface, a doc comment and type-only
-// imports that the compiled files do not have, a typed catchAsync and a middleware factory): each segment's
-// file and line are where the user wrote the function in src/*.ts, read from tsc's source maps beside the
-// files, inline in them, or from Node.js's own when it runs with --enable-source-maps. Without the sources
-// (a build shipped alone), the compiled file and its line stay. The names are the same in every case.
+// A TypeScript app (test/fixtures/ts-app: an interface, a doc comment and type-only imports that the compiled
+// code does not have, a typed catchAsync and a middleware factory) run from what tsc wrote, or from its sources by
+// tsx and ts-node: each segment's file and line are where the user wrote the function in src/*.ts, read from tsc's
+// source maps beside the files, inline in them, Node.js's own (--enable-source-maps, tsx), or the map of the code
+// ts-node compiled in memory. Without the sources (a build shipped alone), the compiled file and its line stay.
 
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
@@ -58,11 +58,14 @@ function compile (dir, options) {
   return dir
 }
 
-async function segmentsOf (dir, nodeFlags = []) {
-  const { stdout } = await promisify(execFile)(process.execPath, [...nodeFlags, '-e', RUN_APP], {
+/** The segments of a request to the app at `app` (dist/app.js, or src/app.ts run by a loader given in `nodeArgs`). */
+async function segmentsOf (dir, nodeArgs = [], app = path.join(dir, 'dist', 'app.js')) {
+  const run = path.join(dir, 'run.cjs')
+  fs.writeFileSync(run, RUN_APP)
+  const { stdout } = await promisify(execFile)(process.execPath, [...nodeArgs, run], {
     cwd: dir,
-    env: { ...process.env, EXPRESS_PATH: EXPRESS, NODEBENCH_PATH: NODEBENCH, APP_PATH: path.join(dir, 'dist', 'app.js'), NODE_OPTIONS: '' },
-    timeout: 30_000
+    env: { ...process.env, EXPRESS_PATH: EXPRESS, NODEBENCH_PATH: NODEBENCH, APP_PATH: app, NODE_OPTIONS: '' },
+    timeout: 60_000
   })
   return JSON.parse(stdout)
 }
@@ -110,6 +113,29 @@ test('tsc with inline source maps: each segment at its line of src/*.ts', async 
   const dir = compile(tempDir(t), { inlineSourceMap: true })
   assert.ok(!fs.existsSync(path.join(dir, 'dist', 'app.js.map')), 'no map file beside the compiled app')
   assert.deepEqual(await segmentsOf(dir), expected(dir, 'src'))
+})
+
+// The TypeScript sources run as they are, compiled on load: tsx (esbuild, which also keeps names with a helper of its
+// own, `__name(factory, "stamp")`) and ts-node (TypeScript's compiler, in memory, with its own source map support).
+function sourcesOnly (t) {
+  const dir = tempDir(t)
+  fs.cpSync(FIXTURE, path.join(dir, 'src'), { recursive: true })
+  return dir
+}
+
+test('tsx runs src/*.ts: the factory and the wrapper named as under tsc, each at its line of src/*.ts', async (t) => {
+  const dir = sourcesOnly(t)
+  const want = expected(dir, 'src')
+  // esbuild's modules export through getters, which nodebench never runs: the wrapped controller is named by its
+  // variable, not by its module's export.
+  want[1].name = 'getUser'
+  assert.deepEqual(await segmentsOf(dir, [require.resolve('tsx/cli')], path.join(dir, 'src', 'app.ts')), want)
+})
+
+test('ts-node runs src/*.ts: each segment at its line of src/*.ts', async (t) => {
+  const dir = sourcesOnly(t)
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'commonjs', target: 'es2022', types: [] } }))
+  assert.deepEqual(await segmentsOf(dir, ['--require', require.resolve('ts-node/register')], path.join(dir, 'src', 'app.ts')), expected(dir, 'src'))
 })
 
 test('a build without its sources, or without maps: the compiled file and its line stay', async (t) => {
