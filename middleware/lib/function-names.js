@@ -6,7 +6,7 @@ const { AppExports } = require('./app-exports')
 const { originOf, wrappedFunction, factoryCall, callSiteName, calledMiddleware, bounded } = require('./closure-names')
 const { reportInternalError } = require('./internal-errors')
 const { unwrapFunction } = require('./foreign-wrappers')
-const { originalPlace } = require('./source-maps')
+const { SourceMaps } = require('./source-maps')
 
 // The name a reader recognises for each timed function, resolved off the request path: the naming rules.
 // What V8 knows of a function (its location, closures, source) comes from function-lookup.js.
@@ -121,11 +121,12 @@ function resolveNames () {
   pending.clear()
   const lookup = new FunctionLookup()
   const namer = new FunctionNamer(lookup)
+  const sourceMaps = new SourceMaps()
   try {
     for (const info of infos) {
       let found = described.get(info.fn)
       if (found === undefined) {
-        found = writtenAt(namer.describe(info.fn), lookup)
+        found = writtenAt(namer.describe(info.fn), lookup, sourceMaps)
         described.set(info.fn, found)
       }
       finishInfo(info, found)
@@ -151,13 +152,13 @@ const COMPILED_ON_LOAD = /\.(?:[cm]?tsx?|jsx)$/
  * dist/, or what ts-node ran) placed in its source by the code's source map (source-maps.js). A package's files
  * stay as they are.
  */
-function writtenAt (found, lookup) {
+function writtenAt (found, lookup, sourceMaps) {
   if (found.file === null || found.line === null || packageOf(found.file) !== null) return found
   const column = found.location ? found.location.columnNumber : null
-  let place = originalPlace(found.file, found.line - 1, column)
+  let place = sourceMaps.originalPlace(found.file, found.line - 1, column)
   if (place === null && found.location && COMPILED_ON_LOAD.test(found.file)) {
     const ran = lookup.scriptSource(found.location.scriptId)
-    if (ran !== null) place = originalPlace(found.file, found.line - 1, column, ran)
+    if (ran !== null) place = sourceMaps.originalPlace(found.file, found.line - 1, column, ran)
   }
   return place === null ? found : { ...found, file: place.file, line: place.line }
 }

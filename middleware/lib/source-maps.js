@@ -14,35 +14,72 @@ const { reportInternalError } = require('./internal-errors')
 // else the one the file names itself (`//# sourceMappingURL=`, a file beside it or inline), read as Node.js reads
 // it: its sources resolved against the map's URL after `sourceRoot`, decoded by Node.js's own SourceMap. A place
 // moves only when the map names it on the function's own line and the source it names is a file that exists;
-// otherwise the compiled file stays, which the user can still open. Read off the request path, once a file.
+// otherwise the compiled file stays, which the user can still open. Read off the request path, once a file a batch.
 
 // The last `sourceMappingURL` comment of a script, as Node.js's source map cache matches it.
 const SOURCE_MAPPING_URL = /\/[*/]#\s+sourceMappingURL=(?<url>[^\s]+)/g
 const DATA_URL = /^data:application\/json[^,]*?(?<base64>;base64)?,(?<data>.*)$/
 
-// compiled file -> { map, mapUrl } or null; original source URL -> its path when that file exists, else null
-const mapsByFile = new Map()
-const sourcePaths = new Map()
-
 /**
- * Where the code at (lineNumber, columnNumber) of `file` (both 0-based, as V8 gives a function's location) was
- * written, as `{ file, line }` (line 1-based), or null when `file` has no source map that places it.
- * `columnNumber` may be null (only the line is known): the line's last mapping then. `scriptText`: the code V8 ran
- * for `file` when a loader compiled it in memory (ts-node, @babel/register), whose own comment names its map.
+ * The source maps read for one naming batch (function-names.js's resolveNames), dropped with it: a bundled app's map
+ * can be megabytes, and names are resolved once, not per request.
  */
-function originalPlace (file, lineNumber, columnNumber, scriptText = null) {
-  if (typeof file !== 'string' || !path.isAbsolute(file)) return null
-  try {
-    const found = sourceMapOf(file, scriptText)
-    if (found === null) return null
-    const entry = entryOnLine(found.map, lineNumber, columnNumber)
-    if (entry === null) return null
-    const source = sourcePath(entry.originalSource, found.mapUrl)
-    if (source === null) return null
-    return { file: source, line: entry.originalLine + 1 }
-  } catch (err) {
-    reportInternalError('source map', err)
-    return null
+class SourceMaps {
+  constructor () {
+    // compiled file -> { map, mapUrl } or null; a source's URL -> its path when that file exists, else null
+    this.mapsByFile = new Map()
+    this.sourcePaths = new Map()
+  }
+
+  /**
+   * Where the code at (lineNumber, columnNumber) of `file` (both 0-based, as V8 gives a function's location) was
+   * written, as `{ file, line }` (line 1-based), or null when `file` has no source map that places it.
+   * `columnNumber` may be null (only the line is known): the line's last mapping then. `scriptText`: the code V8
+   * ran for `file` when a loader compiled it in memory (ts-node, @babel/register), whose own comment names its map.
+   */
+  originalPlace (file, lineNumber, columnNumber, scriptText = null) {
+    if (typeof file !== 'string' || !path.isAbsolute(file)) return null
+    try {
+      const found = this.sourceMapOf(file, scriptText)
+      if (found === null) return null
+      const entry = entryOnLine(found.map, lineNumber, columnNumber)
+      if (entry === null) return null
+      const source = this.sourcePath(entry.originalSource, found.mapUrl)
+      if (source === null) return null
+      return { file: source, line: entry.originalLine + 1 }
+    } catch (err) {
+      reportInternalError('source map', err)
+      return null
+    }
+  }
+
+  /**
+   * `{ map, mapUrl }` for a compiled file, or null: Node.js's own when it keeps one, else the one named by the
+   * comment of the code that ran (`scriptText`) or of the file.
+   */
+  sourceMapOf (file, scriptText) {
+    const key = scriptText === null ? file : `${file}\u0000ran`
+    if (this.mapsByFile.has(key)) return this.mapsByFile.get(key)
+    let found = null
+    const kept = typeof findSourceMap === 'function' ? findSourceMap(file) : undefined
+    // Node.js has resolved a kept map's sources to absolute URLs already.
+    if (kept !== undefined) found = { map: kept, mapUrl: pathToFileURL(file).href }
+    else found = namedSourceMap(file, scriptText === null ? fileText(file) : scriptText)
+    this.mapsByFile.set(key, found)
+    return found
+  }
+
+  /** The path of a map's source (an absolute URL), or null when it is not a file on this machine. */
+  sourcePath (sourceUrl, mapUrl) {
+    const url = new URL(sourceUrl, mapUrl).href
+    if (this.sourcePaths.has(url)) return this.sourcePaths.get(url)
+    let found = null
+    if (url.startsWith('file:')) {
+      const file = fileURLToPath(url)
+      if (fs.existsSync(file)) found = file
+    }
+    this.sourcePaths.set(url, found)
+    return found
   }
 }
 
@@ -56,22 +93,6 @@ function entryOnLine (map, lineNumber, columnNumber) {
   const last = map.findEntry(lineNumber, Number.MAX_SAFE_INTEGER)
   if (last && last.generatedLine === lineNumber && typeof last.originalSource === 'string') return last
   return null
-}
-
-/**
- * `{ map, mapUrl }` for a compiled file, or null: Node.js's own when it keeps one, else the one named by the comment
- * of the code that ran (`scriptText`) or of the file.
- */
-function sourceMapOf (file, scriptText) {
-  const key = scriptText === null ? file : `${file}\u0000ran`
-  if (mapsByFile.has(key)) return mapsByFile.get(key)
-  let found = null
-  const kept = typeof findSourceMap === 'function' ? findSourceMap(file) : undefined
-  // Node.js has resolved a kept map's sources to absolute URLs already.
-  if (kept !== undefined) found = { map: kept, mapUrl: pathToFileURL(file).href }
-  else found = namedSourceMap(file, scriptText === null ? fileText(file) : scriptText)
-  mapsByFile.set(key, found)
-  return found
 }
 
 function fileText (file) {
@@ -118,17 +139,4 @@ function namedSourceMap (file, text) {
   return { map: new SourceMap(payload), mapUrl }
 }
 
-/** The path of a map's source (an absolute URL), or null when it is not a file on this machine. */
-function sourcePath (sourceUrl, mapUrl) {
-  const url = new URL(sourceUrl, mapUrl).href
-  if (sourcePaths.has(url)) return sourcePaths.get(url)
-  let found = null
-  if (url.startsWith('file:')) {
-    const file = fileURLToPath(url)
-    if (fs.existsSync(file)) found = file
-  }
-  sourcePaths.set(url, found)
-  return found
-}
-
-module.exports = { originalPlace }
+module.exports = { SourceMaps }
