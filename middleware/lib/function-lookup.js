@@ -37,6 +37,7 @@ class FunctionLookup {
     this.debuggerUrls = null
     this.coverageRead = false
     this.files = new Map()
+    this.ranSources = new Map()
   }
 
   open () {
@@ -204,17 +205,25 @@ class FunctionLookup {
       if (source !== null &&
         holdsFunction(source, lineNumber, columnNumber, Function.prototype.toString.call(fn))) return source.lines
     }
-    this.enableDebugger()
-    const { scriptSource } = this.post('Debugger.getScriptSource', { scriptId })
-    return scriptSource.split('\n')
+    return this.ranSource(scriptId).split('\n')
   }
 
-  /** The code V8 ran for a script (the debugger's copy), or null. */
+  /** The code V8 ran for a script: the debugger's copy (Debugger.enable once per lookup), read once per lookup. */
+  ranSource (scriptId) {
+    let source = this.ranSources.get(scriptId)
+    if (source === undefined) {
+      this.enableDebugger()
+      source = this.post('Debugger.getScriptSource', { scriptId }).scriptSource
+      this.ranSources.set(scriptId, source)
+    }
+    return source
+  }
+
+  /** The code V8 ran for a script, or null when the inspector cannot tell. */
   scriptSource (scriptId) {
     if (!this.open()) return null
     try {
-      this.enableDebugger()
-      return this.post('Debugger.getScriptSource', { scriptId }).scriptSource
+      return this.ranSource(scriptId)
     } catch (err) {
       reportInternalError('script source', err)
       return null
