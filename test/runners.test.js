@@ -136,6 +136,9 @@ describe('items API', () => {
     assert.ok(read && read.count >= 2, JSON.stringify(res.body.operations))
     const names = read.segments.map((segment) => segment.name)
     assert.ok(names.includes('requestId') && names.includes('readItem'), names.join(', '))
+    // Looked up through the inspector, which under Jest runs beside the test's own global: the app's file.
+    const readItem = read.segments.find((segment) => segment.name === 'readItem')
+    assert.match(String(readItem.file), /[\\\\/]app\\.m?js$/, JSON.stringify(readItem))
     // A span of the app's own through the provider nodebench registers (the SDK it loads then), and the W3C
     // propagation it registers.
     const span = otel.trace.getTracer('items-app').startSpan('app work')

@@ -23,6 +23,10 @@ try {
 }
 
 const TEMP_GLOBAL = '__nodebench_inspect_target__'
+// Values pass between the app and the session through a property of the main context's global, the one
+// Runtime.evaluate sees. Under Jest, nodebench's own `globalThis` is the test's sandbox (a vm context): a value put
+// there was not found, and every segment of an app under Jest was `<anonymous>` with no file.
+const MAIN_GLOBAL = require('vm').runInThisContext('globalThis')
 const OBJECT_GROUP = 'nodebench'
 
 // scriptId -> url, for every script seen in a coverage report (script ids are stable for the process's life).
@@ -32,6 +36,7 @@ const scriptUrls = new Map()
 class FunctionLookup {
   constructor () {
     this.session = null
+    this.mainGlobalId = null
     this.failed = false
     this.debuggerEnabled = false
     this.debuggerUrls = null
@@ -65,7 +70,8 @@ class FunctionLookup {
       reportInternalError('inspector session', err)
     }
     this.session = null
-    delete globalThis[TEMP_GLOBAL]
+    this.mainGlobalId = null
+    delete MAIN_GLOBAL[TEMP_GLOBAL]
   }
 
   /** Same-thread sessions call back before post() returns; this turns that into a return value. */
@@ -84,12 +90,12 @@ class FunctionLookup {
   }
 
   objectId (value) {
-    globalThis[TEMP_GLOBAL] = value
+    MAIN_GLOBAL[TEMP_GLOBAL] = value
     try {
       const { result } = this.post('Runtime.evaluate', { expression: `globalThis.${TEMP_GLOBAL}`, objectGroup: OBJECT_GROUP })
       return result.objectId
     } finally {
-      delete globalThis[TEMP_GLOBAL]
+      delete MAIN_GLOBAL[TEMP_GLOBAL]
     }
   }
 
@@ -174,9 +180,17 @@ class FunctionLookup {
 
   /** The JavaScript value of a remote object of this session. */
   remoteValue (objectId) {
-    this.post('Runtime.callFunctionOn', { objectId, functionDeclaration: `function () { globalThis.${TEMP_GLOBAL} = this }` })
-    const value = globalThis[TEMP_GLOBAL]
-    delete globalThis[TEMP_GLOBAL]
+    // The main global is handed to the function: in it, `globalThis` is the global of the object's own context.
+    if (this.mainGlobalId === null) {
+      this.mainGlobalId = this.post('Runtime.evaluate', { expression: 'globalThis', objectGroup: OBJECT_GROUP }).result.objectId
+    }
+    this.post('Runtime.callFunctionOn', {
+      objectId,
+      functionDeclaration: `function (holder) { holder.${TEMP_GLOBAL} = this }`,
+      arguments: [{ objectId: this.mainGlobalId }]
+    })
+    const value = MAIN_GLOBAL[TEMP_GLOBAL]
+    delete MAIN_GLOBAL[TEMP_GLOBAL]
     return value
   }
 
